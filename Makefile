@@ -1,0 +1,39 @@
+# krc: `make render` renders every environment and checks golden/; `make test` runs the whole suite.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+KRC := $(VENV)/bin/krc
+# Charts come from each environment's repository URL. Where a local mirror of the chart repository sits
+# beside the checkout (this workplace's ../shared), use it unless KRC_CHART_REPOSITORY is already set.
+SHARED_CHARTS := $(abspath ../shared/kuberay/charts)
+ifeq ($(origin KRC_CHART_REPOSITORY),undefined)
+ifneq ($(wildcard $(SHARED_CHARTS)/index.yaml),)
+export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
+endif
+endif
+
+.PHONY: render test bench vendor golden diff lint clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+vendor: $(VENV)/.installed
+	$(KRC) vendor
+
+render: vendor
+	$(KRC) render
+	$(KRC) check
+
+golden: vendor
+	$(KRC) golden
+
+test: $(VENV)/.installed
+	$(VENV)/bin/pytest -q
+
+bench: vendor
+	@for b in bench/bench_*.py; do echo "== $$b"; $(VENV)/bin/python $$b || exit 1; done
+
+clean:
+	rm -rf rendered $(VENV) vendor/charts

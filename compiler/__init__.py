@@ -1,0 +1,1 @@
+"""krc: the KubeRay config compiler."""

@@ -1,0 +1,1 @@
+"""Helm charts: resolve from a chart repository, vendor with a lock, read CRDs and values offline."""

@@ -1,0 +1,156 @@
+"""Reading a packaged chart (.tgz): its metadata, default values, templates and CRDs."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import os
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import yamlio
+from ..problems import KrcError
+
+
+def canonical_json(document: dict) -> str:
+    """The canonical form of a document: insensitive to key order, comments and whitespace."""
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Crd:
+    """One CustomResourceDefinition as a chart ships it."""
+
+    name: str  # metadata.name, e.g. rayclusters.ray.io
+    source: str  # file name inside the chart, e.g. crds/ray.io_rayclusters.yaml
+    text: str  # the file exactly as shipped
+    canonical: str  # canonical JSON; parsed only when a caller needs the document
+
+    @functools.cached_property
+    def document(self) -> dict:
+        return json.loads(self.canonical)
+
+    @property
+    def kind(self) -> str:
+        return self.document["spec"]["names"]["kind"]
+
+    @property
+    def group(self) -> str:
+        return self.document["spec"]["group"]
+
+    @property
+    def served_versions(self) -> tuple[str, ...]:
+        return tuple(v["name"] for v in self.document["spec"]["versions"] if v.get("served"))
+
+    @property
+    def storage_version(self) -> str:
+        return next(v["name"] for v in self.document["spec"]["versions"] if v.get("storage"))
+
+    def sha256(self) -> str:
+        return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str
+    version: str
+    app_version: str
+    values: dict
+    templates: tuple[tuple[str, str], ...]  # (path inside templates/, text), sorted
+    crds: tuple[Crd, ...]  # sorted by name
+
+
+def _members(data: bytes, origin: str) -> dict[str, bytes]:
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]
+    except (tarfile.TarError, OSError) as err:
+        raise KrcError(f"{origin} is not a readable chart archive ({err}); run 'krc vendor' again") from None
+
+
+def parse_crd_documents(text: str, source: str) -> list[Crd]:
+    crds = []
+    for doc in yamlio.load_all(text, source):
+        if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
+            crds.append(Crd(doc["metadata"]["name"], source, text, canonical_json(doc)))
+    return crds
+
+
+def cache_dir() -> Path:
+    """Where parsed CRDs are cached, outside any repository: KRC_CACHE_DIR, else the XDG cache."""
+    explicit = os.environ.get("KRC_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / "v2"
+
+
+def _cached_crd_documents(digest: str) -> list[list[list[str]]] | None:
+    """Per CRD file, its CRDs as [name, canonical JSON]."""
+    try:
+        return json.loads((cache_dir() / f"crds-{digest}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _store_crd_documents(digest: str, documents: list[list[list[str]]]) -> None:
+    """Best effort: a read-only home (an Argo CD sidecar) only costs speed, never correctness."""
+    try:
+        folder = cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".crds-")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(documents, handle)
+        os.replace(tmp, folder / f"crds-{digest}.json")
+    except OSError:
+        pass
+
+
+def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd, ...]:
+    """CRDs parsed from YAML once per chart digest (megabytes of YAML take a second), then read from a JSON cache."""
+    names = sorted(n for n in members if n.startswith(f"{root}/crds/") and n.endswith((".yaml", ".yml")))
+    cached = _cached_crd_documents(digest)
+    crds: list[Crd] = []
+    if cached is not None and len(cached) == len(names):
+        for name, documents in zip(names, cached):
+            text = members[name].decode("utf-8")
+            crds.extend(Crd(crd_name, name[len(root) + 1:], text, canonical) for crd_name, canonical in documents)
+    else:
+        per_file = [parse_crd_documents(members[n].decode("utf-8"), n[len(root) + 1:]) for n in names]
+        _store_crd_documents(digest, [[[c.name, c.canonical] for c in file_crds] for file_crds in per_file])
+        crds = [c for file_crds in per_file for c in file_crds]
+    return tuple(sorted(crds, key=lambda c: c.name))
+
+
+def read_chart_bytes(data: bytes, origin: str) -> Chart:
+    members = _members(data, origin)
+    roots = {name.split("/", 1)[0] for name in members}
+    if len(roots) != 1:
+        raise KrcError(f"{origin} does not hold exactly one chart directory")
+    root = roots.pop()
+
+    def text(name: str) -> str:
+        return members[f"{root}/{name}"].decode("utf-8")
+
+    if f"{root}/Chart.yaml" not in members:
+        raise KrcError(f"{origin} has no Chart.yaml")
+    meta = yamlio.load(text("Chart.yaml"), f"{origin}:Chart.yaml") or {}
+    values = yamlio.load(text("values.yaml"), f"{origin}:values.yaml") if f"{root}/values.yaml" in members else {}
+    templates = tuple(sorted((n[len(root) + 11:], members[n].decode("utf-8"))
+                             for n in members if n.startswith(f"{root}/templates/")))
+    crds = _chart_crds(root, members, hashlib.sha256(data).hexdigest())
+    return Chart(str(meta.get("name")), str(meta.get("version")), str(meta.get("appVersion", "")),
+                 values or {}, templates, crds)
+
+
+@functools.lru_cache(maxsize=16)
+def _read_chart_cached(path: str, size: int, mtime_ns: int) -> Chart:
+    return read_chart_bytes(Path(path).read_bytes(), path)
+
+
+def read_chart(path: Path) -> Chart:
+    """A chart archive from disk; parsed once per process (CRDs are megabytes of YAML)."""
+    stat = path.stat()
+    return _read_chart_cached(str(path), stat.st_size, stat.st_mtime_ns)

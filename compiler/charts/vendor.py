@@ -1,0 +1,109 @@
+"""The vendor cache: pinned charts downloaded once, checked against a committed lock, read offline.
+
+Layout: `vendor/charts/<name>-<version>.tgz` (not committed) and `vendor/charts.lock.yaml` (committed), which
+records each chart's version and sha256 digest so a later download, from any mirror, must match it.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import yamlio
+from ..problems import KrcError
+from . import repository
+from .package import Chart, read_chart
+
+LOCK_NAME = "charts.lock.yaml"
+
+
+@dataclass(frozen=True, order=True)
+class ChartPin:
+    """What an environment asks for."""
+
+    name: str
+    version: str
+    repository: str
+
+
+@dataclass(frozen=True)
+class VendorResult:
+    pin: ChartPin
+    digest: str
+    downloaded: bool
+
+
+def archive_path(vendor_dir: Path, name: str, version: str) -> Path:
+    return vendor_dir / "charts" / f"{name}-{version}.tgz"
+
+
+def read_lock(vendor_dir: Path) -> dict[tuple[str, str], str]:
+    """(name, version) -> sha256 digest."""
+    path = vendor_dir / LOCK_NAME
+    if not path.exists():
+        return {}
+    data = yamlio.load(path.read_text(encoding="utf-8"), str(path)) or {}
+    return {(str(c["name"]), str(c["version"])): str(c["digest"]) for c in data.get("charts") or []}
+
+
+def _write_atomically(path: Path, payload: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_lock(vendor_dir: Path, lock: dict[tuple[str, str], str]) -> None:
+    charts = [{"name": n, "version": v, "digest": d} for (n, v), d in sorted(lock.items())]
+    text = "# Written by 'krc vendor'. Commit it: downloads must match these digests.\n" + yamlio.dump({"charts": charts})
+    _write_atomically(vendor_dir / LOCK_NAME, text.encode("utf-8"))
+
+
+def _sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def vendor(vendor_dir: Path, pins: list[ChartPin]) -> list[VendorResult]:
+    """Make every pinned chart present in the cache; download only what is missing or wrong."""
+    lock = read_lock(vendor_dir)
+    results = []
+    for pin in sorted(set(pins)):
+        key = (pin.name, pin.version)
+        path = archive_path(vendor_dir, pin.name, pin.version)
+        locked = lock.get(key)
+        if locked and path.exists() and _sha256_file(path) == locked:
+            results.append(VendorResult(pin, locked, False))
+            continue
+        repo = repository.effective_repository(pin.repository)
+        entry = repository.find_chart(repo, pin.name, pin.version)
+        if locked and entry.digest != locked:
+            raise KrcError(f"{repo} lists {pin.name} {pin.version} with sha256:{entry.digest}, but "
+                           f"{vendor_dir / LOCK_NAME} pins sha256:{locked}; a published chart changed. "
+                           "Investigate before deleting the lock entry")
+        payload = repository.download(entry)
+        _write_atomically(path, payload)
+        lock[key] = entry.digest
+        results.append(VendorResult(pin, entry.digest, True))
+    _write_lock(vendor_dir, lock)
+    return results
+
+
+def load_vendored_chart(vendor_dir: Path, name: str, version: str) -> Chart:
+    """The cached chart; rendering never touches the network, so a missing chart is an error."""
+    path = archive_path(vendor_dir, name, version)
+    if not path.exists():
+        raise KrcError(f"chart {name} {version} is not vendored ({path} is missing); run 'krc vendor'")
+    locked = read_lock(vendor_dir).get((name, version))
+    if locked is None:
+        raise KrcError(f"chart {name} {version} has no entry in {vendor_dir / LOCK_NAME}; run 'krc vendor'")
+    if _sha256_file(path) != locked:
+        raise KrcError(f"{path} does not match its locked digest sha256:{locked}; delete it and run 'krc vendor'")
+    return read_chart(path)

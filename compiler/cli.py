@@ -1,0 +1,179 @@
+"""The command line: parse options, call one core function, report, choose the exit code.
+
+Exit codes everywhere: 0 fine, 1 findings or differences, 2 bad input (nothing written).
+"""
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+from typing import Callable
+
+import click
+
+from . import pipeline, yamlio
+from .problems import KrcError
+from .project import Project, find_project
+
+
+def reports_errors(command: Callable) -> Callable:
+    """Bad input becomes one line per problem on stderr and exit status 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except KrcError as err:
+            for problem in err.problems:
+                click.echo(problem.one_line(), err=True)
+            sys.exit(2)
+
+    return wrapper
+
+
+def current_project() -> Project:
+    """The project named by --project, else the one around the working directory."""
+    ctx = click.get_current_context()
+    root = ctx.find_root().params.get("project")
+    return find_project(Path(root) if root else Path.cwd())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--project", type=click.Path(file_okay=False), help="Project root (default: found from the cwd).")
+def main(project: str | None) -> None:
+    """krc: compile KubeRay environments into manifests, Helm values and CRDs; validate, lint and diff them."""
+
+
+@main.command("vendor")
+@click.argument("environments", nargs=-1)
+@reports_errors
+def vendor_command(environments: tuple[str, ...]) -> None:
+    """Download the charts the environments pin into vendor/ (checked against index and lock)."""
+    project = current_project()
+    for result in pipeline.vendor_charts(project, project.select(environments)):
+        state = "downloaded" if result.downloaded else "cached"
+        click.echo(f"{result.pin.name} {result.pin.version} sha256:{result.digest} ({state})")
+
+
+@main.command("render")
+@click.argument("environments", nargs=-1)
+@reports_errors
+def render_command(environments: tuple[str, ...]) -> None:
+    """Render environments (default: all) into rendered/<env>/."""
+    project = current_project()
+    for render in pipeline.render_to_disk(project, project.select(environments)):
+        click.echo(f"rendered {render.environment.name}: {len(render.objects)} objects, "
+                   f"{len(render.chart.crds)} CRDs of {render.chart.name} {render.chart.version}")
+
+
+@main.command("golden")
+@click.argument("environments", nargs=-1)
+@reports_errors
+def golden_command(environments: tuple[str, ...]) -> None:
+    """Accept the current render into golden/<env>/ (CRD lock included)."""
+    project = current_project()
+    for render in pipeline.accept_golden(project, project.select(environments)):
+        click.echo(f"golden/{render.environment.name} updated")
+
+
+@main.command("check")
+@click.argument("environments", nargs=-1)
+@reports_errors
+def check_command(environments: tuple[str, ...]) -> None:
+    """Compare the render with golden/; list differing files and exit 1 when any differ."""
+    project = current_project()
+    mismatches = [m for m in pipeline.check_golden(project, project.select(environments)) if not m.clean]
+    for mismatch in mismatches:
+        for label, paths in (("changed", mismatch.changed), ("new", mismatch.added), ("gone", mismatch.removed)):
+            for path in paths:
+                click.echo(f"{label}: golden/{mismatch.environment}/{path}")
+    if mismatches:
+        click.echo("golden/ differs from the render: review with 'krc diff', accept with 'krc golden'", err=True)
+        sys.exit(1)
+    click.echo("golden/ matches the render")
+
+
+@main.command("explain")
+@click.argument("environment")
+@click.argument("path")
+@reports_errors
+def explain_command(environment: str, path: str) -> None:
+    """Print the value at a dotted PATH of ENVIRONMENT and the files that set it."""
+    result = pipeline.explain(current_project(), environment, path)
+    click.echo(f"{result.environment}: {result.path} =")
+    click.echo(yamlio.dump(result.value).rstrip("\n") if isinstance(result.value, (dict, list))
+               else f"  {result.value!r}")
+    for i, location in enumerate(result.chain):
+        click.echo(f"  {'set' if i == 0 else 'overridden'} at {location}")
+
+
+@main.command("crd-diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True, help="Output format.")
+@reports_errors
+def crd_diff_command(old: str, new: str, output_format: str) -> None:
+    """Compare the CRDs of OLD and NEW (each a CRD file, a directory, a chart .tgz or kuberay-operator@VERSION);
+    exit 1 when a change is breaking."""
+    from . import crddiff  # imported here: the other commands never need it
+
+    try:
+        project_root: Path | None = current_project().root  # for its vendored charts, when there is a project
+    except KrcError:
+        project_root = None
+    changes = crddiff.compare_crds(crddiff.load_crd_source(old, project_root),
+                                   crddiff.load_crd_source(new, project_root))
+    click.echo(crddiff.format_changes(changes, output_format), nl=False)
+    sys.exit(1 if crddiff.has_breaking(changes) else 0)
+
+
+@main.command("policy")
+@click.argument("environments", nargs=-1)
+@reports_errors
+def policy_command(environments: tuple[str, ...]) -> None:
+    """Check environments (default: all) against the CUE policies in policies/; exit 1 on any violation."""
+    from .policy import check_project  # imported here: only this command needs a CUE engine
+
+    policies, names, problems = check_project(current_project(), environments)
+    for problem in problems:
+        click.echo(problem.one_line())
+    summary = f"{len(policies)} policies on {len(names)} environments: {len(problems)} violations"
+    click.echo(summary if policies else "no policies in policies/*.cue", err=True)
+    sys.exit(1 if problems else 0)
+
+
+@main.command("lint")
+@click.argument("targets", nargs=-1)
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+              show_default=True, help="Output format.")
+@click.option("--kuberay-version", help="Paths only: operator version whose CRDs and gates apply (default: newest).")
+@click.option("--feature-gates", default="", help="Paths only: gate overrides, e.g. RayCronJob=true,RayClusterMTLS=false.")
+@reports_errors
+def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: str | None,
+                 feature_gates: str) -> None:
+    """Lint environments (default: all) or YAML files and directories; exit 1 on any error-level finding."""
+    from .lint import formats, lint_targets  # imported here: only lint needs the rules
+    from .problems import has_errors
+
+    root = click.get_current_context().find_root().params.get("project")
+    problems = lint_targets(list(targets), Path(root) if root else None, kuberay_version, feature_gates)
+    click.echo(formats.render(problems, output_format), nl=False)
+    if output_format == "text":
+        counts = {s: sum(p.severity == s for p in problems) for s in ("error", "warning", "info")}
+        click.echo(f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos", err=True)
+    sys.exit(1 if has_errors(problems) else 0)
+
+
+@main.command("rules")
+@click.argument("rule_id", required=False)
+@reports_errors
+def rules_command(rule_id: str | None) -> None:
+    """List every lint rule (id, severity, summary), or print one rule's documentation."""
+    from .rules import RULES, describe
+
+    if rule_id is None:
+        for rid, rule in RULES.items():
+            click.echo(f"{rid:45} {rule.SEVERITY:8} {rule.SUMMARY}")
+        return
+    click.echo(describe(rule_id))

@@ -1,0 +1,84 @@
+"""Jsonnet templates (`*.jsonnet`), evaluated by the official Go implementation; imports stay inside templates/.
+
+The `gojsonnet` package is the Jsonnet project's own Python binding of go-jsonnet, API-compatible with the
+C++ `jsonnet` binding. The C++ binding re-parses the standard library for every file and external variable
+(about 25 ms each here), which alone would exceed the render budget; see README "Dependencies".
+
+Context values arrive as external code (`std.extVar('env')`). Templates also get `std.native('yaml')`, which
+turns a JSON string into canonical YAML text (for fields such as serveConfigV2 that hold YAML): the same dump
+as every written file, and much faster than std.manifestYamlDoc in the C++ interpreter.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import _gojsonnet as _jsonnet
+
+from .. import yamlio
+from ..problems import KrcError, Location
+
+# A place in a Jsonnet error message: "path/to/file.jsonnet:12:5-20" or "file.jsonnet:(12:5)-(14:2)"
+_FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):(?P<col>\d+)")
+_BATCH_NAME = "_krc_batch.jsonnet"
+
+
+def _importer(templates_dir: Path):
+    root = templates_dir.resolve()
+
+    def refuse(candidate: Path, reason: str) -> tuple[str, bytes]:
+        # An exception raised here loses its text inside the Go binding; a Jsonnet error keeps it and the
+        # location of the import.
+        return str(candidate), f"error {json.dumps(reason)}".encode()
+
+    def load(base: str, relative: str) -> tuple[str, bytes]:
+        candidate = (Path(base) / relative).resolve()
+        if not candidate.is_relative_to(root):
+            return refuse(candidate, f"import '{relative}' leaves templates/; keep libraries under templates/")
+        if not candidate.is_file():
+            return refuse(candidate, f"import '{relative}' not found under templates/")
+        return str(candidate), candidate.read_bytes()
+
+    return load
+
+
+def _yaml_native(json_text: str) -> str:
+    return yamlio.dump(json.loads(json_text))
+
+
+NATIVE_CALLBACKS = {"yaml": (("json",), _yaml_native)}
+
+
+def _error(message: str, project_root: Path) -> KrcError:
+    first = message.splitlines()[0].replace("RUNTIME ERROR: ", "").replace("STATIC ERROR: ", "").strip()
+    location = None
+    for match in _FRAME.finditer(message):
+        if match["file"].endswith(_BATCH_NAME):
+            continue
+        try:
+            shown = Path(match["file"]).resolve().relative_to(project_root.resolve()).as_posix()
+        except ValueError:
+            shown = match["file"]
+        location = Location(shown, int(match["line"]), int(match["col"]))
+        break
+    first = _FRAME.sub("", first).lstrip(": ").strip() or first
+    return KrcError(f"{first}; fix the template or the environment value it reads", location)
+
+
+class JsonnetEngine:
+    def render(self, templates: list[Path], templates_dir: Path, context: dict[str, Any],
+               project_root: Path) -> list[list[Any]]:
+        root = templates_dir.resolve()
+        # One VM for the whole batch: each template is one field of a generated object, imported by path.
+        keys = [t.resolve().relative_to(root).as_posix() for t in templates]
+        snippet = "{\n" + ",\n".join(f"  {json.dumps(k)}: import {json.dumps(k)}" for k in keys) + "\n}\n"
+        ext_codes = {key: json.dumps(value, sort_keys=True) for key, value in context.items()}
+        try:
+            text = _jsonnet.evaluate_snippet(str(root / _BATCH_NAME), snippet, ext_codes=ext_codes,
+                                             import_callback=_importer(root), native_callbacks=NATIVE_CALLBACKS)
+        except RuntimeError as err:
+            raise _error(str(err), project_root) from None
+        results = json.loads(text)
+        return [r if isinstance(r, list) else [r] for r in (results[k] for k in keys)]

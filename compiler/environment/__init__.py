@@ -1,0 +1,1 @@
+"""Environment files: layering (extends), provenance, schema validation, the resolved model."""

@@ -1,0 +1,132 @@
+"""Merging environment layers while remembering which file:line set every value.
+
+Rules (documented in README.md):
+- maps merge deeply;
+- lists of named items (every item a map with a `name`) merge item by item, matched by name; new names are appended;
+- any other list, and any scalar, is replaced by the later layer;
+- `null` in a later layer removes the key.
+Paths use item names for named lists, so `clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas` is stable when
+items are reordered.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..problems import Location
+from ..yamlio import Path, Positions
+
+# named path -> the chain of places that set it, earliest first
+Origins = dict[Path, tuple[Location, ...]]
+
+
+def is_named_list(value: Any) -> bool:
+    return (isinstance(value, list) and bool(value)
+            and all(isinstance(item, dict) and isinstance(item.get("name"), str) for item in value))
+
+
+def named_positions(data: Any, positions: Positions) -> Positions:
+    """Re-key raw positions (list indexes) by item name wherever a list is a named list."""
+    out: Positions = {}
+
+    def walk(value: Any, raw: Path, named: Path) -> None:
+        if raw in positions:
+            out[named] = positions[raw]
+        if isinstance(value, dict):
+            for key, child in value.items():
+                walk(child, raw + (key,), named + (key,))
+        elif isinstance(value, list):
+            by_name = is_named_list(value)
+            for i, child in enumerate(value):
+                walk(child, raw + (i,), named + ((child["name"],) if by_name else (i,)))
+
+    walk(data, (), ())
+    return out
+
+
+def named_path(data: Any, raw: Path) -> Path:
+    """Translate a raw path (with list indexes) into the named path used by provenance."""
+    out: list[Any] = []
+    value = data
+    for step in raw:
+        if isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
+            out.append(value[step]["name"] if is_named_list(value) else step)
+            value = value[step]
+        elif isinstance(value, dict) and step in value:
+            out.append(step)
+            value = value[step]
+        else:
+            out.append(step)
+            value = None
+    return tuple(out)
+
+
+class _Merger:
+    def __init__(self, origins: Origins, positions: Positions, fallback: Location):
+        self.origins = origins
+        self.positions = positions
+        self.fallback = fallback
+
+    def _where(self, path: Path) -> Location:
+        return self.positions.get(path, self.fallback)
+
+    def _forget(self, prefix: Path) -> None:
+        n = len(prefix)
+        for key in [k for k in self.origins if k[:n] == prefix]:
+            del self.origins[key]
+
+    def _record(self, path: Path) -> None:
+        self.origins[path] = self.origins.get(path, ()) + (self._where(path),)
+
+    def fresh(self, value: Any, path: Path) -> Any:
+        """A value this layer introduces: it alone is its origin; nulls inside it mean 'absent'."""
+        self._record(path)
+        if isinstance(value, dict):
+            return {k: self.fresh(v, path + (k,)) for k, v in value.items() if v is not None}
+        if isinstance(value, list):
+            named = is_named_list(value)
+            return [self.fresh(v, path + ((v["name"],) if named else (i,))) for i, v in enumerate(value)]
+        return value
+
+    def overlay(self, base: Any, over: Any, path: Path) -> Any:
+        if isinstance(base, dict) and isinstance(over, dict):
+            result = dict(base)
+            for key, value in over.items():
+                child = path + (key,)
+                if value is None:
+                    result.pop(key, None)
+                    self._forget(child)
+                elif key in base:
+                    result[key] = self.overlay(base[key], value, child)
+                else:
+                    result[key] = self.fresh(value, child)
+            self._record(path)
+            return result
+        if is_named_list(base) and is_named_list(over):
+            merged = {item["name"]: item for item in base}
+            for item in over:
+                child = path + (item["name"],)
+                if item["name"] in merged:
+                    merged[item["name"]] = self.overlay(merged[item["name"]], item, child)
+                else:
+                    merged[item["name"]] = self.fresh(item, child)
+            self._record(path)
+            return list(merged.values())
+        chain = self.origins.get(path, ())
+        self._forget(path)
+        result = self.fresh(over, path)
+        self.origins[path] = chain + self.origins[path]
+        return result
+
+
+def merge_layers(layers: list[tuple[Any, Positions, Location]]) -> tuple[dict, Origins]:
+    """Fold layers (data, named positions, file location), the base first, into one value with origins."""
+    origins: Origins = {}
+    result: Any = {}
+    for data, positions, where in layers:
+        result = _Merger(origins, positions, where).overlay(result, data, ())
+    return result, origins
+
+
+def merge_values(base: Any, over: Any) -> Any:
+    """The same rules without provenance, for Helm values and raw pass-through fields."""
+    return _Merger({}, {}, Location("")).overlay(base, over, ())

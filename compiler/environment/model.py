@@ -1,0 +1,131 @@
+"""Loading one environment: follow `extends`, validate each layer, merge with provenance."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import yamlio
+from ..problems import KrcError, Location, Problem
+from ..project import Project
+from ..yamlio import Path
+from . import layering, schema
+
+
+@dataclass(frozen=True)
+class Environment:
+    name: str
+    files: tuple[str, ...]  # the layer chain, base first, relative to the project root
+    data: dict
+    origins: layering.Origins = field(repr=False, compare=False)
+
+    def chain_of(self, path: Path) -> tuple[Location, ...]:
+        """Every place that set the value at `path` (a named path), earliest first."""
+        return self.origins.get(tuple(path), ())
+
+    def location_of(self, path: Path) -> Location | None:
+        """Where the value at `path`, or its nearest parent, was last set."""
+        path = tuple(path)
+        for n in range(len(path), -1, -1):
+            chain = self.origins.get(path[:n])
+            if chain:
+                return chain[-1]
+        return None
+
+    def get(self, path: Path, default: Any = None) -> Any:
+        value: Any = self.data
+        for step in path:
+            if isinstance(value, dict):
+                value = value.get(step, default)
+            elif isinstance(value, list) and layering.is_named_list(value):
+                value = next((item for item in value if item["name"] == step), default)
+            elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
+                value = value[step]
+            else:
+                return default
+        return value
+
+    def resolve_dotted(self, dotted: str) -> Path:
+        """'clusters.ray-cpu-demo.workerGroups.cpu' -> a named path; segments may contain dots."""
+        parts = dotted.split(".") if dotted else []
+        path: list[Any] = []
+        value: Any = self.data
+        i = 0
+        while i < len(parts):
+            for j in range(len(parts), i, -1):  # the longest key that matches wins: names may contain dots
+                segment = ".".join(parts[i:j])
+                found, value2, step = _step(value, segment)
+                if found:
+                    path.append(step)
+                    value, i = value2, j
+                    break
+            else:
+                raise KrcError(f"'{dotted}' has no '{parts[i]}' after '{'.'.join(map(str, path)) or '(top)'}' in "
+                               f"environment {self.name}; keys there: {', '.join(_keys(value)) or 'none'}")
+        return tuple(path)
+
+
+def _step(value: Any, segment: str) -> tuple[bool, Any, Any]:
+    if isinstance(value, dict) and segment in value:
+        return True, value[segment], segment
+    if isinstance(value, list):
+        if layering.is_named_list(value):
+            for item in value:
+                if item["name"] == segment:
+                    return True, item, segment
+        if segment.isdigit() and int(segment) < len(value):
+            return True, value[int(segment)], int(segment)
+    return False, None, None
+
+
+def _keys(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [str(k) for k in value]
+    if layering.is_named_list(value):
+        return [item["name"] for item in value]
+    return []
+
+
+def _load_layer(project: Project, name: str, asked_at: Location | None) -> tuple[Any, yamlio.Positions, str]:
+    path = project.environment_file(name)
+    shown = project.relative(path)
+    if not path.exists():
+        known = ", ".join(project.environment_names() + ["base"])
+        raise KrcError(f"environment file {shown} does not exist; known: {known}", asked_at)
+    data, positions = yamlio.load_with_positions(path.read_text(encoding="utf-8"), shown)
+    return data if data is not None else {}, positions, shown
+
+
+def load_environment(project: Project, name: str) -> Environment:
+    """The resolved environment `name`; raises KrcError with every schema problem of every layer."""
+    layers: list[tuple[Any, yamlio.Positions, str]] = []
+    seen: list[str] = []
+    current, asked_at = name, None
+    while current is not None:
+        if current in seen:
+            cycle = " -> ".join(seen + [current])
+            raise KrcError(f"'extends' forms a cycle: {cycle}; remove one of the links", asked_at)
+        seen.append(current)
+        data, positions, shown = _load_layer(project, current, asked_at)
+        layers.append((data, positions, shown))
+        parent = data.get("extends") if isinstance(data, dict) else None
+        if parent is not None and not isinstance(parent, str):
+            raise KrcError("'extends' takes the name of one environment file, e.g. extends: base",
+                           positions.get(("extends",)))
+        current, asked_at = parent, positions.get(("extends",))
+    layers.reverse()
+
+    problems: list[Problem] = []
+    for data, positions, shown in layers:
+        problems.extend(schema.validate_layer(data, positions, Location(shown, 1, 1)))
+    if problems:
+        raise KrcError(problems)
+
+    merged, origins = layering.merge_layers([
+        ({k: v for k, v in data.items() if k != "extends"}, layering.named_positions(data, positions),
+         Location(shown, 1, 1))
+        for data, positions, shown in layers])
+    env = Environment(name, tuple(shown for _, _, shown in layers), merged, origins)
+    problems = schema.check_required(merged, env.location_of, Location(layers[-1][2], 1, 1))
+    if problems:
+        raise KrcError(problems)
+    return env

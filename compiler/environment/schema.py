@@ -1,0 +1,109 @@
+"""Validating environment files against the JSON Schema shipped in compiler/schemas/.
+
+Each layer is checked on its own (so every error points at the file that wrote it), then the merged result is
+checked for what an environment must have once all layers are applied.
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from importlib import resources
+from typing import Any, Iterator
+
+import jsonschema
+
+from ..problems import Location, Problem
+from ..yamlio import Path, Positions
+
+SCHEMA_FILE = "environment.schema.json"
+# What a resolved environment must define, whichever layer sets it.
+REQUIRED_AFTER_MERGE: tuple[Path, ...] = (
+    ("operator", "chart", "repository"), ("operator", "chart", "name"), ("operator", "chart", "version"),
+    ("operator", "namespace"), ("ray", "version"), ("ray", "image"), ("namespace",),
+)
+
+
+@functools.cache
+def environment_schema() -> dict:
+    return json.loads(resources.files("compiler.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = environment_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def _nearest(positions: Positions, path: Path, fallback: Location) -> Location:
+    for n in range(len(path), -1, -1):
+        if path[:n] in positions:
+            return positions[path[:n]]
+    return fallback
+
+
+def _dotted(path: Path) -> str:
+    return ".".join(str(p) for p in path) or "(top level)"
+
+
+def _unknown_key_problems(error: jsonschema.ValidationError, positions: Positions,
+                          fallback: Location) -> Iterator[Problem]:
+    allowed = sorted((error.schema.get("properties") or {}).keys())
+    for key in error.instance:
+        if key in allowed:
+            continue
+        path = tuple(error.absolute_path) + (key,)
+        close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
+        hint = f"did you mean '{close[0]}'?" if close else f"allowed here: {', '.join(allowed)}"
+        yield Problem(f"unknown key '{key}' in {_dotted(path[:-1])}; {hint}",
+                      _nearest(positions, path, fallback), path=_dotted(path))
+
+
+def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallback: Location) -> Iterator[Problem]:
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        yield from _unknown_key_problems(error, positions, fallback)
+        return
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        # report the most specific branch failure instead of "is not valid under any of the given schemas"
+        best = jsonschema.exceptions.best_match(error.context)
+        yield from _problems_of(best, positions, fallback)
+        return
+    path = tuple(error.absolute_path)
+    message = error.message
+    if error.validator == "required":
+        message = f"{message} in {_dotted(path)}; add it"
+    elif error.validator == "enum":
+        message = f"{_dotted(path)}: {error.instance!r} is not one of {error.validator_value}; use one of them"
+    elif error.validator == "pattern" and path and path[-1] == "name":
+        message = (f"{_dotted(path)}: {error.instance!r} is not a valid Kubernetes name; use lowercase letters, "
+                   "digits and '-', starting and ending with a letter or digit")
+    elif error.validator == "type":
+        message = f"{_dotted(path)}: {error.instance!r} should be of type {error.validator_value}; change the value"
+    else:
+        message = f"{_dotted(path)}: {message}; fix the value"
+    yield Problem(message, _nearest(positions, path, fallback), path=_dotted(path))
+
+
+def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[Problem]:
+    """Schema problems of one environment file (raw positions, list indexes)."""
+    if not isinstance(data, dict):
+        return [Problem("an environment file must be a YAML map; start from environments/dev.yaml", fallback)]
+    problems: list[Problem] = []
+    for error in _validator().iter_errors(data):
+        problems.extend(_problems_of(error, positions, fallback))
+    return sorted(problems, key=Problem.sort_key)
+
+
+def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+    """Keys every resolved environment needs; `locate(path)` finds where the nearest parent was set."""
+    problems = []
+    for path in REQUIRED_AFTER_MERGE:
+        value: Any = data
+        for step in path:
+            value = value.get(step) if isinstance(value, dict) else None
+        if value in (None, ""):
+            problems.append(Problem(f"{_dotted(path)} is not set by this environment or any layer it extends; "
+                                    f"set it (usually in environments/base.yaml)", locate(path) or fallback,
+                                    path=_dotted(path)))
+    return problems

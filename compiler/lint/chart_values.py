@@ -1,0 +1,86 @@
+"""Which Helm value paths a chart's templates read, so values nothing reads can be reported.
+
+Helm ignores values a chart never reads, and the KubeRay chart has no values.schema.json. A template reads
+`.Values.a.b` (also `$.Values...`, `hasKey .Values.a "b"`, `index .Values "a" "b"`); reading a path reads
+everything below it (`toYaml .Values.resources`).
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ..charts.package import Chart
+
+_DOTTED = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+_KEYED = re.compile(r"(?:hasKey|index)\s+\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)*)((?:\s+\"[^\"]+\")+)")
+
+
+@dataclass(frozen=True)
+class UnreadValue:
+    path: tuple[str, ...]
+    suggestion: str  # dotted path of the closest value the chart reads, or ""
+
+
+def read_paths(templates: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, ...]]:
+    found: set[tuple[str, ...]] = set()
+    for _, text in templates:
+        for match in _DOTTED.finditer(text):
+            found.add(tuple(match.group(1).strip(".").split(".")))
+        for match in _KEYED.finditer(text):
+            base = tuple(p for p in match.group(1).strip(".").split(".") if p)
+            keys = tuple(re.findall(r"\"([^\"]+)\"", match.group(2)))
+            found.add(base + keys[:1] if match.group(0).startswith("hasKey") else base + keys)
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=8)
+def _chart_reads(name: str, version: str, templates: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, ...]]:
+    return read_paths(templates)
+
+
+def chart_reads(chart: Chart) -> frozenset[tuple[str, ...]]:
+    return _chart_reads(chart.name, chart.version, chart.templates)
+
+
+def _covered(path: tuple[str, ...], reads: frozenset[tuple[str, ...]]) -> bool:
+    return any(path[: len(r)] == r for r in reads)
+
+
+def _leads_somewhere(path: tuple[str, ...], reads: frozenset[tuple[str, ...]]) -> bool:
+    return any(r[: len(path)] == path for r in reads)
+
+
+def _in_defaults(path: tuple[str, ...], defaults: Any) -> bool:
+    for step in path:
+        if not isinstance(defaults, dict) or step not in defaults:
+            return False
+        defaults = defaults[step]
+    return True
+
+
+def unread_values(values: dict, chart: Chart) -> list[UnreadValue]:
+    """Value paths set in `values` that no template reads and the chart's own defaults do not have."""
+    reads = chart_reads(chart)
+    out: list[UnreadValue] = []
+
+    def walk(data: dict, prefix: tuple[str, ...]) -> Iterator[None]:
+        for key, value in data.items():
+            path = prefix + (str(key),)
+            if _covered(path, reads):
+                continue
+            if _leads_somewhere(path, reads) and isinstance(value, dict):
+                yield from walk(value, path)
+                continue
+            if _in_defaults(path, chart.values):
+                continue  # the chart's own default: not the user's typo
+            siblings = sorted({r[len(prefix)] for r in reads if r[: len(prefix)] == prefix and len(r) > len(prefix)})
+            near = difflib.get_close_matches(str(key), siblings, n=1, cutoff=0.6)
+            out.append(UnreadValue(path, ".".join(prefix + (near[0],)) if near else ""))
+            yield None
+
+    for _ in walk(values, ()):
+        pass
+    return sorted(out, key=lambda u: u.path)

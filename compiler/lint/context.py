@@ -1,0 +1,136 @@
+"""The record every rule reads: the objects under lint and the facts about where they will run."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from ..charts.package import Chart
+from ..problems import Location, Problem
+from ..yamlio import Path, Positions
+
+Mode = Literal["paths", "environment"]
+
+
+def dotted(path: Path) -> str:
+    """('spec', 'workerGroupSpecs', 0, 'groupName') -> 'spec.workerGroupSpecs[0].groupName'."""
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+@dataclass(frozen=True)
+class LintObject:
+    """One manifest: the document rules see (defaulted once schemas run), and where it came from."""
+
+    document: dict
+    location: Location  # where the object starts (paths) or the environment item that produced it
+    positions: Positions | None = None  # every field's place, when loaded from a file
+
+    @property
+    def kind(self) -> str:
+        return str(self.document.get("kind") or "")
+
+    @property
+    def api_version(self) -> str:
+        return str(self.document.get("apiVersion") or "")
+
+    @property
+    def metadata(self) -> dict:
+        meta = self.document.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def name(self) -> str:
+        return str(self.metadata.get("name") or self.metadata.get("generateName") or "")
+
+    @property
+    def namespace(self) -> str:
+        return str(self.metadata.get("namespace") or "")
+
+    @property
+    def ref(self) -> str:
+        """Kind/namespace/name, or Kind/name without a namespace (as schema validation writes it)."""
+        return "/".join(p for p in (self.kind, self.namespace, self.name) if p)
+
+    @property
+    def is_kuberay(self) -> bool:
+        return self.api_version.startswith("ray.io/") and self.kind in KUBERAY_KINDS
+
+    def locate(self, path: Path) -> Location:
+        """The closest recorded place for a field: itself, else its nearest parent, else the object."""
+        if self.positions:
+            for end in range(len(path), -1, -1):
+                found = self.positions.get(tuple(path[:end]))
+                if found is not None:
+                    return found
+        return self.location
+
+    def problem(self, message: str, path: Path = ()) -> Problem:
+        """A finding about this object; the runner fills in the rule id and severity."""
+        return Problem(message, self.locate(path), object=self.ref, path=dotted(path))
+
+
+KUBERAY_KINDS = frozenset({"RayCluster", "RayJob", "RayService", "RayCronJob"})
+
+
+@dataclass(frozen=True)
+class RuleSetting:
+    """An environment's decision about one rule: turned off or given a lower severity, and why."""
+
+    severity: str  # off | info | warning | error
+    reason: str
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class LintContext:
+    objects: tuple[LintObject, ...]
+    operator_version: str
+    feature_gates: dict[str, bool]
+    chart: Chart | None = None
+    mode: Mode = "paths"
+    # environment mode only
+    environment_name: str = ""
+    environment: dict = field(default_factory=dict)
+    helm_values: dict | None = None
+    production: bool = False
+    cpu_only: bool = False
+    rule_settings: dict[str, RuleSetting] = field(default_factory=dict)
+    # where an environment path (tuple of keys) was written; None when unknown
+    locate_environment: Callable[[Path], Location | None] | None = None
+    environment_file: str = ""
+
+    def gate(self, name: str) -> bool:
+        return self.feature_gates.get(name, False)
+
+    def kuberay_objects(self) -> list[LintObject]:
+        return [o for o in self.objects if o.is_kuberay]
+
+    def environment_location(self, path: Path) -> Location:
+        """Where a value of the environment was set, falling back to its nearest parent, then the file."""
+        if self.locate_environment is not None:
+            for end in range(len(path), -1, -1):
+                found = self.locate_environment(tuple(path[:end]))
+                if found is not None:
+                    return found
+        return Location(self.environment_file or f"environment {self.environment_name}")
+
+    def environment_problem(self, message: str, path: Path = ()) -> Problem:
+        """A finding about the environment as a whole (Helm values, gates, namespaces)."""
+        return Problem(message, self.environment_location(path),
+                       object=f"environment/{self.environment_name}", path=dotted(path))
+
+
+def get_in(data: Any, path: Path, default: Any = None) -> Any:
+    """data[path[0]][path[1]]... or default when any step is missing or of the wrong type."""
+    for step in path:
+        if isinstance(data, dict) and not isinstance(step, int):
+            data = data.get(step)
+        elif isinstance(data, list) and isinstance(step, int) and -len(data) <= step < len(data):
+            data = data[step]
+        else:
+            return default
+        if data is None:
+            return default
+    return data

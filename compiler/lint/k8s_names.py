@@ -1,0 +1,55 @@
+"""Kubernetes name and label syntax, as the API machinery validates it (apimachinery validation.go)."""
+from __future__ import annotations
+
+import re
+
+_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QUALIFIED_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+
+
+def dns1035_label_errors(value: str) -> list[str]:
+    errors = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not _DNS1035.match(value):
+        errors.append("must consist of lower case alphanumeric characters or '-', start with a letter and end "
+                      "with a letter or digit")
+    return errors
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    errors = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not _DNS1123_LABEL.match(value):
+        errors.append("must consist of lower case alphanumeric characters or '-' and start and end with one")
+    return errors
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """A label key: optional DNS subdomain prefix and '/', then a name part of at most 63 characters."""
+    prefix, _, name = value.rpartition("/")
+    errors = []
+    if "/" in value and (not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix)):
+        errors.append("the prefix must be a DNS subdomain (lower case, digits, '-' and '.')")
+    if not name:
+        errors.append("the name part must not be empty")
+    elif len(name) > 63:
+        errors.append("the name part must be no more than 63 characters")
+    elif not _QUALIFIED_PART.match(name):
+        errors.append("the name part must consist of alphanumeric characters, '-', '_' or '.', and start and end "
+                      "with an alphanumeric character")
+    return errors
+
+
+def label_value_errors(value: str) -> list[str]:
+    if value == "":
+        return []
+    if len(value) > 63:
+        return ["must be no more than 63 characters"]
+    if not _QUALIFIED_PART.match(value):
+        return ["must be empty or consist of alphanumeric characters, '-', '_' or '.', and start and end with an "
+                "alphanumeric character"]
+    return []

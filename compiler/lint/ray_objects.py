@@ -1,0 +1,189 @@
+"""Views over KubeRay objects: every Ray cluster spec and RayJob spec, wherever it is nested.
+
+A RayCluster spec appears in a RayCluster, a RayJob (`rayClusterSpec`), a RayService (`rayClusterConfig`) and a
+RayCronJob (`jobTemplate.rayClusterSpec`); a RayJob spec also appears in a RayCronJob (`jobTemplate`). The operator
+runs the same checks on each, so rules iterate these views rather than kinds. Readers return the value the
+operator would see after the API server's CRD defaults, so rules behave the same on raw and defaulted YAML.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ..yamlio import Path
+from .context import LintContext, LintObject, get_in
+
+MAX_INT32 = 2147483647
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """The head group or one worker group of a cluster spec."""
+
+    name: str  # "Head" for the head group, as the operator words it, else the groupName
+    spec: dict
+    path: Path
+    is_head: bool
+
+    @property
+    def template_spec(self) -> dict:
+        value = get_in(self.spec, ("template", "spec"), {})
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def containers(self) -> list[dict]:
+        value = self.template_spec.get("containers")
+        return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
+
+    @property
+    def container(self) -> dict:
+        """The Ray container: the operator always takes the first one."""
+        containers = self.containers
+        return containers[0] if containers else {}
+
+    @property
+    def container_path(self) -> Path:
+        return self.path + ("template", "spec", "containers", 0)
+
+    @property
+    def ray_start_params(self) -> dict:
+        value = self.spec.get("rayStartParams")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def env(self) -> dict[str, dict]:
+        return env_by_name(self.container.get("env"))
+
+    def env_index(self, name: str) -> int:
+        for i, entry in enumerate(self.container.get("env") or []):
+            if isinstance(entry, dict) and entry.get("name") == name:
+                return i
+        return 0
+
+
+@dataclass(frozen=True)
+class ClusterView:
+    obj: LintObject
+    spec: dict
+    path: Path  # where the cluster spec sits in the document
+    owner: str  # kind of the object holding it
+    annotations: dict  # the annotations the operator passes to cluster validation
+
+    @property
+    def head(self) -> GroupView:
+        head = self.spec.get("headGroupSpec")
+        return GroupView("Head", head if isinstance(head, dict) else {}, self.path + ("headGroupSpec",), True)
+
+    @property
+    def workers(self) -> list[GroupView]:
+        groups = self.spec.get("workerGroupSpecs")
+        if not isinstance(groups, list):
+            return []
+        return [GroupView(str(g.get("groupName") or ""), g, self.path + ("workerGroupSpecs", i), False)
+                for i, g in enumerate(groups) if isinstance(g, dict)]
+
+    @property
+    def groups(self) -> list[GroupView]:
+        return [self.head, *self.workers]
+
+    @property
+    def autoscaling(self) -> bool:
+        return self.spec.get("enableInTreeAutoscaling") is True
+
+    @property
+    def autoscaler_options(self) -> dict:
+        value = self.spec.get("autoscalerOptions")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def autoscaler_v2(self) -> bool:
+        """v2 as the operator decides it for per-group options: explicit version or the head env switch."""
+        if self.autoscaler_options.get("version") == "v2":
+            return True
+        value = get_in(self.head.env, ("RAY_enable_autoscaler_v2", "value"))
+        return str(value) in ("1", "true")
+
+    @property
+    def ray_version(self) -> str:
+        return str(self.spec.get("rayVersion") or "")
+
+    def at(self, *steps: Any) -> Path:
+        return self.path + tuple(steps)
+
+
+@dataclass(frozen=True)
+class JobView:
+    obj: LintObject
+    spec: dict
+    path: Path
+    in_cron: bool  # a RayCronJob's jobTemplate
+
+    @property
+    def cluster(self) -> ClusterView | None:
+        spec = self.spec.get("rayClusterSpec")
+        if not isinstance(spec, dict):
+            return None
+        annotations = {} if self.in_cron else self.obj.metadata.get("annotations") or {}
+        return ClusterView(self.obj, spec, self.path + ("rayClusterSpec",), self.obj.kind, annotations)
+
+    @property
+    def cluster_selector(self) -> dict:
+        value = self.spec.get("clusterSelector")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def submission_mode(self) -> str:
+        return str(self.spec.get("submissionMode") or "K8sJobMode")
+
+    @property
+    def shutdown(self) -> bool:
+        return self.spec.get("shutdownAfterJobFinishes") is True
+
+    def at(self, *steps: Any) -> Path:
+        return self.path + tuple(steps)
+
+
+def env_by_name(env: Any) -> dict[str, dict]:
+    if not isinstance(env, list):
+        return {}
+    return {str(e["name"]): e for e in env if isinstance(e, dict) and "name" in e}
+
+
+def job_views(context: LintContext) -> Iterator[JobView]:
+    for obj in context.kuberay_objects():
+        spec = obj.document.get("spec")
+        if not isinstance(spec, dict):
+            continue
+        if obj.kind == "RayJob":
+            yield JobView(obj, spec, ("spec",), False)
+        elif obj.kind == "RayCronJob" and isinstance(spec.get("jobTemplate"), dict):
+            yield JobView(obj, spec["jobTemplate"], ("spec", "jobTemplate"), True)
+
+
+def cluster_views(context: LintContext) -> Iterator[ClusterView]:
+    for obj in context.kuberay_objects():
+        spec = obj.document.get("spec")
+        if not isinstance(spec, dict):
+            continue
+        annotations = obj.metadata.get("annotations") or {}
+        if obj.kind == "RayCluster":
+            yield ClusterView(obj, spec, ("spec",), "RayCluster", annotations)
+        elif obj.kind == "RayService" and isinstance(spec.get("rayClusterConfig"), dict):
+            yield ClusterView(obj, spec["rayClusterConfig"], ("spec", "rayClusterConfig"), "RayService", annotations)
+    for job in job_views(context):
+        if job.cluster is not None:
+            yield job.cluster
+
+
+def objects_of(context: LintContext, kind: str) -> Iterator[tuple[LintObject, dict]]:
+    for obj in context.kuberay_objects():
+        spec = obj.document.get("spec")
+        if obj.kind == kind and isinstance(spec, dict):
+            yield obj, spec
+
+
+def int_or(value: Any, default: int) -> int:
+    """A number as the operator reads it; absent (or not a number) means the CRD default."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return int(value)

@@ -1,0 +1,67 @@
+"""Running the rules: schema validation first (rules then see defaulted objects), then every rule that applies."""
+from __future__ import annotations
+
+import dataclasses
+from types import ModuleType
+from typing import Iterable
+
+from ..problems import KrcError, Problem, sorted_problems
+from ..rules import RULES
+from . import schema_step
+from .context import LintContext
+from .facts import applies_to
+
+SEVERITIES = ("error", "warning", "info")
+
+
+def rule_applies(rule: ModuleType, context: LintContext) -> bool:
+    if not applies_to(getattr(rule, "VERSIONS", ""), context.operator_version):
+        return False
+    # rules about the whole environment have nothing to look at in a plain list of manifests
+    return not (getattr(rule, "ENVIRONMENT_ONLY", False) and context.mode != "environment")
+
+
+def check_rule_settings(context: LintContext) -> None:
+    """An environment may only silence or soften rules that exist, and must say why."""
+    problems = []
+    for rule_id, setting in sorted(context.rule_settings.items()):
+        if rule_id not in RULES:
+            near = _closest(rule_id, RULES)
+            hint = f"; did you mean '{near}'?" if near else "; run 'krc rules' for the list"
+            problems.append(Problem(f"lint setting for unknown rule '{rule_id}'{hint}", setting.location))
+        elif setting.severity not in ("off", *SEVERITIES):
+            problems.append(Problem(f"lint setting for '{rule_id}' has severity '{setting.severity}'; "
+                                    "use off, info, warning or error", setting.location))
+        elif not setting.reason.strip():
+            problems.append(Problem(f"lint setting for '{rule_id}' needs a reason; say why the rule does not "
+                                    "apply here", setting.location))
+    if problems:
+        raise KrcError(problems)
+
+
+def _closest(word: str, candidates: Iterable[str]) -> str:
+    import difflib
+
+    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return found[0] if found else ""
+
+
+def run_rules(context: LintContext) -> list[Problem]:
+    """Every applicable rule over the context, with rule id and effective severity set; sorted, no duplicates."""
+    check_rule_settings(context)
+    found: dict[tuple, Problem] = {}
+    for rule_id, rule in RULES.items():
+        setting = context.rule_settings.get(rule_id)
+        if (setting and setting.severity == "off") or not rule_applies(rule, context):
+            continue
+        severity = setting.severity if setting else rule.SEVERITY
+        for problem in rule.check(context):
+            final = dataclasses.replace(problem, rule=rule_id, severity=severity)
+            found.setdefault((final.sort_key(), final.object, final.path), final)
+    return sorted_problems(found.values())
+
+
+def lint_objects(context: LintContext) -> list[Problem]:
+    """Schema validation and defaulting, then the rules on the defaulted objects: everything `krc lint` reports."""
+    defaulted, schema_problems = schema_step.validate(context)
+    return sorted_problems([*schema_problems, *run_rules(defaulted)])

@@ -1,0 +1,46 @@
+"""Schema validation before the rules: the API server defaults and checks every object against its CRD.
+
+The rules then see each object as the API server would store it (CRD defaults applied, unknown fields
+pruned); objects of groups the CRDs do not define pass through unchanged.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ..problems import Problem
+from ..validation import SchemaSet, parse_path
+from .context import LintContext, LintObject
+
+
+def _schema_set(context: LintContext) -> SchemaSet | None:
+    if context.chart is None or not context.chart.crds:
+        return None
+    return SchemaSet.from_crds(context.chart.crds)  # compiled once per process, by CRD digest
+
+
+def _placed(problem: Problem, obj: LintObject) -> Problem:
+    """Without file positions (environments), a schema problem points at the environment item of its object."""
+    if problem.location is not None:
+        return problem
+    try:
+        segments = parse_path(problem.path) if problem.path else ()
+    except ValueError:
+        segments = ()
+    return dataclasses.replace(problem, location=obj.locate(segments))
+
+
+def validate(context: LintContext) -> tuple[LintContext, list[Problem]]:
+    schemas = _schema_set(context)
+    if schemas is None:
+        return context, []
+    objects = []
+    problems: list[Problem] = []
+    for obj in context.objects:
+        if not schemas.knows(obj.document):
+            objects.append(obj)
+            continue
+        result = schemas.validate(obj.document, obj.positions)
+        problems.extend(_placed(p, obj) for p in result.problems)
+        defaulted = result.defaulted if isinstance(result.defaulted, dict) else obj.document
+        objects.append(dataclasses.replace(obj, document=defaulted))
+    return dataclasses.replace(context, objects=tuple(objects)), problems

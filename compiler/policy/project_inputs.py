@@ -1,0 +1,48 @@
+"""From compiled environments to policy inputs, and the `krc policy` entry point over a project."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..environment.layering import named_path
+from ..pipeline import Render, compile_environments
+from ..problems import Location, Problem
+from ..project import Project
+from .engine import CueEngine, find_engine
+from .evaluate import InputPath, PolicyInput, evaluate_policies, policy_files
+
+
+def policy_input(render: Render) -> PolicyInput:
+    env = render.environment
+    objects = tuple(o.document for o in render.objects)
+
+    def locate(path: InputPath) -> Location | None:
+        if path[:1] == ("env",):
+            # provenance keys list items by name (clusters.gpu...), CUE reports indexes (clusters.0...)
+            return env.location_of(named_path(env.data, path[1:]))
+        if path[:1] == ("objects",) and len(path) > 1 and isinstance(path[1], int) and path[1] < len(objects):
+            return render.objects[path[1]].location
+        return None
+
+    return PolicyInput(env.name, policy_environment(env.name, env.data), objects, locate)
+
+
+# Fields every policy may read without guarding: an environment that does not set them gets these values
+ALWAYS_SET = {"production": False, "cpuOnly": False}
+
+
+def policy_environment(name: str, data: dict) -> dict:
+    """The `env` that policies see: the resolved environment plus its name and the always-set flags."""
+    return {**ALWAYS_SET, **data, "name": name}
+
+
+def check_project(project: Project, names: Sequence[str] = (),
+                  engine: CueEngine | None = None) -> tuple[list[str], list[str], list[Problem]]:
+    """(policy names, environment names, findings) for `krc policy [ENV...]`."""
+    policies = policy_files(project.policies_dir)
+    selected = project.select(tuple(names))
+    if not policies:
+        return [], selected, []
+    engine = engine or find_engine([project.root])  # before compiling: no engine means nothing to do
+    inputs = [policy_input(r) for r in compile_environments(project, selected)]
+    problems = evaluate_policies(project.policies_dir, inputs, engine=engine, show_path=project.relative)
+    return [p.stem for p in policies], selected, problems

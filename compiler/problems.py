@@ -1,0 +1,65 @@
+"""Problems are values: every stage collects them and a formatter reports them at the edge."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A place in a file; line and column are 1-based, 0 means unknown."""
+
+    file: str
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        if not self.line:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column or 1}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: an input error, a schema violation or a lint result."""
+
+    message: str
+    location: Location | None = None
+    severity: Severity = "error"
+    rule: str = ""
+    # kind/namespace/name of the object concerned, when there is one
+    object: str = ""
+    # dotted path of the field inside that object, when known
+    path: str = ""
+
+    def one_line(self) -> str:
+        where = str(self.location) if self.location else (self.object or "krc")
+        rule = f" [{self.rule}]" if self.rule else ""
+        return f"{where}: {self.severity} {self.message}{rule}"
+
+    def sort_key(self) -> tuple:
+        loc = self.location or Location("")
+        return (loc.file, loc.line, loc.column, SEVERITY_ORDER[self.severity], self.rule, self.message)
+
+
+class KrcError(Exception):
+    """Bad input: the CLI reports each problem on one line and exits 2, having written nothing."""
+
+    def __init__(self, problems: Iterable[Problem] | Problem | str, location: Location | None = None):
+        if isinstance(problems, str):
+            problems = [Problem(problems, location)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        super().__init__("\n".join(p.one_line() for p in self.problems))
+
+
+def has_errors(problems: Iterable[Problem]) -> bool:
+    return any(p.severity == "error" for p in problems)
+
+
+def sorted_problems(problems: Iterable[Problem]) -> list[Problem]:
+    return sorted(problems, key=Problem.sort_key)

@@ -1,0 +1,114 @@
+"""The render stage: run every template of the project for one environment.
+
+templates/values/kuberay-operator.yaml.j2  -> the operator chart's Helm values (one document)
+templates/objects/*.{jsonnet,j2}           -> Kubernetes objects (each template returns a list of documents)
+templates/lib/                             -> libraries the templates import; never rendered on their own
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .charts.package import Chart
+from .engines import ENGINES, engine_for
+from .environment.layering import merge_values
+from .environment.model import Environment
+from .problems import KrcError, Location, Problem
+from .project import Project
+
+VALUES_TEMPLATE = Path("values") / "kuberay-operator.yaml.j2"
+OBJECTS_DIR = "objects"
+# Every rendered object names the environment item it came from, so findings can point at the file:line.
+SOURCE_ANNOTATION = "krc.dev/source"
+
+
+@dataclass(frozen=True)
+class RenderedObject:
+    document: dict
+    template: str  # the template that produced it, relative to the project
+    location: Location | None  # where its environment item was set, when the template names one
+
+    @property
+    def ref(self) -> str:
+        meta = self.document.get("metadata") or {}
+        return "/".join(p for p in (self.document.get("kind"), meta.get("namespace"), meta.get("name")) if p)
+
+
+@dataclass(frozen=True)
+class RenderOutput:
+    helm_values: dict
+    objects: tuple[RenderedObject, ...]
+
+
+def template_context(env: Environment, chart: Chart) -> dict[str, Any]:
+    """What every template sees: the resolved environment and facts about the pinned chart."""
+    return {
+        "env": env.data,
+        "environment": env.name,
+        "chart": {"name": chart.name, "version": chart.version, "appVersion": chart.app_version,
+                  "defaults": chart.values, "kinds": sorted(c.kind for c in chart.crds)},
+    }
+
+
+def _object_templates(project: Project) -> list[Path]:
+    folder = project.templates_dir / OBJECTS_DIR
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in ENGINES)
+
+
+def _check_object(doc: Any, shown: str) -> None:
+    if not isinstance(doc, dict) or not doc.get("apiVersion") or not doc.get("kind"):
+        raise KrcError("a template returned something that is not a Kubernetes object (apiVersion and kind "
+                       "are required); return a list of objects", Location(shown))
+    if not (doc.get("metadata") or {}).get("name"):
+        raise KrcError(f"a {doc['kind']} without metadata.name; give it a name", Location(shown))
+
+
+def _located(env: Environment, doc: dict) -> Location | None:
+    source = ((doc.get("metadata") or {}).get("annotations") or {}).get(SOURCE_ANNOTATION)
+    if not source:
+        return None
+    try:
+        return env.location_of(env.resolve_dotted(source))
+    except KrcError:
+        return None
+
+
+def render_environment(project: Project, env: Environment, chart: Chart) -> RenderOutput:
+    context = template_context(env, chart)
+    templates = project.templates_dir
+    values_template = templates / VALUES_TEMPLATE
+    if not values_template.exists():
+        raise KrcError(f"missing {project.relative(values_template)}: it renders the operator's Helm values")
+    [docs] = engine_for(values_template).render([values_template], templates, context, project.root)
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise KrcError("the values template must render exactly one YAML map", Location(project.relative(values_template)))
+    helm_values = merge_values(docs[0], (env.data.get("operator") or {}).get("values") or {})
+    # object templates see the final Helm values (the Argo CD operator Application carries them inline)
+    context = {**context, "helmValues": helm_values}
+
+    objects: list[RenderedObject] = []
+    for suffix, engine in ENGINES.items():
+        batch = [t for t in _object_templates(project) if t.suffix == suffix]
+        for template, documents in zip(batch, engine.render(batch, templates, context, project.root) if batch else []):
+            shown = project.relative(template)
+            for doc in documents:
+                _check_object(doc, shown)
+                objects.append(RenderedObject(doc, shown, _located(env, doc)))
+    _check_unique(objects)
+    return RenderOutput(helm_values, tuple(objects))
+
+
+def _check_unique(objects: list[RenderedObject]) -> None:
+    seen: dict[tuple, RenderedObject] = {}
+    problems = []
+    for obj in objects:
+        meta = obj.document["metadata"]
+        key = (obj.document["apiVersion"].split("/")[0] if "/" in obj.document["apiVersion"] else "",
+               obj.document["kind"], meta.get("namespace", ""), meta["name"])
+        if key in seen:
+            problems.append(Problem(f"{obj.ref} is rendered twice ({seen[key].template} and {obj.template}); "
+                                    "rename one of them", obj.location or Location(obj.template)))
+        seen[key] = obj
+    if problems:
+        raise KrcError(problems)

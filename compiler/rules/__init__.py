@@ -1,0 +1,127 @@
+"""Every lint rule, one module each, listed explicitly: the registry is this dict, not a directory scan.
+
+A rule module has ID, SEVERITY (error|warning|info), SUMMARY (one line), VERSIONS (operator versions it applies
+to, e.g. '>=1.7'; '' for all), optional ENVIRONMENT_ONLY, a docstring with a failing and a passing example, and
+check(context) -> Iterable[Problem].
+"""
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import (
+    argocd_autoscaled_replicas_ignored,
+    chart_unread_values,
+    feature_gates_controller_off,
+    feature_gates_field_needs_gate,
+    kuberay_name,
+    operator_unknown_feature_gate,
+    operator_watched_namespaces,
+    raycluster_auth_options,
+    raycluster_autoscaler,
+    raycluster_autoscaler_v1_restart_policy,
+    raycluster_autoscaler_version_unset,
+    raycluster_containers_required,
+    raycluster_gcs_embedded_storage,
+    raycluster_gcs_fault_tolerance,
+    raycluster_group_labels,
+    raycluster_history_server,
+    raycluster_idle_timeout,
+    raycluster_k8s_token_auth_standalone,
+    raycluster_network_policy,
+    raycluster_ray_version_image_tag,
+    raycluster_resources_one_source,
+    raycluster_tls_options,
+    raycluster_upgrade_strategy,
+    raycluster_worker_group_names_unique,
+    raycluster_worker_priority,
+    raycluster_worker_replicas,
+    raycronjob_schedule,
+    raycronjob_time_zone,
+    rayjob_backoff_limit,
+    rayjob_cluster_source,
+    rayjob_deadlines,
+    rayjob_deletion_strategy,
+    rayjob_production_settings,
+    rayjob_runtime_env_yaml,
+    rayjob_submission_mode,
+    rayjob_suspend,
+    rayjob_ttl_after_finished,
+    rayservice_head_service_name,
+    rayservice_initializing_timeout,
+    rayservice_upgrade_strategy,
+    resources_gpu_in_cpu_only_environment,
+    resources_gpu_limit_mismatch,
+    resources_gpu_scheduling,
+    resources_head_accepts_work,
+    security_exposed_endpoints,
+    security_literal_credentials,
+)
+
+_MODULES: tuple[ModuleType, ...] = (
+    argocd_autoscaled_replicas_ignored,
+    chart_unread_values,
+    feature_gates_controller_off,
+    feature_gates_field_needs_gate,
+    kuberay_name,
+    operator_unknown_feature_gate,
+    operator_watched_namespaces,
+    raycluster_auth_options,
+    raycluster_autoscaler,
+    raycluster_autoscaler_v1_restart_policy,
+    raycluster_autoscaler_version_unset,
+    raycluster_containers_required,
+    raycluster_gcs_embedded_storage,
+    raycluster_gcs_fault_tolerance,
+    raycluster_group_labels,
+    raycluster_history_server,
+    raycluster_idle_timeout,
+    raycluster_k8s_token_auth_standalone,
+    raycluster_network_policy,
+    raycluster_ray_version_image_tag,
+    raycluster_resources_one_source,
+    raycluster_tls_options,
+    raycluster_upgrade_strategy,
+    raycluster_worker_group_names_unique,
+    raycluster_worker_priority,
+    raycluster_worker_replicas,
+    raycronjob_schedule,
+    raycronjob_time_zone,
+    rayjob_backoff_limit,
+    rayjob_cluster_source,
+    rayjob_deadlines,
+    rayjob_deletion_strategy,
+    rayjob_production_settings,
+    rayjob_runtime_env_yaml,
+    rayjob_submission_mode,
+    rayjob_suspend,
+    rayjob_ttl_after_finished,
+    rayservice_head_service_name,
+    rayservice_initializing_timeout,
+    rayservice_upgrade_strategy,
+    resources_gpu_in_cpu_only_environment,
+    resources_gpu_limit_mismatch,
+    resources_gpu_scheduling,
+    resources_head_accepts_work,
+    security_exposed_endpoints,
+    security_literal_credentials,
+)
+
+# rule id -> module, sorted by id
+RULES: dict[str, ModuleType] = {m.ID: m for m in sorted(_MODULES, key=lambda m: m.ID)}
+
+
+def describe(rule_id: str) -> str:
+    """A rule's documentation as `krc rules ID` prints it; an unknown id is bad input."""
+    from ..problems import KrcError
+
+    rule = RULES.get(rule_id)
+    if rule is None:
+        import difflib
+
+        near = difflib.get_close_matches(rule_id, list(RULES), n=1)
+        hint = f"did you mean '{near[0]}'? " if near else ""
+        raise KrcError(f"no lint rule '{rule_id}'; {hint}run 'krc rules' for the list")
+    versions = getattr(rule, "VERSIONS", "") or "all"
+    scope = "environments only" if getattr(rule, "ENVIRONMENT_ONLY", False) else "paths and environments"
+    header = f"{rule.ID}  ({rule.SEVERITY}; operator versions: {versions}; {scope})\n{rule.SUMMARY}\n\n"
+    return header + (rule.__doc__ or "").strip() + "\n"

@@ -1,0 +1,42 @@
+"""Every Helm value given to the operator chart is one its templates read.
+
+Helm silently ignores values a chart never reads (the KubeRay chart has no values.schema.json), so a typo
+such as `watchNamespaces` for `watchNamespace` changes nothing. The paths a chart reads are collected from
+its templates for the pinned version.
+
+Fails (environment):
+
+    operator:
+      values:
+        singleNamespaceInstal: true
+
+Passes:
+
+    operator:
+      values:
+        singleNamespaceInstall: true
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.chart_values import unread_values
+from ..lint.context import LintContext
+from ..problems import Problem
+
+ID = "chart/unread-values"
+SEVERITY = "error"
+SUMMARY = "Helm values for the operator chart are paths its templates read"
+VERSIONS = ""
+ENVIRONMENT_ONLY = True
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    if context.chart is None or not isinstance(context.helm_values, dict):
+        return
+    for unread in unread_values(context.helm_values, context.chart):
+        dotted = ".".join(unread.path)
+        hint = f"did you mean '{unread.suggestion}'? " if unread.suggestion else ""
+        yield context.environment_problem(
+            f"Helm value '{dotted}' is not read by {context.chart.name} {context.chart.version}, so Helm ignores "
+            f"it; {hint}fix or remove it", ("operator", "values") + unread.path)

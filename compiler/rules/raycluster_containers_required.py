@@ -1,0 +1,39 @@
+"""Every group's pod template needs at least one container; the first one is the Ray container.
+
+Fails:
+
+    headGroupSpec:
+      template:
+        spec:
+          containers: []
+
+Passes:
+
+    headGroupSpec:
+      template:
+        spec:
+          containers:
+          - name: ray-head
+            image: rayproject/ray:2.52.0
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.ray_objects import cluster_views
+from ..problems import Problem
+
+ID = "raycluster/containers-required"
+SEVERITY = "error"
+SUMMARY = "head and worker pod templates have at least one container"
+VERSIONS = ""
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for cluster in cluster_views(context):
+        for group in cluster.groups:
+            if not group.containers:
+                what = "headGroupSpec" if group.is_head else f"worker group '{group.name}'"
+                yield cluster.obj.problem(f"{what} has no container; add the Ray container as the first entry of "
+                                          "template.spec.containers", group.path + ("template", "spec"))

@@ -1,0 +1,36 @@
+"""Kubernetes token auth (`authOptions.enableK8sTokenAuth`) is only supported on a standalone RayCluster.
+
+Fails:
+
+    kind: RayJob
+    spec:
+      rayClusterSpec:
+        authOptions: {mode: token, enableK8sTokenAuth: true}
+
+Passes:
+
+    kind: RayJob
+    spec:
+      rayClusterSpec:
+        authOptions: {mode: token}
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.context import LintContext, get_in
+from ..lint.ray_objects import cluster_views
+from ..problems import Problem
+
+ID = "raycluster/k8s-token-auth-standalone"
+SEVERITY = "error"
+SUMMARY = "enableK8sTokenAuth is not used in RayJob, RayService or RayCronJob clusters"
+VERSIONS = ">=1.6"
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for cluster in cluster_views(context):
+        if cluster.owner != "RayCluster" and get_in(cluster.spec, ("authOptions", "enableK8sTokenAuth")) is True:
+            yield cluster.obj.problem(f"a {cluster.owner} cannot use Kubernetes token auth; remove "
+                                      "authOptions.enableK8sTokenAuth (mode: token alone is supported)",
+                                      cluster.at("authOptions", "enableK8sTokenAuth"))

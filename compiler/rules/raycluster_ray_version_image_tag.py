@@ -1,0 +1,55 @@
+"""`rayVersion` matches the Ray version in the images of the Ray containers.
+
+The operator and autoscaler choose behaviour by `rayVersion`; an image with another Ray version runs code the
+operator does not expect. Images without a version tag (digests, `latest`, custom names) are not checked.
+
+Fails:
+
+    rayVersion: "2.52.0"
+    headGroupSpec:
+      template: {spec: {containers: [{name: ray-head, image: "rayproject/ray:2.46.0"}]}}
+
+Passes:
+
+    rayVersion: "2.52.0"
+    headGroupSpec:
+      template: {spec: {containers: [{name: ray-head, image: "rayproject/ray:2.52.0-py312-gpu"}]}}
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.facts import parse_version
+from ..lint.ray_objects import cluster_views
+from ..problems import Problem
+
+ID = "raycluster/ray-version-image-tag"
+SEVERITY = "warning"
+SUMMARY = "rayVersion matches the Ray version in the Ray images' tags"
+VERSIONS = ""
+
+# only images that are Ray builds: rayproject/ray, rayproject/ray-ml, anyscale/ray, .../ray-llm and the like
+_RAY_IMAGE = re.compile(r"(^|/)(ray|ray-ml|ray-llm)(:|@|$)")
+
+
+def image_ray_version(image: str) -> tuple | None:
+    if "@" in image or not _RAY_IMAGE.search(image.rsplit(":", 1)[0] + ":"):
+        return None
+    tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else ""
+    return parse_version(tag) if re.match(r"^v?\d+\.\d+", tag) else None
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for cluster in cluster_views(context):
+        declared = parse_version(cluster.ray_version) if cluster.ray_version else None
+        if declared is None:
+            continue
+        for group in cluster.groups:
+            image = str(group.container.get("image") or "")
+            found = image_ray_version(image)
+            if found is not None and found[:3] != declared[:3]:
+                yield cluster.obj.problem(f"rayVersion is {cluster.ray_version} but the {group.name} group runs "
+                                          f"image {image}; set rayVersion to the image's Ray version or change the "
+                                          "image", group.container_path + ("image",))

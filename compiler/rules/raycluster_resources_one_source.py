@@ -1,0 +1,44 @@
+"""A group declares its Ray resources in one place: the `resources` map or `rayStartParams`, not both.
+
+The group's `resources` map overwrites `num-cpus`, `num-gpus`, `memory` and `resources` in `rayStartParams`,
+so the operator rejects a group that sets both.
+
+Fails:
+
+    workerGroupSpecs:
+    - groupName: gpu
+      resources: {GPU: "1"}
+      rayStartParams: {num-gpus: "1"}
+
+Passes:
+
+    workerGroupSpecs:
+    - groupName: gpu
+      resources: {GPU: "1"}
+      rayStartParams: {}
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.ray_objects import cluster_views
+from ..problems import Problem
+
+ID = "raycluster/resources-one-source"
+SEVERITY = "error"
+SUMMARY = "group resources are set in the resources map or rayStartParams, never both"
+VERSIONS = ">=1.5"
+
+RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for cluster in cluster_views(context):
+        for group in cluster.groups:
+            resources = group.spec.get("resources")
+            params = [k for k in RESOURCE_PARAMS if str(group.ray_start_params.get(k, "") or "") != ""]
+            if isinstance(resources, dict) and resources and params:
+                yield cluster.obj.problem(
+                    f"{group.name} group sets Ray resources both in 'resources' and in rayStartParams "
+                    f"({', '.join(params)}); keep only one of the two", group.path + ("resources",))

@@ -1,0 +1,39 @@
+"""Worker group names are unique within a cluster.
+
+Only the optional validating webhook checks this upstream (the Helm chart installs none); the controller
+would otherwise mix the Pods of same-named groups.
+
+Fails:
+
+    workerGroupSpecs:
+    - groupName: cpu
+    - groupName: cpu
+
+Passes:
+
+    workerGroupSpecs:
+    - groupName: cpu
+    - groupName: cpu-large
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.ray_objects import cluster_views
+from ..problems import Problem
+
+ID = "raycluster/worker-group-names-unique"
+SEVERITY = "error"
+SUMMARY = "worker group names are unique within a cluster"
+VERSIONS = ""
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for cluster in cluster_views(context):
+        seen: set[str] = set()
+        for group in cluster.workers:
+            if group.name in seen:
+                yield cluster.obj.problem(f"worker group name '{group.name}' is used more than once; give each "
+                                          "worker group its own groupName", group.path + ("groupName",))
+            seen.add(group.name)

@@ -1,0 +1,45 @@
+"""Worker group replica bounds are non-negative and minReplicas <= maxReplicas.
+
+Fails:
+
+    workerGroupSpecs:
+    - groupName: cpu
+      minReplicas: 5
+      maxReplicas: 3
+
+Passes:
+
+    workerGroupSpecs:
+    - groupName: cpu
+      minReplicas: 1
+      maxReplicas: 3
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.ray_objects import MAX_INT32, cluster_views, int_or
+from ..problems import Problem
+
+ID = "raycluster/worker-replicas"
+SEVERITY = "error"
+SUMMARY = "worker minReplicas and maxReplicas are non-negative and ordered"
+VERSIONS = ">=1.6"
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for cluster in cluster_views(context):
+        for group in cluster.workers:
+            low = int_or(group.spec.get("minReplicas"), 0)
+            high = int_or(group.spec.get("maxReplicas"), MAX_INT32)
+            if low < 0:
+                yield cluster.obj.problem(f"worker group '{group.name}' has minReplicas {low}; use 0 or more",
+                                          group.path + ("minReplicas",))
+            if high < 0:
+                yield cluster.obj.problem(f"worker group '{group.name}' has maxReplicas {high}; use 0 or more",
+                                          group.path + ("maxReplicas",))
+            if low > high:
+                yield cluster.obj.problem(f"worker group '{group.name}' has minReplicas {low} greater than "
+                                          f"maxReplicas {high}; raise maxReplicas or lower minReplicas",
+                                          group.path + ("minReplicas",))

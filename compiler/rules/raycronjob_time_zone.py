@@ -1,0 +1,51 @@
+"""A RayCronJob `timeZone` is a known IANA zone name (the operator embeds the tz database).
+
+Fails:
+
+    kind: RayCronJob
+    spec:
+      timeZone: Asia/Taipie
+
+Passes:
+
+    kind: RayCronJob
+    spec:
+      timeZone: Asia/Taipei
+"""
+from __future__ import annotations
+
+import zoneinfo
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.ray_objects import objects_of
+from ..problems import Problem
+
+ID = "raycronjob/time-zone"
+SEVERITY = "error"
+SUMMARY = "timeZone is a non-empty IANA time zone name"
+VERSIONS = ">=1.7"
+
+
+def _known(zone: str) -> bool:
+    if zone in ("UTC", "Local"):
+        return True
+    try:
+        zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for obj, spec in objects_of(context, "RayCronJob"):
+        zone = spec.get("timeZone")
+        path = ("spec", "timeZone")
+        if zone is None:
+            continue
+        if zone == "":
+            yield obj.problem("timeZone is empty; remove it to use the operator's local zone, or name a zone such as "
+                              "Europe/Berlin", path)
+        elif not isinstance(zone, str) or not _known(zone):
+            yield obj.problem(f"timeZone '{zone}' is not a known IANA time zone; use a name such as Asia/Taipei or "
+                              "UTC", path)

@@ -1,0 +1,47 @@
+"""`runtimeEnvYAML` is a YAML map (Ray's runtime_env), written as a string.
+
+Fails:
+
+    kind: RayJob
+    spec:
+      runtimeEnvYAML: "- pip"
+
+Passes:
+
+    kind: RayJob
+    spec:
+      runtimeEnvYAML: |
+        pip: [requests==2.26.0]
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import yaml
+
+from ..lint.context import LintContext
+from ..lint.ray_objects import job_views
+from ..problems import Problem
+from ..yamlio import SafeLoader
+
+ID = "rayjob/runtime-env-yaml"
+SEVERITY = "error"
+SUMMARY = "runtimeEnvYAML parses as a YAML map"
+VERSIONS = ""
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for job in job_views(context):
+        text = job.spec.get("runtimeEnvYAML")
+        if text is None or text == "":
+            continue
+        try:
+            value = yaml.load(str(text), Loader=SafeLoader)
+        except yaml.YAMLError as err:
+            problem = str(getattr(err, "problem", "") or err).strip()
+            yield job.obj.problem(f"runtimeEnvYAML is not valid YAML ({problem}); fix its syntax",
+                                  job.at("runtimeEnvYAML"))
+            continue
+        if value is not None and not isinstance(value, dict):
+            yield job.obj.problem(f"runtimeEnvYAML is a {type(value).__name__}, not a map; write keys such as pip, "
+                                  "env_vars, working_dir", job.at("runtimeEnvYAML"))

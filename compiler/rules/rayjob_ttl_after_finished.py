@@ -1,0 +1,40 @@
+"""`ttlSecondsAfterFinished` only acts when `shutdownAfterJobFinishes` is true, and is never negative.
+
+A TTL with shutdown off would clean up nothing, so the operator rejects it.
+
+Fails:
+
+    kind: RayJob
+    spec:
+      ttlSecondsAfterFinished: 600
+
+Passes:
+
+    kind: RayJob
+    spec:
+      shutdownAfterJobFinishes: true
+      ttlSecondsAfterFinished: 600
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.ray_objects import int_or, job_views
+from ..problems import Problem
+
+ID = "rayjob/ttl-after-finished"
+SEVERITY = "error"
+SUMMARY = "ttlSecondsAfterFinished is non-negative and comes with shutdownAfterJobFinishes"
+VERSIONS = ""
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for job in job_views(context):
+        ttl = int_or(job.spec.get("ttlSecondsAfterFinished"), 0)
+        if ttl < 0:
+            yield job.obj.problem(f"ttlSecondsAfterFinished is {ttl}; use 0 or more", job.at("ttlSecondsAfterFinished"))
+        elif ttl > 0 and not job.shutdown:
+            yield job.obj.problem("ttlSecondsAfterFinished is set but shutdownAfterJobFinishes is not true, so "
+                                  "nothing would be cleaned up; set shutdownAfterJobFinishes: true or remove the TTL",
+                                  job.at("ttlSecondsAfterFinished"))

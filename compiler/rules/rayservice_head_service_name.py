@@ -1,0 +1,39 @@
+"""A RayService names its head Service itself: `headService.metadata.name` must stay unset.
+
+Fails:
+
+    kind: RayService
+    spec:
+      rayClusterConfig:
+        headGroupSpec:
+          headService: {metadata: {name: my-head}}
+
+Passes:
+
+    kind: RayService
+    spec:
+      rayClusterConfig:
+        headGroupSpec:
+          headService: {metadata: {labels: {team: a}}}
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.context import LintContext, get_in
+from ..lint.ray_objects import objects_of
+from ..problems import Problem
+
+ID = "rayservice/head-service-name"
+SEVERITY = "error"
+SUMMARY = "a RayService's headService has no metadata.name"
+VERSIONS = ""
+
+PATH = ("spec", "rayClusterConfig", "headGroupSpec", "headService", "metadata", "name")
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for obj, _ in objects_of(context, "RayService"):
+        if get_in(obj.document, PATH):
+            yield obj.problem("rayClusterConfig.headGroupSpec.headService.metadata.name is set, but a RayService "
+                              "names its head Service itself; remove the name", PATH)

@@ -1,0 +1,45 @@
+"""The annotation `ray.io/initializing-timeout` is a positive Go duration ('5m', '1h') or positive seconds.
+
+Fails:
+
+    kind: RayService
+    metadata:
+      annotations: {ray.io/initializing-timeout: "0"}
+
+Passes:
+
+    kind: RayService
+    metadata:
+      annotations: {ray.io/initializing-timeout: "10m"}
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.go_formats import go_duration_seconds
+from ..lint.ray_objects import objects_of
+from ..problems import Problem
+
+ID = "rayservice/initializing-timeout"
+SEVERITY = "error"
+SUMMARY = "ray.io/initializing-timeout is a positive duration or number of seconds"
+VERSIONS = ">=1.6"
+
+ANNOTATION = "ray.io/initializing-timeout"
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for obj, _ in objects_of(context, "RayService"):
+        value = str((obj.metadata.get("annotations") or {}).get(ANNOTATION, "") or "")
+        if not value:
+            continue
+        path = ("metadata", "annotations", ANNOTATION)
+        seconds = go_duration_seconds(value)
+        if seconds is None and value.lstrip("+-").isdigit():
+            seconds = float(int(value))
+        if seconds is None:
+            yield obj.problem(f"annotation {ANNOTATION} is '{value}', neither a duration nor seconds; write e.g. "
+                              "'5m' or '300'", path)
+        elif seconds <= 0:
+            yield obj.problem(f"annotation {ANNOTATION} is '{value}'; use a positive duration such as '5m'", path)

@@ -1,0 +1,52 @@
+"""A group that asks for GPUs can land on a GPU node: it tolerates the GPU taint or selects GPU nodes.
+
+GPU node pools are usually tainted `nvidia.com/gpu`; without a matching toleration (or a node selector or
+affinity that picks GPU nodes, where the platform adds the toleration) the Pods stay Pending.
+
+Fails (environment):
+
+    template:
+      spec:
+        containers: [{name: w, resources: {limits: {nvidia.com/gpu: 1}}}]
+
+Passes:
+
+    template:
+      spec:
+        tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+        containers: [{name: w, resources: {limits: {nvidia.com/gpu: 1}}}]
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.ray_objects import GroupView, cluster_views
+from ..lint.ray_resources import NVIDIA_GPU, gpu_limit
+from ..problems import Problem
+
+ID = "resources/gpu-scheduling"
+SEVERITY = "warning"
+SUMMARY = "GPU groups tolerate the GPU taint or select GPU nodes"
+VERSIONS = ""
+ENVIRONMENT_ONLY = True
+
+
+def _reaches_gpu_nodes(group: GroupView) -> bool:
+    spec = group.template_spec
+    for toleration in spec.get("tolerations") or []:
+        if isinstance(toleration, dict) and (toleration.get("key") == NVIDIA_GPU or (
+                not toleration.get("key") and toleration.get("operator") == "Exists")):
+            return True
+    selectors = json.dumps([spec.get("nodeSelector") or {}, spec.get("affinity") or {}]).lower()
+    return "gpu" in selectors or "accelerator" in selectors
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for cluster in cluster_views(context):
+        for group in cluster.groups:
+            if gpu_limit(group) > 0 and not _reaches_gpu_nodes(group):
+                yield cluster.obj.problem(f"{group.name} group requests nvidia.com/gpu but neither tolerates the "
+                                          "nvidia.com/gpu taint nor selects GPU nodes; add the toleration or a GPU "
+                                          "node selector", group.path + ("template", "spec"))

@@ -1,0 +1,43 @@
+"""In production, a cluster with worker groups keeps Ray tasks off its head (`num-cpus: "0"`).
+
+Work on the head competes with the GCS and the dashboard; an overloaded head takes the whole cluster down.
+
+Fails (production environment):
+
+    headGroupSpec:
+      rayStartParams: {}
+    workerGroupSpecs: [{groupName: cpu}]
+
+Passes:
+
+    headGroupSpec:
+      rayStartParams: {num-cpus: "0"}
+    workerGroupSpecs: [{groupName: cpu}]
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..lint.context import LintContext
+from ..lint.ray_objects import cluster_views
+from ..lint.ray_resources import ray_resources
+from ..problems import Problem
+
+ID = "resources/head-accepts-work"
+SEVERITY = "warning"
+SUMMARY = "in production, the head of a cluster with workers advertises no CPUs to Ray"
+VERSIONS = ""
+ENVIRONMENT_ONLY = True
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    if not context.production:
+        return
+    for cluster in cluster_views(context):
+        if not cluster.workers:
+            continue
+        cpu = ray_resources(cluster.head).cpu
+        if cpu != 0:
+            yield cluster.obj.problem("the head accepts Ray tasks in a production environment; set the head's "
+                                      "rayStartParams num-cpus: \"0\" so work runs on the workers",
+                                      cluster.head.path + ("rayStartParams",))

@@ -1,0 +1,78 @@
+"""Tokens and passwords are referenced from Secrets, never written into manifests.
+
+Flags environment variables whose name says they hold a credential (TOKEN, PASSWORD, SECRET, API_KEY,
+ACCESS_KEY, CREDENTIAL) with a literal `value`, a literal `rayStartParams.redis-password`, and a literal
+`gcsFaultToleranceOptions.redisPassword.value`.
+
+Fails:
+
+    env:
+    - name: HF_TOKEN
+      value: hf_abcdef
+
+Passes:
+
+    env:
+    - name: HF_TOKEN
+      valueFrom: {secretKeyRef: {name: hf, key: token}}
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from ..lint.context import LintContext, LintObject
+from ..lint.ray_objects import cluster_views
+from ..problems import Problem
+
+ID = "security/literal-credentials"
+SEVERITY = "warning"
+SUMMARY = "credentials come from Secret references, not literal values"
+VERSIONS = ""
+
+_CREDENTIAL = re.compile(r"(TOKEN|PASSWORD|PASSWD|SECRET|API_?KEY|ACCESS_?KEY|CREDENTIAL)", re.IGNORECASE)
+# names that say where a credential is, or how it is used, not the credential itself
+_NOT_A_VALUE = re.compile(r"(_FILE|_PATH|_DIR|_NAME|_MODE|_ENABLED|_URL|_ENDPOINT|_REF)$", re.IGNORECASE)
+_EXPANSION = re.compile(r"^\$(\{|\()?[A-Za-z_][A-Za-z0-9_]*(\}|\))?$")
+
+
+_SWITCH = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", "enabled", "disabled"})
+
+
+def _literal(value: Any) -> bool:
+    """A value that could be a secret: not empty, not a $(VAR) expansion, not an on/off switch."""
+    return (isinstance(value, str) and value.strip() != "" and not _EXPANSION.match(value.strip())
+            and value.strip().lower() not in _SWITCH)
+
+
+def _env_findings(obj: LintObject, value: Any, path: tuple) -> Iterator[Problem]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if key == "env" and isinstance(child, list):
+                for i, entry in enumerate(child):
+                    name = str(entry.get("name", "")) if isinstance(entry, dict) else ""
+                    if name and _CREDENTIAL.search(name) and not _NOT_A_VALUE.search(name) and _literal(entry.get("value")):
+                        yield obj.problem(f"env {name} holds a literal credential; store it in a Secret and use "
+                                          "valueFrom.secretKeyRef", path + (key, i, "value"))
+            else:
+                yield from _env_findings(obj, child, path + (key,))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            yield from _env_findings(obj, child, path + (i,))
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for obj in context.kuberay_objects():
+        yield from _env_findings(obj, obj.document.get("spec"), ("spec",))
+    for cluster in cluster_views(context):
+        password = cluster.head.ray_start_params.get("redis-password")
+        if _literal(password):
+            yield cluster.obj.problem("rayStartParams.redis-password is written literally; use "
+                                      "gcsFaultToleranceOptions.redisPassword.valueFrom.secretKeyRef",
+                                      cluster.head.path + ("rayStartParams", "redis-password"))
+        options = cluster.spec.get("gcsFaultToleranceOptions")
+        if isinstance(options, dict) and isinstance(options.get("redisPassword"), dict) and _literal(
+                options["redisPassword"].get("value")):
+            yield cluster.obj.problem("gcsFaultToleranceOptions.redisPassword.value is written literally; use "
+                                      "redisPassword.valueFrom.secretKeyRef",
+                                      cluster.at("gcsFaultToleranceOptions", "redisPassword", "value"))

@@ -1,0 +1,122 @@
+"""String formats and Kubernetes name shapes, each a cheap predicate compiled once.
+
+The API server checks `format` on strings only; int32/int64 ranges on integers are checked here too because the
+operator decodes those fields into Go int32/int64 and fails on a value out of range.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime
+import ipaddress
+import re
+from typing import Any, Callable
+
+INT32 = (-(2**31), 2**31 - 1)
+INT64 = (-(2**63), 2**63 - 1)
+
+_DATE_TIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+
+
+def as_text(value: Any) -> str:
+    """YAML turns unquoted dates into date objects; the API server sees the same text as a string."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def _date_time(text: str) -> bool:
+    if not _DATE_TIME.match(text):
+        return False
+    try:
+        datetime.datetime.fromisoformat(text.replace("z", "Z").replace("t", "T"))
+    except ValueError:
+        return False
+    return True
+
+
+def _date(text: str) -> bool:
+    try:
+        return bool(_DATE.match(text)) and bool(datetime.date.fromisoformat(text))
+    except ValueError:
+        return False
+
+
+def _byte(text: str) -> bool:
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _ip(version: int) -> Callable[[str], bool]:
+    def check(text: str) -> bool:
+        try:
+            return ipaddress.ip_address(text).version == version
+        except ValueError:
+            return False
+    return check
+
+
+def _cidr(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return False
+    return "/" in text
+
+
+# format name -> (predicate on the string, what a valid value looks like)
+STRING_FORMATS: dict[str, tuple[Callable[[str], bool], str]] = {
+    "date-time": (_date_time, "an RFC 3339 date-time such as 2026-01-31T12:00:00Z"),
+    "date": (_date, "a date such as 2026-01-31"),
+    "byte": (_byte, "base64-encoded data"),
+    "uuid": (lambda t: bool(_UUID.match(t)), "a UUID"),
+    "ipv4": (_ip(4), "an IPv4 address"),
+    "ipv6": (_ip(6), "an IPv6 address"),
+    "cidr": (_cidr, "a CIDR such as 10.0.0.0/16"),
+}
+
+INTEGER_FORMATS: dict[str, tuple[int, int]] = {"int32": INT32, "int64": INT64}
+
+
+def dns_subdomain_problem(text: str) -> str | None:
+    if len(text) > 253:
+        return "must be at most 253 characters"
+    if not _DNS_SUBDOMAIN.match(text):
+        return "must be a lowercase DNS subdomain (a-z, 0-9, '-' and '.', starting and ending alphanumeric)"
+    return None
+
+
+def dns_label_problem(text: str) -> str | None:
+    if len(text) > 63:
+        return "must be at most 63 characters"
+    if not _DNS_LABEL.match(text):
+        return "must be a lowercase DNS label (a-z, 0-9 and '-', starting and ending alphanumeric)"
+    return None
+
+
+def qualified_name_problem(text: str) -> str | None:
+    """Label and annotation keys: an optional DNS-subdomain prefix and '/', then a name of at most 63."""
+    prefix, slash, name = text.rpartition("/")
+    if slash and (not prefix or dns_subdomain_problem(prefix)):
+        return "has a prefix that is not a lowercase DNS subdomain"
+    if len(name) > 63 or not _QUALIFIED_NAME_PART.match(name):
+        return "must be at most 63 characters of alphanumerics, '-', '_' or '.', starting and ending alphanumeric"
+    return None
+
+
+def label_value_problem(text: str) -> str | None:
+    if text and (len(text) > 63 or not _QUALIFIED_NAME_PART.match(text)):
+        return "must be empty or at most 63 characters of alphanumerics, '-', '_' or '.', " \
+               "starting and ending alphanumeric"
+    return None

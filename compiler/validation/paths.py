@@ -1,0 +1,69 @@
+"""Field paths inside an object, as the validator builds them and as problems show them.
+
+Convention (used by every problem this package reports): map keys are joined with dots, list items are shown
+by their index in brackets, exactly as the API server reports them:
+``spec.workerGroupSpecs[0].template.spec.containers[1].image``. Indexes, not item names, because they are
+unambiguous and map straight onto the positions `yamlio.load_with_positions` records (see `path_tuple`).
+A key that is not a plain identifier (labels, annotations, rayStartParams keys) is shown quoted in brackets:
+``metadata.labels["app.kubernetes.io/name"]``.
+
+While walking, a path is a cons cell ``(parent, segment)`` so descending costs one small tuple; it is turned
+into text only when a problem is reported.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Optional
+
+from ..problems import Location
+
+# (parent, segment) or None for the document root
+LinkedPath = Optional[tuple[Any, Any]]
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+_SEGMENT = re.compile(r'\.?([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
+
+
+def path_tuple(path: LinkedPath) -> tuple[Any, ...]:
+    segments = []
+    while path is not None:
+        path, segment = path
+        segments.append(segment)
+    segments.reverse()
+    return tuple(segments)
+
+
+def render(segments: tuple[Any, ...]) -> str:
+    out: list[str] = []
+    for segment in segments:
+        if isinstance(segment, int):
+            out.append(f"[{segment}]")
+        elif _PLAIN_KEY.match(segment):
+            out.append(f".{segment}" if out else segment)
+        else:
+            out.append(f"[{json.dumps(segment, ensure_ascii=False)}]")
+    return "".join(out)
+
+
+def parse(text: str) -> tuple[Any, ...]:
+    """The segments of a rendered path: ``render(parse(p)) == p`` for every path this package reports."""
+    segments: list[Any] = []
+    pos = 0
+    while pos < len(text):
+        match = _SEGMENT.match(text, pos)
+        if not match or match.end() == pos:
+            raise ValueError(f"not a field path: {text!r}")
+        key, index, quoted = match.groups()
+        segments.append(key if key is not None else int(index) if index is not None else json.loads(quoted))
+        pos = match.end()
+    return tuple(segments)
+
+
+def nearest_location(positions: dict[tuple[Any, ...], Location], segments: tuple[Any, ...]) -> Location | None:
+    """Where a field is, or its closest ancestor that exists (a missing required field points at its parent)."""
+    for end in range(len(segments), -1, -1):
+        location = positions.get(segments[:end])
+        if location is not None:
+            return location
+    return None

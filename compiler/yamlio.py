@@ -1,0 +1,132 @@
+"""YAML in and out: loading that keeps line numbers, and one canonical dump used for every written file.
+
+The C loader and dumper are used when PyYAML was built with libyaml; both produce the same data and bytes.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import yaml
+
+from .problems import KrcError, Location
+
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+# Path of a value inside a document: map keys and list indexes.
+Path = tuple[Any, ...]
+Positions = dict[Path, Location]
+
+
+def _mark(filename: str, node: yaml.Node) -> Location:
+    return Location(filename, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _syntax_error(filename: str, err: yaml.YAMLError) -> KrcError:
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    problem = getattr(err, "problem", None) or str(err)
+    loc = Location(filename, mark.line + 1, mark.column + 1) if mark else Location(filename)
+    return KrcError(f"invalid YAML: {problem}; fix the syntax at this position", loc)
+
+
+class _Builder:
+    """Turns a composed node tree into plain data, recording where each value starts."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.positions: Positions = {}
+        self._constructor = yaml.SafeLoader("")
+
+    def build(self, node: yaml.Node, path: Path) -> Any:
+        self.positions[path] = _mark(self.filename, node)
+        if isinstance(node, yaml.MappingNode):
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise KrcError("YAML merge keys (<<) are not supported; write the keys out",
+                                   _mark(self.filename, key_node))
+                key = self._constructor.construct_object(key_node, deep=True)
+                if not isinstance(key, (str, int, float, bool)):
+                    raise KrcError("map keys must be scalars", _mark(self.filename, key_node))
+                if key in out:
+                    raise KrcError(f"duplicate key '{key}'; keep one of them", _mark(self.filename, key_node))
+                out[key] = self.build(value_node, path + (key,))
+                # errors about a map entry point at its key, where the reader looks
+                self.positions[path + (key,)] = _mark(self.filename, key_node)
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
+        return self._constructor.construct_object(node, deep=True)
+
+
+def load_with_positions(text: str, filename: str) -> tuple[Any, Positions]:
+    """One YAML document, with the position of every value (by path)."""
+    docs = load_all_with_positions(text, filename)
+    if len(docs) > 1:
+        raise KrcError("expected one YAML document, found several", Location(filename, 1, 1))
+    return docs[0] if docs else (None, {Path(): Location(filename, 1, 1)})
+
+
+def load_all_with_positions(text: str, filename: str) -> list[tuple[Any, Positions]]:
+    """Every document of a YAML stream, each with the position of every value."""
+    try:
+        nodes = list(yaml.compose_all(text, Loader=SafeLoader))
+    except yaml.YAMLError as err:
+        raise _syntax_error(filename, err) from None
+    out = []
+    for node in nodes:
+        if node is None:
+            continue
+        builder = _Builder(filename)
+        out.append((builder.build(node, ()), builder.positions))
+    return out
+
+
+def load_all(text: str, filename: str = "<string>") -> list[Any]:
+    """Every non-empty document of a YAML stream, without positions (the fast path)."""
+    try:
+        return [d for d in yaml.load_all(text, Loader=SafeLoader) if d is not None]
+    except yaml.YAMLError as err:
+        raise _syntax_error(filename, err) from None
+
+
+def load(text: str, filename: str = "<string>") -> Any:
+    try:
+        return yaml.load(text, Loader=SafeLoader)
+    except yaml.YAMLError as err:
+        raise _syntax_error(filename, err) from None
+
+
+class _CanonicalDumper(SafeDumper):  # type: ignore[misc, valid-type]
+    """Sorted keys, block style, multi-line strings as literal blocks: stable and readable in review."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_CanonicalDumper.add_representer(str, _represent_str)
+
+
+def dump(data: Any) -> str:
+    """The canonical text of one document; identical input gives identical bytes on any machine."""
+    return yaml.dump(data, Dumper=_CanonicalDumper, sort_keys=True, default_flow_style=False,
+                     allow_unicode=True, width=1_000_000, explicit_start=False)
+
+
+def dump_all(documents: list[Any]) -> str:
+    return "".join("---\n" + dump(doc) for doc in documents)
+
+
+def iter_paths(data: Any, prefix: Path = ()) -> Iterator[tuple[Path, Any]]:
+    """Every (path, leaf value) in a nested structure, depth first."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from iter_paths(value, prefix + (key,))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from iter_paths(value, prefix + (i,))
+    else:
+        yield prefix, data

@@ -1,0 +1,118 @@
+// Argo CD Applications of one environment, as an app-of-apps (only when the environment has an `argocd` block):
+//   <prefix>            the root: the krc plugin with applications=only, i.e. the three children below
+//   <prefix>-crds       the chart's CRDs through the krc plugin (crds=only): server-side apply, first wave, never pruned
+//   <prefix>-operator   the upstream chart at the pinned version, values inline, skipCrds (the CRDs app owns them)
+//   <prefix>-workloads  the environment's objects through the krc plugin (crds=exclude), tolerating the autoscaler
+// Waves on the children order them inside the root app; Argo CD only waits for a child to be healthy when the
+// Application health check is enabled in argocd-cm (see deploy/argocd/README.md).
+local env = std.extVar('env');
+local environment = std.extVar('environment');
+local chart = std.extVar('chart');
+local helmValues = std.extVar('helmValues');
+local kr = import '../lib/kuberay.libsonnet';
+
+local argocd = kr.get(env, 'argocd', null);
+local enabled = argocd != null && kr.get(argocd, 'enabled', true);
+
+local inCluster = 'https://kubernetes.default.svc';
+local prefix(cd) = kr.get(cd, 'name', 'krc-' + environment);
+local destination(cd, namespace) =
+  local dest = kr.get(cd, 'destination', {});
+  (if std.objectHas(dest, 'name') then { name: dest.name } else { server: kr.get(dest, 'server', inCluster) })
+  + (if namespace != null then { namespace: namespace } else {});
+
+local syncPolicy(cd, prune, options) = {
+  [if kr.get(cd, 'automated', true) then 'automated']: {
+    prune: prune,
+    selfHeal: kr.get(cd, 'selfHeal', true),
+  },
+  [if std.length(options) > 0 then 'syncOptions']: options,
+};
+
+// The krc plugin as a source: the environment and the CRD/Application selection travel as parameters.
+local pluginSource(cd, parameters) = {
+  repoURL: if std.objectHas(cd, 'repoURL') then cd.repoURL
+           else error 'argocd.repoURL is not set: set the Git repository Argo CD reads this project from',
+  targetRevision: kr.get(cd, 'targetRevision', 'HEAD'),
+  path: kr.get(cd, 'path', '.'),
+  plugin: {
+    name: kr.get(cd, 'plugin', 'krc'),
+    parameters: [{ name: 'environment', string: environment }]
+                + [{ name: k, string: parameters[k] } for k in std.objectFields(parameters)],
+  },
+};
+
+local application(cd, role, name, wave, spec) = {
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Application',
+  metadata: {
+    name: name,
+    namespace: kr.get(cd, 'namespace', 'argocd'),
+    labels: kr.get(env, 'labels', {}) + { 'krc.dev/environment': environment, 'krc.dev/argocd-role': role },
+    annotations: { 'krc.dev/source': 'argocd' }
+                 + (if wave != null then { 'argocd.argoproj.io/sync-wave': std.toString(wave) } else {})
+                 + (if role == 'workloads' then { 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' } else {}),
+    // cascade deletion for what krc owns outright; the CRDs app has none (deleting CRDs deletes every Ray object)
+    [if role == 'operator' || role == 'workloads' then 'finalizers']: ['resources-finalizer.argocd.argoproj.io'],
+  },
+  spec: { project: kr.get(cd, 'project', 'default') } + spec,
+};
+
+// RayClusters whose worker replicas the autoscaler owns (rendered the same way as rayclusters.jsonnet).
+local autoscaled = [
+  cluster
+  for cluster in kr.get(env, 'clusters', [])
+  if kr.get(kr.clusterSpec(env, cluster), 'enableInTreeAutoscaling', false) == true
+];
+
+local workloadsIgnore = [
+  {
+    group: 'ray.io',
+    kind: 'RayCluster',
+    name: cluster.name,
+    namespace: kr.get(cluster, 'namespace', env.namespace),
+    // replicas: written by the autoscaler; scaleStrategy: workersToDelete, written by the autoscaler and cleared
+    // by the operator. workerGroupSpecs is an atomic list, so index-free jq paths cover every group.
+    jqPathExpressions: ['.spec.workerGroupSpecs[].replicas', '.spec.workerGroupSpecs[].scaleStrategy'],
+  }
+  for cluster in autoscaled
+];
+
+local children(cd) = [
+  application(cd, 'crds', prefix(cd) + '-crds', -2, {
+    source: pluginSource(cd, { crds: 'only' }),
+    destination: destination(cd, null),
+    // KubeRay CRDs exceed the client-side apply annotation limit; never prune them (that deletes every Ray object)
+    syncPolicy: syncPolicy(cd, false, ['ServerSideApply=true', 'Prune=false', 'Delete=false']),
+  }),
+  application(cd, 'operator', prefix(cd) + '-operator', -1, {
+    source: {
+      repoURL: env.operator.chart.repository,
+      chart: env.operator.chart.name,
+      targetRevision: env.operator.chart.version,
+      helm: { releaseName: chart.name, skipCrds: true, valuesObject: helmValues },
+    },
+    destination: destination(cd, env.operator.namespace),
+    syncPolicy: syncPolicy(cd, kr.get(cd, 'prune', true), ['CreateNamespace=true', 'ServerSideApply=true']),
+  }),
+  application(cd, 'workloads', prefix(cd) + '-workloads', 0, {
+    source: pluginSource(cd, { crds: 'exclude' }),
+    destination: destination(cd, kr.get(kr.get(cd, 'destination', {}), 'namespace', env.namespace)),
+    [if std.length(workloadsIgnore) > 0 then 'ignoreDifferences']: workloadsIgnore,
+    syncPolicy: syncPolicy(cd, kr.get(cd, 'prune', true), [
+      'ServerSideApply=true',
+      'RespectIgnoreDifferences=true',
+      'ApplyOutOfSyncOnly=true',
+      'SkipDryRunOnMissingResource=true',  // the CRDs may still be syncing in their own app
+    ]),
+  }),
+];
+
+local root(cd) = application(cd, 'root', prefix(cd), null, {
+  source: pluginSource(cd, { crds: 'exclude', applications: 'only' }),
+  // the children are Application objects: they live beside Argo CD, not in the target cluster
+  destination: { server: inCluster, namespace: kr.get(cd, 'namespace', 'argocd') },
+  syncPolicy: syncPolicy(cd, kr.get(cd, 'prune', true), []),
+});
+
+if enabled then [root(argocd)] + children(argocd) else []

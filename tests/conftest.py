@@ -1,0 +1,76 @@
+"""Shared fixtures: the upstream material beside the checkout, a vendored chart cache, a project copy.
+
+Tests never write into the real repository: a project fixture is a copy in tmp_path, and a guard fails the
+session if golden/ changed.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from compiler.charts import vendor
+from compiler.project import Project
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
+CHARTS_DIR = SHARED_DIR / "kuberay" / "charts"
+CHART_VERSIONS = ("1.5.2", "1.6.2", "1.7.0")
+# What a project copy needs; rendered/ and vendor/charts are made fresh.
+PROJECT_PARTS = ("environments", "templates", "golden", "policies", "deploy")
+
+if not (CHARTS_DIR / "index.yaml").exists():
+    raise RuntimeError(f"tests need the upstream chart repository at {CHARTS_DIR} (../shared beside the checkout)")
+os.environ.setdefault("KRC_CHART_REPOSITORY", CHARTS_DIR.as_uri())
+
+
+def _tree_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def golden_is_never_written():
+    """No test may change the committed golden/ files."""
+    before = _tree_digest(REPO_ROOT / "golden")
+    yield
+    assert _tree_digest(REPO_ROOT / "golden") == before, "a test wrote into the real golden/ folder"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    return SHARED_DIR
+
+
+@pytest.fixture(scope="session")
+def charts_dir() -> Path:
+    return CHARTS_DIR
+
+
+@pytest.fixture(scope="session")
+def vendor_cache(tmp_path_factory) -> Path:
+    """A vendor/ folder with every upstream chart version, filled once per session through file://."""
+    folder = tmp_path_factory.mktemp("vendor")
+    pins = [vendor.ChartPin("kuberay-operator", v, CHARTS_DIR.as_uri()) for v in CHART_VERSIONS]
+    vendor.vendor(folder, pins)
+    return folder
+
+
+def copy_project(destination: Path, vendor_cache: Path) -> Project:
+    for part in PROJECT_PARTS:
+        if (REPO_ROOT / part).exists():
+            shutil.copytree(REPO_ROOT / part, destination / part)
+    shutil.copytree(vendor_cache, destination / "vendor")
+    return Project(destination)
+
+
+@pytest.fixture
+def project(tmp_path: Path, vendor_cache: Path) -> Project:
+    """A private copy of this repository's project files, with charts vendored."""
+    return copy_project(tmp_path / "project", vendor_cache)

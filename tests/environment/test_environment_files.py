@@ -1,0 +1,109 @@
+"""Loading environments: extends chains, schema errors with file:line:col, required keys, explain."""
+from __future__ import annotations
+
+import pytest
+
+from compiler.environment.model import load_environment
+from compiler.problems import KrcError
+from compiler.project import Project
+
+
+def write(project: Project, name: str, text: str) -> None:
+    project.environment_file(name).write_text(text, encoding="utf-8")
+
+
+def messages(err: pytest.ExceptionInfo) -> list[str]:
+    return [p.one_line() for p in err.value.problems]
+
+
+def test_dev_resolves_through_base_with_provenance(project: Project):
+    env = load_environment(project, "dev")
+    assert env.files == ("environments/base.yaml", "environments/dev.yaml")
+    assert env.data["operator"]["chart"]["version"] == "1.7.0"
+    assert env.data["ray"]["image"] == "rayproject/ray:2.58.0-py312"
+    chain = env.chain_of(("ray", "image"))
+    assert [loc.file for loc in chain] == ["environments/base.yaml"]
+    assert env.location_of(("clusters", "ray-cpu-demo", "workerGroups", "cpu", "maxReplicas")).file == (
+        "environments/dev.yaml")
+
+
+def test_prod_overrides_the_chart_version_of_base(project: Project):
+    env = load_environment(project, "prod-eks-gpu")
+    assert env.data["operator"]["chart"]["version"] == "1.6.2"
+    assert [loc.file for loc in env.chain_of(("operator", "chart", "version"))] == [
+        "environments/base.yaml", "environments/prod-eks-gpu.yaml"]
+
+
+def test_extends_may_chain(project: Project):
+    write(project, "_gpu", "extends: base\ncpuOnly: false\nray: {image: custom}\n")
+    write(project, "staging", "extends: _gpu\nproduction: false\n")
+    env = load_environment(project, "staging")
+    assert env.files == ("environments/base.yaml", "environments/_gpu.yaml", "environments/staging.yaml")
+    assert env.data["ray"]["image"] == "custom"
+    assert "staging" in project.environment_names() and "_gpu" not in project.environment_names()
+
+
+def test_extends_cycle_is_an_error(project: Project):
+    write(project, "a", "extends: b\n")
+    write(project, "b", "extends: a\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "a")
+    assert "cycle: a -> b -> a" in messages(err)[0]
+    assert messages(err)[0].startswith("environments/b.yaml:1:1:")
+
+
+def test_missing_parent_names_the_extends_line(project: Project):
+    write(project, "lonely", "description: x\nextends: nowhere\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "lonely")
+    assert messages(err)[0].startswith("environments/lonely.yaml:2:1: error environment file environments/nowhere.yaml does not exist")
+
+
+def test_unknown_key_has_file_line_col_and_did_you_mean(project: Project):
+    write(project, "typo", "extends: base\nclusters:\n  - name: c\n    workerGroups:\n      - name: g\n        maxReplica: 3\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "typo")
+    [line] = messages(err)
+    assert line.startswith("environments/typo.yaml:6:9: error unknown key 'maxReplica'")
+    assert "did you mean 'maxReplicas'?" in line
+
+
+def test_every_problem_of_every_layer_is_reported(project: Project):
+    write(project, "bad", "extends: base\ncpuOnly: maybe\nnamespce: x\nclusters:\n  - name: Bad_Name\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "bad")
+    lines = messages(err)
+    assert any(l.startswith("environments/bad.yaml:2:1: error cpuOnly: 'maybe' should be of type boolean") for l in lines)
+    assert any(l.startswith("environments/bad.yaml:3:1:") and "did you mean 'namespace'?" in l for l in lines)
+    assert any(l.startswith("environments/bad.yaml:5:5:") and "'Bad_Name' is not a valid Kubernetes name" in l for l in lines)
+
+
+def test_required_after_merge(project: Project):
+    write(project, "bare", "description: nothing extended\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "bare")
+    assert any("operator.chart.version is not set" in l for l in messages(err))
+
+
+def test_duplicate_keys_are_errors(project: Project):
+    write(project, "dup", "extends: base\nproduction: true\nproduction: false\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "dup")
+    assert messages(err)[0].startswith("environments/dup.yaml:3:1: error duplicate key 'production'")
+
+
+def test_yaml_syntax_error_points_at_the_position(project: Project):
+    write(project, "broken", "extends: base\nclusters: [\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "broken")
+    assert messages(err)[0].startswith("environments/broken.yaml:3:")
+    assert "invalid YAML" in messages(err)[0]
+
+
+def test_resolve_dotted_paths_by_name(project: Project):
+    env = load_environment(project, "prod-eks-gpu")
+    path = env.resolve_dotted("clusters.ray-gpu-train.workerGroups.gpu-a10g.gpu")
+    assert path == ("clusters", "ray-gpu-train", "workerGroups", "gpu-a10g", "gpu")
+    assert env.get(path) == 1
+    with pytest.raises(KrcError, match="has no 'nope'"):
+        env.resolve_dotted("clusters.nope")

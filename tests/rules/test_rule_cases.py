@@ -1,0 +1,96 @@
+"""Rule tests driven by case files: tests/rules/cases/<rule id with '/' as '__'>.yaml.
+
+A case file holds `rule:` and `cases:`; each case has `name`, `manifests` (a YAML stream, linted as a file),
+optional `operator` (version, default 1.7.0), `gates` (overrides of that version's chart defaults), `mode`
+(paths | environment), `environment` (the environment dict: production, cpuOnly, namespace, operator...),
+`helmValues`, and `expect`: the findings of this rule, each `{message: <substring>, line: <n>}` (line
+optional). An empty `expect` is a passing case.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.charts.package import read_chart
+from compiler.lint.context import LintContext
+from compiler.lint.facts import chart_default_gates
+from compiler.lint.paths import load_objects
+from compiler.lint.runner import run_rules
+from compiler.rules import RULES
+from compiler.yamlio import load
+
+CASES_DIR = Path(__file__).parent / "cases"
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+
+
+def case_file(rule_id: str) -> Path:
+    return CASES_DIR / (rule_id.replace("/", "__") + ".yaml")
+
+
+def _chart(version: str):
+    return read_chart(SHARED / "kuberay" / "charts" / f"kuberay-operator-{version}.tgz")
+
+
+def _all_cases() -> list:
+    params = []
+    for path in sorted(CASES_DIR.glob("*.yaml")):
+        data = load(path.read_text(encoding="utf-8"), str(path))
+        for case in data["cases"]:
+            params.append(pytest.param(data["rule"], case, tmp_name(path), id=f"{data['rule']}: {case['name']}"))
+    return params
+
+
+def tmp_name(path: Path) -> str:
+    return path.stem + ".manifest.yaml"
+
+
+def context_for(case: dict, manifest: Path) -> LintContext:
+    version = str(case.get("operator", "1.7.0"))
+    chart = _chart(version)
+    helm_values = case.get("helmValues")
+    gates = chart_default_gates(version, helm_values if helm_values is not None else chart.values)
+    gates.update(case.get("gates") or {})
+    environment = case.get("environment") or {}
+    return LintContext(objects=load_objects([manifest]), operator_version=version, feature_gates=gates,
+                       chart=chart, mode=case.get("mode", "paths"), environment_name="test",
+                       environment=environment, helm_values=helm_values,
+                       production=environment.get("production") is True, cpu_only=environment.get("cpuOnly") is True,
+                       environment_file="environments/test.yaml")
+
+
+@pytest.mark.parametrize(("rule_id", "case", "file_name"), _all_cases())
+def test_rule_case(rule_id: str, case: dict, file_name: str, tmp_path: Path) -> None:
+    assert rule_id in RULES, f"case file names unknown rule {rule_id}"
+    manifest = tmp_path / file_name
+    manifest.write_text(case.get("manifests") or "", encoding="utf-8")
+    found = [p for p in run_rules(context_for(case, manifest)) if p.rule == rule_id]
+    expected = case.get("expect") or []
+    shown = "\n".join(p.one_line() for p in found)
+    assert len(found) == len(expected), f"expected {len(expected)} finding(s), got:\n{shown}"
+    for problem, want in zip(found, expected):
+        assert want["message"] in problem.message, shown
+        if "line" in want:
+            assert problem.location is not None and problem.location.line == want["line"], shown
+        assert problem.severity == RULES[rule_id].SEVERITY
+        assert problem.message.rstrip().endswith(tuple("abcdefghijklmnopqrstuvwxyz0123456789)'\"")), \
+            "messages end with what to do, not with punctuation noise"
+
+
+@pytest.mark.parametrize("rule_id", sorted(RULES))
+def test_every_rule_has_cases_that_fail_and_pass(rule_id: str) -> None:
+    path = case_file(rule_id)
+    assert path.exists(), f"add {path.relative_to(CASES_DIR.parent)}"
+    data = load(path.read_text(encoding="utf-8"), str(path))
+    assert data["rule"] == rule_id
+    assert any(c.get("expect") for c in data["cases"]), "needs a failing case"
+    assert any(not c.get("expect") for c in data["cases"]), "needs a passing case"
+
+
+@pytest.mark.parametrize("rule_id", sorted(RULES))
+def test_every_rule_is_documented(rule_id: str) -> None:
+    rule = RULES[rule_id]
+    assert rule.SEVERITY in ("error", "warning", "info")
+    assert rule.SUMMARY and "\n" not in rule.SUMMARY
+    doc = rule.__doc__ or ""
+    assert "Fails" in doc and "Passes" in doc, "the docstring shows a failing and a passing example"

@@ -1,0 +1,58 @@
+"""The thin CLI: exit codes, one-line errors, nothing written on bad input."""
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from compiler import output
+from compiler.cli import main
+from compiler.project import Project
+
+
+def run(project: Project, *args: str):
+    return CliRunner().invoke(main, ["--project", str(project.root), *args])
+
+
+def test_render_check_and_golden_round_trip(project: Project):
+    result = run(project, "render")
+    assert result.exit_code == 0, result.output
+    assert "4 CRDs of kuberay-operator 1.7.0" in result.output and "rendered prod-eks-gpu:" in result.output
+    assert run(project, "check").exit_code == 0
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text().replace("maxReplicas: 2", "maxReplicas: 3"))
+    result = run(project, "check")
+    assert result.exit_code == 1
+    assert "changed: golden/dev/manifests/raycluster-ray-cpu-demo.yaml" in result.output
+    assert run(project, "golden", "dev").exit_code == 0
+    assert run(project, "check").exit_code == 0
+
+
+def test_bad_input_exits_2_with_file_line_and_writes_nothing(project: Project):
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text().replace("maxReplicas: 2", "maxReplicas: two"))
+    result = run(project, "render")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("environments/dev.yaml:")
+    assert "maxReplicas: 'two' should be of type integer" in lines[0]
+    assert output.read_tree(project.rendered_dir) == {}
+
+
+def test_unknown_environment_lists_the_known_ones(project: Project):
+    result = run(project, "render", "staging")
+    assert result.exit_code == 2
+    assert "unknown environment 'staging'; choose one of: dev, prod-eks-gpu" in result.output
+
+
+def test_explain(project: Project):
+    result = run(project, "explain", "dev", "clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas")
+    assert result.exit_code == 0
+    assert "dev: clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas =\n  2\n  set at environments/dev.yaml:" in result.output
+    result = run(project, "explain", "prod-eks-gpu", "operator.chart.version")
+    assert "  set at environments/base.yaml:" in result.output
+    assert "  overridden at environments/prod-eks-gpu.yaml:" in result.output
+
+
+def test_vendor_reports_cached_charts(project: Project):
+    result = run(project, "vendor")
+    assert result.exit_code == 0
+    assert "kuberay-operator 1.6.2 sha256:8edc14b9" in result.output and "(cached)" in result.output

@@ -1,0 +1,197 @@
+"""The compile pipeline end to end: what dev and prod render, determinism, golden, nothing half-written."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from compiler import output, pipeline, yamlio
+from compiler.problems import KrcError
+from compiler.project import Project
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def line_of(project: Project, env: str, text: str) -> int:
+    lines = project.environment_file(env).read_text().splitlines()
+    return lines.index(text) + 1
+
+
+def objects_by_ref(render: pipeline.Render) -> dict[str, dict]:
+    return {o.ref: o.document for o in render.objects}
+
+
+def test_dev_renders_the_product_notes_raycluster(project: Project):
+    render = pipeline.compile_environment(project, "dev")
+    objects = objects_by_ref(render)
+    assert objects["Namespace/ray-demo"]["apiVersion"] == "v1"
+    cluster = objects["RayCluster/ray-demo/ray-cpu-demo"]
+    assert cluster["apiVersion"] == "ray.io/v1"
+    spec = cluster["spec"]
+    resources = {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"cpu": "1", "memory": "2Gi"}}
+    image = "rayproject/ray:2.58.0-py312"
+    assert spec == {
+        "rayVersion": "2.58.0",
+        "enableInTreeAutoscaling": True,
+        "autoscalerOptions": {"version": "v2", "idleTimeoutSeconds": 60},
+        "headGroupSpec": {
+            "serviceType": "ClusterIP",
+            "rayStartParams": {"num-cpus": "0"},
+            "template": {"spec": {"containers": [{"name": "ray-head", "image": image, "resources": resources}]}},
+        },
+        "workerGroupSpecs": [{
+            "groupName": "cpu", "replicas": 0, "minReplicas": 0, "maxReplicas": 2, "rayStartParams": {},
+            "template": {"spec": {"containers": [{"name": "ray-worker", "image": image, "resources": resources}]}},
+        }],
+    }
+    assert render.chart.version == "1.7.0"
+
+
+def test_prod_gpu_groups_agree_on_gpus_tolerations_and_node_selectors(project: Project):
+    render = pipeline.compile_environment(project, "prod-eks-gpu")
+    assert render.chart.version == "1.6.2"
+    cluster = objects_by_ref(render)["RayCluster/ray-prod/ray-gpu-train"]
+    for group in cluster["spec"]["workerGroupSpecs"]:
+        pod = group["template"]["spec"]
+        limit = pod["containers"][0]["resources"]["limits"].get("nvidia.com/gpu")
+        if limit is None:
+            assert "num-gpus" not in group["rayStartParams"]
+            continue
+        assert group["rayStartParams"]["num-gpus"] == limit
+        assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+        assert pod["nodeSelector"]["karpenter.sh/nodepool"] == "gpu"
+        assert pod["containers"][0]["image"].endswith("-gpu")
+        assert pod["serviceAccountName"] == "ray-s3"
+
+
+def test_prod_renders_every_kind_with_the_gates_it_needs(project: Project):
+    render = pipeline.compile_environment(project, "prod-eks-gpu")
+    kinds = sorted(o.document["kind"] for o in render.objects)
+    assert kinds == ["Namespace", "RayCluster", "RayCronJob", "RayJob", "RayService", "ServiceAccount"] or (
+        set(kinds) >= {"Namespace", "RayCluster", "RayCronJob", "RayJob", "RayService", "ServiceAccount"})
+    objects = objects_by_ref(render)
+    service = objects["RayService/ray-prod/summarizer"]["spec"]
+    assert service["upgradeStrategy"]["type"] == "NewClusterWithIncrementalUpgrade"
+    assert service["upgradeStrategy"]["clusterUpgradeOptions"]["gatewayClassName"] == "istio"
+    assert service["rayClusterConfig"]["enableInTreeAutoscaling"] is True
+    assert yamlio.load(service["serveConfigV2"])["applications"][0]["name"] == "summarizer"
+    job = objects["RayJob/ray-prod/train-resnet"]["spec"]
+    assert (job["shutdownAfterJobFinishes"], job["backoffLimit"]) == (True, 2)
+    assert job["activeDeadlineSeconds"] > 0 and job["preRunningDeadlineSeconds"] > 0
+    cron = objects["RayCronJob/ray-prod/nightly-eval"]["spec"]
+    assert cron["schedule"] == "0 2 * * *" and "timeZone" not in cron  # the 1.6.2 CRD has no timeZone
+    account = objects["ServiceAccount/ray-prod/ray-s3"]["metadata"]["annotations"]
+    assert account["eks.amazonaws.com/role-arn"].startswith("arn:aws:iam::")
+    gates = {g["name"]: g["enabled"] for g in render.helm_values["featureGates"]}
+    assert gates["RayCronJob"] and gates["RayServiceIncrementalUpgrade"]
+    assert gates["RayClusterStatusConditions"]  # chart defaults kept: Helm replaces lists whole
+    assert render.helm_values["singleNamespaceInstall"] and render.helm_values["watchNamespace"] == ["ray-prod"]
+
+
+def test_timezone_on_an_older_chart_is_an_error_naming_the_template(project: Project):
+    path = project.environment_file("prod-eks-gpu")
+    path.write_text(path.read_text().replace("    schedule: '0 2 * * *'\n", "    schedule: '0 2 * * *'\n    timeZone: Europe/Berlin\n"))
+    with pytest.raises(KrcError) as err:
+        pipeline.compile_environment(project, "prod-eks-gpu")
+    problem = err.value.problems[0]
+    assert problem.location.file == "templates/objects/raycronjobs.jsonnet"
+    assert "timeZone needs kuberay-operator >= 1.7.0 (pinned: 1.6.2)" in problem.message
+
+
+def test_timezone_is_emitted_on_1_7_0(project: Project):
+    path = project.environment_file("prod-eks-gpu")
+    text = path.read_text().replace("    version: 1.6.2\n", "    version: 1.7.0\n")
+    path.write_text(text.replace("    schedule: '0 2 * * *'\n", "    schedule: '0 2 * * *'\n    timeZone: Europe/Berlin\n"))
+    render = pipeline.compile_environment(project, "prod-eks-gpu")
+    assert objects_by_ref(render)["RayCronJob/ray-prod/nightly-eval"]["spec"]["timeZone"] == "Europe/Berlin"
+
+
+def test_raw_escape_hatch_merges_into_generated_fields(project: Project):
+    path = project.environment_file("dev")
+    path.write_text(path.read_text() + """\
+        raw:
+          template:
+            spec:
+              containers:
+                - name: ray-worker
+                  volumeMounts: [{name: data, mountPath: /data}]
+              volumes: [{name: data, emptyDir: {}}]
+""")
+    spec = objects_by_ref(pipeline.compile_environment(project, "dev"))["RayCluster/ray-demo/ray-cpu-demo"]["spec"]
+    pod = spec["workerGroupSpecs"][0]["template"]["spec"]
+    assert pod["volumes"] == [{"name": "data", "emptyDir": {}}]
+    assert pod["containers"][0]["volumeMounts"] == [{"name": "data", "mountPath": "/data"}]
+    assert pod["containers"][0]["image"] == "rayproject/ray:2.58.0-py312"  # merged, not replaced
+
+
+def test_objects_point_back_at_the_environment_item(project: Project):
+    render = pipeline.compile_environment(project, "dev")
+    cluster = next(o for o in render.objects if o.document["kind"] == "RayCluster")
+    assert str(cluster.location) == f"environments/dev.yaml:{line_of(project, 'dev', '  - name: ray-cpu-demo')}:5"
+    assert cluster.template == "templates/objects/rayclusters.jsonnet"
+
+
+def test_render_is_byte_identical_across_runs_and_paths(tmp_path: Path, vendor_cache: Path, project: Project):
+    pipeline.render_to_disk(project, project.environment_names())
+    first = output.read_tree(project.rendered_dir)
+    other = Project(tmp_path / "elsewhere" / "deeper")
+    shutil.copytree(project.root / "environments", other.environments_dir)
+    shutil.copytree(project.root / "templates", other.templates_dir)
+    shutil.copytree(vendor_cache, other.vendor_dir)
+    pipeline.render_to_disk(other, other.environment_names())
+    pipeline.render_to_disk(other, other.environment_names())
+    assert output.read_tree(other.rendered_dir) == first
+    assert all(content.endswith(b"\n") for content in first.values())
+    assert {p.split("/")[1] for p in first} == {"crds", "crds.lock.yaml", "helm", "manifests"}
+
+
+def test_committed_golden_matches_the_render(tmp_path: Path, vendor_cache: Path):
+    """The repository's own golden/ is current (read in place, never written)."""
+    project = Project(REPO_ROOT)
+    for name in project.environment_names():
+        render = pipeline.compile_environment(_with_vendor(project, tmp_path, vendor_cache), name)
+        mismatch = pipeline.compare_with_golden(render, REPO_ROOT / "golden")
+        assert mismatch.clean, mismatch
+
+
+def _with_vendor(project: Project, tmp_path: Path, vendor_cache: Path) -> Project:
+    copy = Project(tmp_path / "repo")
+    if not copy.root.exists():
+        shutil.copytree(project.environments_dir, copy.environments_dir)
+        shutil.copytree(project.templates_dir, copy.templates_dir)
+        shutil.copytree(vendor_cache, copy.vendor_dir)
+    return copy
+
+
+def test_a_failing_environment_writes_nothing_for_any_environment(project: Project):
+    pipeline.render_to_disk(project, ["dev"])
+    before = output.read_tree(project.rendered_dir)
+    path = project.environment_file("prod-eks-gpu")
+    path.write_text(path.read_text() + "unknownKey: 1\n")
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text().replace("maxReplicas: 2", "maxReplicas: 5"))
+    with pytest.raises(KrcError):
+        pipeline.render_to_disk(project, project.environment_names())
+    assert output.read_tree(project.rendered_dir) == before
+    assert not list(project.root.glob("rendered/.*"))  # no staging folders left behind
+
+
+def test_golden_accept_and_mismatch_listing(project: Project):
+    pipeline.accept_golden(project, ["dev"])
+    assert all(m.clean for m in pipeline.check_golden(project, ["dev"]))
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text().replace("maxReplicas: 2", "maxReplicas: 5"))
+    (project.golden_dir / "dev" / "manifests" / "stale.yaml").write_text("x: 1\n")
+    [mismatch] = pipeline.check_golden(project, ["dev"])
+    assert mismatch.changed == ("manifests/raycluster-ray-cpu-demo.yaml",)
+    assert mismatch.removed == ("manifests/stale.yaml",)
+    assert "crds/rayclusters.ray.io.yaml" not in output.read_tree(project.golden_dir / "dev")
+
+
+def test_explain_prints_value_and_chain(project: Project):
+    result = pipeline.explain(project, "prod-eks-gpu", "operator.chart.version")
+    assert result.value == "1.6.2"
+    assert [str(l) for l in result.chain] == [
+        f"environments/base.yaml:{line_of(project, 'base', '    version: 1.7.0')}:5",
+        f"environments/prod-eks-gpu.yaml:{line_of(project, 'prod-eks-gpu', '    version: 1.6.2')}:5"]
