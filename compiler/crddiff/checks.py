@@ -29,12 +29,19 @@ upgrade-safety preflight, which runs it):
     understand the value (crdify disallows by default, OLM v1 allows).
   - version newly deprecated (clients get warnings; plan the migration), `format` added or changed (only some
     formats are enforced), list type relaxed to `atomic`, map type, `x-kubernetes-embedded-resource`,
-    conversion strategy, subresource added (with `/status` added, writes to the main endpoint stop changing
-    status), short names or categories removed (scripts using them break, objects do not), and any other
-    keyword difference the walk does not model (`allOf`, `anyOf`, `oneOf`, `not`...): fail-soft, but visible.
-- **info**: new CRD, new version, version served again or undeprecated, new optional field, field made
-  optional, enum restriction dropped, bounds loosened, pattern removed, nullable added, preserve-unknown-fields
-  added, CEL rule removed or only its message changed, printer columns, description changes.
+    conversion settings, subresource added (with `/status` added, writes to the main endpoint stop changing
+    status) or `/scale` paths changed, short names or categories removed or singular/list kind renamed
+    (scripts using them break, objects do not), and any other keyword difference the walk does not model
+    (`allOf`, `anyOf`, `oneOf`, `not`...): crdify fails closed on these ("unhandled"); we keep them visible
+    but let a person judge, because every keyword that can reject or prune data has its own check here.
+- **info**: new CRD, new version, version served again or undeprecated, unserved and unstored version
+  removed, new optional field, field made optional, enum restriction dropped, bounds loosened, pattern
+  removed, nullable added, preserve-unknown-fields added, CEL rule removed or only its message changed,
+  deprecation text, printer columns, selectable fields, and description/title/example changes (crdify's
+  `description` check treats them as a proxy for semantic change; OLM v1 turns it off, and a Kubernetes API
+  bump rewrites hundreds of embedded descriptions, which would bury the real findings).
+
+`compare_crds` emits exactly the checks listed in `changes.CHECKS`.
 """
 from __future__ import annotations
 
@@ -48,6 +55,11 @@ _BOUNDS: dict[str, bool] = {"minimum": True, "minLength": True, "minItems": True
                             "maximum": False, "maxLength": False, "maxItems": False, "maxProperties": False}
 _DOCUMENTATION = frozenset({"description", "title", "example", "externalDocs"})
 _CEL = "x-kubernetes-validations"
+
+
+def _one_line(rule: Any) -> str:
+    """A CEL rule for a message: rules may span lines, report lines may not."""
+    return " ".join(str(rule).split())
 
 
 def _type_of(schema: Any) -> str | None:
@@ -117,8 +129,9 @@ class SchemaWalk:
                                   "new required field: existing objects lack it and become invalid",
                                   None, _type_of(schema))
                     else:
-                        self.emit(prefix + name, "field-added", "info", f"new optional field ({_type_of(schema) or 'any'})",
-                                  None, _type_of(schema))
+                        kind = _type_of(schema)
+                        self.emit(prefix + name, "field-added", "info", f"new optional field ({kind or 'any'})",
+                                  None, kind)
                 else:
                     self.walk(before[name], schema, prefix + name)
         if old_required != new_required:
@@ -192,7 +205,8 @@ class SchemaWalk:
 
     def _exclusive(self, path: str, key: str, old: Any, new: Any) -> None:
         if new:
-            self.emit(path, "bound-tightened", "breaking", f"{key} set: the bound itself is no longer allowed", old, new)
+            self.emit(path, "bound-tightened", "breaking", f"{key} set: the bound itself is no longer allowed",
+                      old, new)
         else:
             self.emit(path, "bound-loosened", "info", f"{key} unset: the bound itself is allowed", old, new)
 
@@ -271,22 +285,24 @@ class SchemaWalk:
         new_by_rule = {r.get("rule"): r for r in after}
         removed = [r for r in before if r.get("rule") not in new_by_rule]
         added = [r for r in after if r.get("rule") not in old_by_rule]
+        wording = {"message", "messageExpression", "reason"}
         for rule, was in old_by_rule.items():
             now = new_by_rule.get(rule)
             if now is None or now == was:
                 continue
-            wording = {"message", "messageExpression", "reason"}
+            text = _one_line(rule)
             if all(was.get(k) == now.get(k) for k in was.keys() | now.keys() if k not in wording):
-                self.emit(path, "validation-message-changed", "info", f"message of CEL rule `{rule}` changed", was, now)
+                self.emit(path, "validation-message-changed", "info", f"message of CEL rule `{text}` changed", was, now)
             else:
-                self.emit(path, "validation-rule-changed", "warning", f"CEL rule `{rule}` changed its options: "
+                self.emit(path, "validation-rule-changed", "warning", f"CEL rule `{text}` changed its options: "
                           "check existing objects against it", was, now)
         # a rule rewritten in place shows up as one removed and one added: report it as a change
         for was, now in zip(removed, added):
-            self.emit(path, "validation-rule-changed", "warning", f"CEL rule `{was.get('rule')}` replaced by "
-                      f"`{now.get('rule')}`: check existing objects against it", was, now)
+            self.emit(path, "validation-rule-changed", "warning", f"CEL rule `{_one_line(was.get('rule'))}` "
+                      f"replaced by `{_one_line(now.get('rule'))}`: check existing objects against it", was, now)
         for now in added[len(removed):]:
-            self.emit(path, "validation-rule-added", "warning", f"CEL rule added: `{now.get('rule')}`; "
+            self.emit(path, "validation-rule-added", "warning", f"CEL rule added: `{_one_line(now.get('rule'))}`; "
                       "existing objects or updates may be rejected", None, now)
         for was in removed[len(added):]:
-            self.emit(path, "validation-rule-removed", "info", f"CEL rule removed: `{was.get('rule')}`", was, None)
+            self.emit(path, "validation-rule-removed", "info", f"CEL rule removed: `{_one_line(was.get('rule'))}`",
+                      was, None)

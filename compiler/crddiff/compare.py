@@ -18,7 +18,8 @@ def _index(crds: Sequence[dict], side: str) -> dict[str, dict]:
         name = (crd.get("metadata") or {}).get("name") if isinstance(crd, dict) else None
         if not isinstance(name, str) or not name:
             raise KrcError(f"a CustomResourceDefinition on the {side} side has no metadata.name; fix the CRD file")
-        versions = (crd.get("spec") or {}).get("versions")
+        spec = crd.get("spec")
+        versions = spec.get("versions") if isinstance(spec, dict) else None
         if not isinstance(versions, list) or not all(isinstance(v, dict) and v.get("name") for v in versions):
             raise KrcError(f"CRD {name} on the {side} side has no spec.versions list of named versions; "
                            "only apiextensions.k8s.io/v1 CRDs are supported")

@@ -44,7 +44,7 @@ class SchemaNode:
 
     __slots__ = (
         "type", "accepted", "nullable", "properties", "property_names", "additional", "preserve", "embedded",
-        "is_root", "required", "defaults", "items", "enum", "enum_text", "pattern", "pattern_text",
+        "is_root", "required", "defaults", "items", "enum", "enum_strings", "enum_text", "pattern", "pattern_text",
         "string_format", "integer_range", "format_name", "minimum", "maximum", "exclusive_minimum",
         "exclusive_maximum", "multiple_of", "min_length", "max_length", "min_items", "max_items",
         "min_properties", "max_properties", "unique_items", "list_type", "map_keys", "any_of", "all_of",
@@ -64,7 +64,8 @@ class SchemaNode:
         self.required: tuple[str, ...] = ()
         self.defaults: tuple[tuple[str, Any], ...] = ()
         self.items: SchemaNode | None = None
-        self.enum: frozenset[Any] | None = None
+        self.enum: frozenset[Any] | tuple[Any, ...] | None = None  # keys by enum_key, or raw values
+        self.enum_strings: tuple[str, ...] = ()  # for did-you-mean
         self.enum_text = ""
         self.pattern: re.Pattern[str] | None = None
         self.pattern_text = ""
@@ -95,10 +96,13 @@ class SchemaNode:
     def enum_contains(self, value: Any) -> bool:
         if isinstance(value, (datetime.date, datetime.datetime)):
             value = formats.as_text(value)
-        try:
-            return enum_key(value) in self.enum  # type: ignore[operator]
-        except TypeError:  # unhashable (object or list) values compare structurally
-            return any(value == member for _, member in self.enum)  # type: ignore[union-attr]
+        if isinstance(self.enum, frozenset):
+            try:
+                return enum_key(value) in self.enum
+            except TypeError:  # an object or list value is never equal to a scalar member
+                return False
+        # members include objects or lists: compare structurally (JSON equality, bools apart from numbers)
+        return any(type(value) is type(member) and value == member for member in self.enum or ())
 
 
 def _is_int_or_string_pair(branches: Any) -> bool:
@@ -161,11 +165,12 @@ def _compile(schema: Any, where: str, value_only: bool) -> SchemaNode:
 
 def _compile_value_checks(node: SchemaNode, schema: dict, where: str) -> None:
     if "enum" in schema:
-        values = schema["enum"] or []
+        values = list(schema["enum"] or [])
         try:
             node.enum = frozenset(enum_key(v) for v in values)
         except TypeError:
-            node.enum = frozenset((type(v), _Frozen(v)) for v in values)
+            node.enum = tuple(values)
+        node.enum_strings = tuple(v for v in values if isinstance(v, str))
         node.enum_text = ", ".join(repr(v) if not isinstance(v, str) else f"'{v}'" for v in values)
     if "pattern" in schema:
         node.pattern_text = str(schema["pattern"])
@@ -192,18 +197,3 @@ def _compile_value_checks(node: SchemaNode, schema: dict, where: str) -> None:
     node.scalar_checks = any(x is not None for x in (
         node.enum, node.pattern, node.string_format, node.integer_range, node.minimum, node.maximum,
         node.multiple_of, node.min_length, node.max_length))
-
-
-class _Frozen:
-    """An unhashable enum member (object or list), kept for structural comparison."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return self.value == (other.value if isinstance(other, _Frozen) else other)
-
-    def __hash__(self) -> int:
-        return 0

@@ -196,8 +196,7 @@ class Walker:
 
     def _scalar(self, node: SchemaNode, value: Any, path: LinkedPath) -> None:
         if node.enum is not None and not node.enum_contains(value):
-            options = [m for _, m in node.enum if isinstance(m, str)]
-            close = difflib.get_close_matches(formats.as_text(value), options, n=1, cutoff=0.6)
+            close = difflib.get_close_matches(formats.as_text(value), node.enum_strings, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else "use one of them"
             self.report(path, "schema/enum", f"{describe(value)} is not one of {node.enum_text}; {hint}")
         if type(value) in (int, float):

@@ -262,8 +262,8 @@ def test_purely_additive_upgrade_is_not_breaking():
     old, new = [base_crd()], [base_crd()]
     for mutation in (_add_crd, _new(_add_version), _drop("mode", "enum"), _set("replicas", "maximum", 20),
                      _drop("image", "pattern"), _set("name", "nullable", True),
-                     _new(lambda c: _spec(c)["properties"].__setitem__("extra", {"type": "object", "required": ["x"],
-                                                                                "properties": {"x": {"type": "string"}}})),
+                     _new(lambda c: _spec(c)["properties"].__setitem__("extra", {
+                         "type": "object", "required": ["x"], "properties": {"x": {"type": "string"}}})),
                      _new(lambda c: _spec(c).__setitem__("required", []))):
         mutation(old, new)
     changes = compare_crds(old, new)

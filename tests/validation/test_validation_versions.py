@@ -9,7 +9,7 @@ from compiler.charts.package import read_chart
 from compiler.problems import KrcError
 from compiler.validation import SchemaSet, load_crds_from_path, parse_path
 from compiler.validation.paths import render
-from validation_support import ARGOCD_CRDS, CHARTS, argocd_schemas, cluster, job, kuberay_schemas
+from validation_support import ARGOCD_CRDS, CHARTS, SAMPLES, argocd_schemas, cluster, job, kuberay_schemas
 
 APPLICATION = {
     "apiVersion": "argoproj.io/v1alpha1",
@@ -142,3 +142,11 @@ def test_load_crds_from_a_file_a_directory_and_nothing(tmp_path):
 ])
 def test_paths_round_trip(text):
     assert render(parse_path(text)) == text
+
+
+def test_upstream_170_sample_loses_a_field_on_162_crds():
+    path = SAMPLES / "ray-cluster.network-policy-deny-all.yaml"
+    results = kuberay_schemas("1.6.2").validate_text(path.read_text(encoding="utf-8"), "deny-all.yaml")
+    errors = [(p.rule, p.path) for r in results for p in r.problems if p.severity == "error"]
+    assert errors == [("schema/unknown-field", "spec.networkPolicy")]
+    assert all(r.ok for r in kuberay_schemas("1.7.0").validate_text(path.read_text(encoding="utf-8"), "x.yaml"))

@@ -1,0 +1,86 @@
+"""How `krc policy` scales: the shipped environments vs 50 synthetic ones, all in one CUE engine run.
+
+Baseline, measured in the same run: starting the CUE engine alone (`cue version`). If every environment paid
+its own engine start, 50 environments would cost about 50 baselines; batching should keep the cost near one.
+Run: .venv/bin/python bench/bench_policy.py   (needs node_modules, i.e. `make node_modules`, and vendored charts)
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from compiler.pipeline import vendor_charts  # noqa: E402
+from compiler.policy.engine import find_engine, run_cue  # noqa: E402
+from compiler.project import Project  # noqa: E402
+
+KRC = [sys.executable, "-c", "from compiler.cli import main; main()"]
+SYNTHETIC = 50
+REPEATS = 3
+
+
+def best_of(action, repeats: int = REPEATS) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def project_copy(root: Path) -> Project:
+    for part in ("environments", "templates", "policies"):
+        shutil.copytree(REPO / part, root / part)
+    if (REPO / "vendor" / "charts").is_dir():
+        shutil.copytree(REPO / "vendor", root / "vendor")
+    project = Project(root)
+    vendor_charts(project, project.environment_names())  # only downloads what the copy lacks
+    return project
+
+
+def add_synthetic_environments(project: Project, count: int) -> None:
+    """count environments, alternating copies of the shipped ones, each with its own name and namespace."""
+    shipped = project.environment_names()
+    for i in range(count):
+        source = project.environment_file(shipped[i % len(shipped)]).read_text(encoding="utf-8")
+        project.environment_file(f"synthetic-{i:02d}").write_text(source, encoding="utf-8")
+
+
+def krc_policy(project: Project) -> None:
+    done = subprocess.run([*KRC, "--project", str(project.root), "policy"], capture_output=True, text=True,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    if done.returncode != 0:
+        raise SystemExit(f"krc policy failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+
+
+def main() -> None:
+    engine = find_engine([REPO])
+    with tempfile.TemporaryDirectory(prefix="krc-bench-policy-") as tmp:
+        baseline = best_of(lambda: run_cue(engine, ["version"], Path(tmp)))
+        shipped = project_copy(Path(tmp) / "shipped")
+        many = project_copy(Path(tmp) / "many")
+        add_synthetic_environments(many, SYNTHETIC)
+        n_shipped, n_many = len(shipped.environment_names()), len(many.environment_names())
+        t_shipped = best_of(lambda: krc_policy(shipped))
+        t_many = best_of(lambda: krc_policy(many))
+
+    marginal = (t_many - t_shipped) / (n_many - n_shipped)
+    print(f"engine: {engine.description}")
+    print(f"baseline  engine start (cue version)          {baseline:7.3f} s")
+    print(f"krc policy, {n_shipped:3d} shipped environments        {t_shipped:7.3f} s  = {t_shipped / baseline:5.2f} x baseline")
+    print(f"krc policy, {n_many:3d} environments (+{SYNTHETIC} synthetic) {t_many:7.3f} s  = {t_many / baseline:5.2f} x baseline")
+    print(f"marginal cost per environment                {marginal * 1000:7.1f} ms = {marginal / baseline:5.3f} x baseline")
+    print(f"one engine run per environment would cost    {n_many * baseline:7.3f} s  "
+          f"(batching is {n_many * baseline / t_many:4.1f} x cheaper)")
+    print(f"(each time is the best of {REPEATS} runs; krc policy includes Python start and compiling)")
+
+
+if __name__ == "__main__":
+    main()

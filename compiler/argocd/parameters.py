@@ -1,0 +1,79 @@
+"""What an Argo CD request asks the plugin for, read from the variables the repo-server sets.
+
+Precedence, most specific first: command-line options (local runs), `ARGOCD_APP_PARAMETERS` (the canonical JSON
+of the parameters set on the Application), `PARAM_<NAME>` (the same values, flattened and escaped), then
+`ARGOCD_ENV_KRC_<NAME>` (plugin env entries). Argo CD never sends announced defaults, so the defaults live here.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Literal, Mapping
+
+from ..problems import KrcError
+
+Selection = Literal["include", "exclude", "only"]
+SELECTIONS: tuple[str, ...] = ("include", "exclude", "only")
+
+# name -> (default, allowed values or None for free text)
+PARAMETERS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    "environment": ("", None),
+    "crds": ("include", SELECTIONS),
+    "applications": ("exclude", SELECTIONS),
+    "cluster": ("", None),
+}
+
+
+@dataclass(frozen=True)
+class Request:
+    environment: str  # '' when nobody chose one
+    crds: Selection = "include"  # the chart's CRDs, annotated for server-side apply
+    applications: Selection = "exclude"  # the environment's Argo CD child Applications
+    cluster: str = ""  # retarget the child Applications at this cluster name (ApplicationSet use)
+
+
+def _escaped(name: str) -> str:
+    """Argo CD's PARAM_ name escaping: upper case, everything outside [A-Z0-9_] becomes '_'."""
+    return re.sub(r"[^A-Z0-9_]", "_", name.upper())
+
+
+def _from_json(raw: str) -> dict[str, str]:
+    try:
+        entries = json.loads(raw)
+    except ValueError as err:
+        raise KrcError(f"ARGOCD_APP_PARAMETERS is not valid JSON ({err}); check the Application's plugin "
+                       "parameters") from None
+    if not isinstance(entries, list):
+        raise KrcError("ARGOCD_APP_PARAMETERS must be a JSON array of {name, string|array|map}")
+    found: dict[str, str] = {}
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise KrcError(f"ARGOCD_APP_PARAMETERS entry {entry!r} has no name; give each parameter a name")
+        name = entry["name"]
+        if name not in PARAMETERS:
+            continue  # a parameter for someone else (another tool reading the same Application) is not ours
+        if not isinstance(entry.get("string"), str):
+            raise KrcError(f"plugin parameter '{name}' must be a string parameter (string: ...), "
+                           "not an array or a map")
+        found[name] = entry["string"]
+    return found
+
+
+def read_request(environ: Mapping[str, str], options: Mapping[str, str | None] | None = None) -> Request:
+    """The request from the process environment, with explicit `options` (non-None) taking precedence."""
+    from_json = _from_json(environ["ARGOCD_APP_PARAMETERS"]) if environ.get("ARGOCD_APP_PARAMETERS") else {}
+    values: dict[str, str] = {}
+    for name, (default, allowed) in PARAMETERS.items():
+        option = (options or {}).get(name)
+        candidates = (option, from_json.get(name), environ.get(f"PARAM_{_escaped(name)}"),
+                      environ.get(f"ARGOCD_ENV_KRC_{_escaped(name)}"))
+        value = next((c.strip() for c in candidates if c is not None and c.strip()), default)
+        if allowed is not None and value not in allowed:
+            raise KrcError(f"plugin parameter '{name}' is '{value}'; use one of: {', '.join(allowed)}")
+        values[name] = value
+    request = Request(values["environment"], values["crds"], values["applications"],  # type: ignore[arg-type]
+                      values["cluster"])
+    if request.crds == "only" and request.applications == "only":
+        raise KrcError("plugin parameters crds=only and applications=only exclude each other; pick one")
+    return request
