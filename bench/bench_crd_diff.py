@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from compiler import yamlio  # noqa: E402
 from compiler.crddiff import compare_crds, load_crd_source  # noqa: E402
-from compiler.crddiff.crd_yaml import load_crd_documents  # noqa: E402
+from compiler.charts.crd_yaml import load_crd_documents  # noqa: E402
 
 CHARTS = ROOT / ".." / "shared" / "kuberay" / "charts"
 OLD = CHARTS / "kuberay-operator-1.6.2.tgz"

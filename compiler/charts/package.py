@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .. import yamlio
 from ..problems import KrcError
+from .crd_yaml import load_crd_documents
 
 
 def canonical_json(document: dict) -> str:
@@ -73,7 +74,7 @@ def _members(data: bytes, origin: str) -> dict[str, bytes]:
 
 def parse_crd_documents(text: str, source: str) -> list[Crd]:
     crds = []
-    for doc in yamlio.load_all(text, source):
+    for doc in load_crd_documents(text, source):
         if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
             crds.append(Crd(doc["metadata"]["name"], source, text, canonical_json(doc)))
     return crds

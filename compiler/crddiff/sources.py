@@ -1,19 +1,15 @@
 """Where the CRDs to compare come from: a file, a directory, a chart archive, or NAME@VERSION from a repository.
 
-Chart archives are read here rather than with `charts.package.read_chart`, which also parses values and
-templates with the position-keeping loader; comparing CRDs needs only `crds/`, parsed with the fast loader.
+Chart archives are read with `charts.package`, which parses a chart's CRDs once per archive digest.
 """
 from __future__ import annotations
 
-import hashlib
-import io
 import re
-import tarfile
 from pathlib import Path
 
-from ..charts import repository, vendor
+from ..charts import package, repository, vendor
+from ..charts.crd_yaml import load_crd_documents
 from ..problems import KrcError
-from .crd_yaml import load_crd_documents
 
 # KubeRay's published Helm repository; KRC_CHART_REPOSITORY overrides it (for mirrors and tests)
 DEFAULT_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
@@ -34,22 +30,8 @@ def _read_text(path: Path) -> str:
 
 
 def crds_from_archive(data: bytes, origin: str) -> list[dict]:
-    """The CRDs a packaged chart ships in its `crds/` directory, in file-name order."""
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            members = {m.name: m for m in tar.getmembers() if m.isfile()}
-            roots = {name.split("/", 1)[0] for name in members}
-            if len(roots) != 1:
-                raise KrcError(f"{origin} does not hold exactly one chart directory; is it a Helm chart archive?")
-            prefix = f"{roots.pop()}/crds/"
-            crds: list[dict] = []
-            for name in sorted(n for n in members if n.startswith(prefix) and n.endswith(_YAML_SUFFIXES)):
-                text = tar.extractfile(members[name]).read().decode("utf-8")  # type: ignore[union-attr]
-                crds.extend(_crds_in(text, f"{origin}:{name}"))
-            return crds
-    except (tarfile.TarError, OSError, UnicodeDecodeError) as err:
-        raise KrcError(f"{origin} is not a readable chart archive ({err}); give a .tgz made by 'helm package'") \
-            from None
+    """The CRDs a packaged chart ships in its `crds/` directory, in name order (parsed once per chart digest)."""
+    return [crd.document for crd in package.read_chart_bytes(data, origin).crds]
 
 
 def _crds_from_files(files: list[Path], origin: Path) -> list[dict]:
@@ -62,29 +44,14 @@ def _crds_from_files(files: list[Path], origin: Path) -> list[dict]:
     return crds
 
 
-def _vendored_archive(project_root: Path | None, name: str, version: str) -> bytes | None:
-    """The vendored chart when it is present and matches its lock entry; None when there is none to use."""
-    if project_root is None:
-        return None
-    vendor_dir = project_root / "vendor"
-    path = vendor.archive_path(vendor_dir, name, version)
-    locked = vendor.read_lock(vendor_dir).get((name, version))
-    if locked is None or not path.is_file():
-        return None
-    data = path.read_bytes()
-    if hashlib.sha256(data).hexdigest() != locked:
-        raise KrcError(f"{path} does not match its locked digest sha256:{locked}; delete it and run 'krc vendor'")
-    return data
-
-
 def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict]:
-    data = _vendored_archive(project_root, name, version)
-    origin = f"{name}@{version} (vendored)"
-    if data is None:
-        entry = repository.find_chart(repository.effective_repository(DEFAULT_REPOSITORY), name, version)
-        data = repository.download(entry)
-        origin = entry.url
-    return crds_from_archive(data, origin)
+    """The vendored chart when the project has it locked, else the chart repository."""
+    if project_root is not None:
+        vendor_dir = project_root / "vendor"
+        if (name, version) in vendor.read_lock(vendor_dir) and vendor.archive_path(vendor_dir, name, version).is_file():
+            return [crd.document for crd in vendor.load_vendored_chart(vendor_dir, name, version).crds]
+    entry = repository.find_chart(repository.effective_repository(DEFAULT_REPOSITORY), name, version)
+    return crds_from_archive(repository.download(entry), entry.url)
 
 
 def load_crd_source(spec: str, project_root: Path | None) -> list[dict]:

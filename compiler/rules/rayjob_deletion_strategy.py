@@ -99,7 +99,7 @@ def _rules(job: JobView, rules: list) -> Iterator[Problem]:
                                   "remove the duplicate", path)
         seen.add((condition_key, policy))
         if policy in ORDER:
-            ttls.setdefault(condition_key, {})[policy] = ttl
+            ttls.setdefault(condition_key, {}).setdefault(policy, ttl)  # a duplicate is reported above
     for (key, value), by_policy in ttls.items():
         present = [p for p in ORDER if p in by_policy]
         for earlier, later in zip(present, present[1:]):

@@ -18,7 +18,6 @@ from typing import Iterator
 
 from ..lint.context import LintContext
 from ..lint.go_formats import go_duration_seconds
-from ..lint.ray_objects import objects_of
 from ..problems import Problem
 
 ID = "rayservice/initializing-timeout"
@@ -30,7 +29,9 @@ ANNOTATION = "ray.io/initializing-timeout"
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for obj, _ in objects_of(context, "RayService"):
+    for obj in context.kuberay_objects():
+        if obj.kind != "RayService":
+            continue
         value = str((obj.metadata.get("annotations") or {}).get(ANNOTATION, "") or "")
         if not value:
             continue

@@ -1,0 +1,36 @@
+"""Fixtures for the Argo CD plugin tests: a sidecar-style copy of the repository and Argo CD's CRDs."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.project import Project
+from compiler.validation import SchemaSet, load_crds_from_path
+
+from argocd_sidecar import sidecar_copy
+
+
+@pytest.fixture
+def app_dir(project: Project, tmp_path: Path) -> Path:
+    """The app path inside a fresh copy of the repository, as the CMP server unpacks it."""
+    return sidecar_copy(project.root, tmp_path / "cmp" / "repo")
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "sidecar-cache"
+    (folder / "home").mkdir(parents=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def argocd_crds_dir(shared_dir: Path) -> Path:
+    return shared_dir / "argocd" / "crds"
+
+
+@pytest.fixture(scope="session")
+def argocd_schemas(argocd_crds_dir: Path) -> SchemaSet:
+    schemas = SchemaSet.from_crds(load_crds_from_path(argocd_crds_dir))
+    schemas.compile_all()
+    return schemas
