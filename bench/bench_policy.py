@@ -17,8 +17,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from compiler.pipeline import vendor_charts  # noqa: E402
-from compiler.policy.engine import find_engine, run_cue  # noqa: E402
+from compiler.pipeline import compile_environments, vendor_charts  # noqa: E402
+from compiler.policy import evaluate_policies, policy_input  # noqa: E402
+from compiler.policy.engine import CueEngine, find_engine, run_cue  # noqa: E402
 from compiler.project import Project  # noqa: E402
 
 KRC = [sys.executable, "-c", "from compiler.cli import main; main()"]
@@ -60,6 +61,12 @@ def krc_policy(project: Project) -> None:
         raise SystemExit(f"krc policy failed ({done.returncode}):\n{done.stdout}{done.stderr}")
 
 
+def policies_only(project: Project, engine: CueEngine) -> float:
+    """The policy step alone (one engine run), on environments compiled beforehand."""
+    inputs = [policy_input(r) for r in compile_environments(project, project.environment_names())]
+    return best_of(lambda: evaluate_policies(project.policies_dir, inputs, engine=engine))
+
+
 def main() -> None:
     engine = find_engine([REPO])
     with tempfile.TemporaryDirectory(prefix="krc-bench-policy-") as tmp:
@@ -70,6 +77,7 @@ def main() -> None:
         n_shipped, n_many = len(shipped.environment_names()), len(many.environment_names())
         t_shipped = best_of(lambda: krc_policy(shipped))
         t_many = best_of(lambda: krc_policy(many))
+        e_shipped, e_many = policies_only(shipped, engine), policies_only(many, engine)
 
     marginal = (t_many - t_shipped) / (n_many - n_shipped)
     print(f"engine: {engine.description}")
@@ -77,6 +85,11 @@ def main() -> None:
     print(f"krc policy, {n_shipped:3d} shipped environments        {t_shipped:7.3f} s  = {t_shipped / baseline:5.2f} x baseline")
     print(f"krc policy, {n_many:3d} environments (+{SYNTHETIC} synthetic) {t_many:7.3f} s  = {t_many / baseline:5.2f} x baseline")
     print(f"marginal cost per environment                {marginal * 1000:7.1f} ms = {marginal / baseline:5.3f} x baseline")
+    engine_marginal = (e_many - e_shipped) / (n_many - n_shipped)
+    print(f"policy step only (one engine run), {n_shipped:3d} envs    {e_shipped:7.3f} s  = {e_shipped / baseline:5.2f} x baseline")
+    print(f"policy step only (one engine run), {n_many:3d} envs    {e_many:7.3f} s  = {e_many / baseline:5.2f} x baseline")
+    print(f"  engine marginal cost per environment       {engine_marginal * 1000:7.1f} ms = "
+          f"{engine_marginal / baseline:5.3f} x baseline")
     print(f"one engine run per environment would cost    {n_many * baseline:7.3f} s  "
           f"(batching is {n_many * baseline / t_many:4.1f} x cheaper)")
     print(f"(each time is the best of {REPEATS} runs; krc policy includes Python start and compiling)")

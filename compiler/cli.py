@@ -64,6 +64,9 @@ def render_command(environments: tuple[str, ...]) -> None:
     for render in pipeline.render_to_disk(project, project.select(environments)):
         click.echo(f"rendered {render.environment.name}: {len(render.objects)} objects, "
                    f"{len(render.chart.crds)} CRDs of {render.chart.name} {render.chart.version}")
+        if render.findings:
+            click.echo(f"{render.environment.name}: {len(render.findings)} warnings or notes; "
+                       f"see 'krc lint {render.environment.name}'", err=True)
 
 
 @main.command("golden")
@@ -91,6 +94,22 @@ def check_command(environments: tuple[str, ...]) -> None:
         click.echo("golden/ differs from the render: review with 'krc diff', accept with 'krc golden'", err=True)
         sys.exit(1)
     click.echo("golden/ matches the render")
+
+
+@main.command("diff")
+@click.argument("environments", nargs=-1)
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True, help="Output format (markdown: a pull-request comment).")
+@click.option("--base", metavar="REF", help="Compare with golden/ as committed at git REF (e.g. origin/main).")
+@reports_errors
+def diff_command(environments: tuple[str, ...], output_format: str, base: str | None) -> None:
+    """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change."""
+    from . import review  # imported here: the other commands never need it
+
+    project = current_project()
+    result = review.review_project(project, project.select(environments), base)
+    click.echo(review.format_review(result, output_format), nl=False)
+    sys.exit(result.exit_code)
 
 
 @main.command("explain")

@@ -4,6 +4,7 @@ Every command calls one function here. Nothing here prints or exits; bad input r
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from . import output
 from .charts import vendor
 from .charts.package import Chart
 from .environment.model import Environment, load_environment
-from .problems import KrcError
+from .problems import KrcError, Problem, sorted_problems
 from .project import Project
 from .render import RenderedObject, render_environment
 
@@ -24,6 +25,7 @@ class Render:
     chart: Chart
     helm_values: dict
     objects: tuple[RenderedObject, ...]
+    findings: tuple[Problem, ...] = ()  # schema and lint findings below error level (errors stop the pipeline)
 
     def files(self, include_crds: bool) -> output.Files:
         return output.environment_files([o.document for o in self.objects], self.helm_values, self.chart,
@@ -43,16 +45,30 @@ def compile_environment(project: Project, name: str) -> Render:
     return Render(env, chart, rendered.helm_values, rendered.objects)
 
 
-def compile_environments(project: Project, names: list[str]) -> list[Render]:
-    """Every named environment, or every problem of all of them (one bad file does not hide another)."""
+def check_environment(render: Render) -> Render:
+    """Validate the output against the pinned CRDs and lint it; error-level findings stop the pipeline."""
+    # imported here: the lint package builds on this module's Render
+    from .lint import lint_objects
+    from .lint.environments import environment_context
+
+    findings = lint_objects(environment_context(render))
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:
+        raise KrcError(errors)
+    return dataclasses.replace(render, findings=tuple(findings))
+
+
+def compile_environments(project: Project, names: list[str], lint: bool = True) -> list[Render]:
+    """Every named environment, checked, or every problem of all of them (one bad file does not hide another)."""
     renders, problems = [], []
     for name in names:
         try:
-            renders.append(compile_environment(project, name))
+            render = compile_environment(project, name)
+            renders.append(check_environment(render) if lint else render)
         except KrcError as err:
             problems.extend(err.problems)
     if problems:
-        raise KrcError(problems)
+        raise KrcError(sorted_problems(problems))
     return renders
 
 

@@ -195,3 +195,16 @@ def test_explain_prints_value_and_chain(project: Project):
     assert [str(l) for l in result.chain] == [
         f"environments/base.yaml:{line_of(project, 'base', '    version: 1.7.0')}:5",
         f"environments/prod-eks-gpu.yaml:{line_of(project, 'prod-eks-gpu', '    version: 1.6.2')}:5"]
+
+
+def test_render_refuses_error_level_findings_and_points_at_the_environment(project: Project):
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text().replace("        minReplicas: 0\n        maxReplicas: 2\n",
+                                           "        minReplicas: 3\n        maxReplicas: 2\n"))
+    with pytest.raises(KrcError) as err:
+        pipeline.render_to_disk(project, ["dev"])
+    assert not project.rendered_dir.exists()
+    problems = err.value.problems
+    assert problems and all(p.severity == "error" for p in problems)
+    assert any(p.location and p.location.file == "environments/dev.yaml" and "minReplicas" in p.message
+               for p in problems), [p.one_line() for p in problems]

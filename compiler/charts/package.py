@@ -23,35 +23,48 @@ def canonical_json(document: dict) -> str:
 
 @dataclass(frozen=True)
 class Crd:
-    """One CustomResourceDefinition as a chart ships it."""
+    """One CustomResourceDefinition as a chart ships it.
+
+    The identifying facts are plain fields; the document itself (megabytes for KubeRay) is parsed from its
+    canonical JSON only when a caller needs the schema.
+    """
 
     name: str  # metadata.name, e.g. rayclusters.ray.io
     source: str  # file name inside the chart, e.g. crds/ray.io_rayclusters.yaml
     text: str  # the file exactly as shipped
-    canonical: str  # canonical JSON; parsed only when a caller needs the document
+    canonical: str  # canonical JSON (sorted keys, compact)
+    group: str
+    kind: str
+    served_versions: tuple[str, ...]
+    storage_version: str
 
     @functools.cached_property
     def document(self) -> dict:
         return json.loads(self.canonical)
 
-    @property
-    def kind(self) -> str:
-        return self.document["spec"]["names"]["kind"]
-
-    @property
-    def group(self) -> str:
-        return self.document["spec"]["group"]
-
-    @property
-    def served_versions(self) -> tuple[str, ...]:
-        return tuple(v["name"] for v in self.document["spec"]["versions"] if v.get("served"))
-
-    @property
-    def storage_version(self) -> str:
-        return next(v["name"] for v in self.document["spec"]["versions"] if v.get("storage"))
+    @functools.cached_property
+    def digest(self) -> str:
+        return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()
 
     def sha256(self) -> str:
-        return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()
+        return self.digest
+
+    @classmethod
+    def from_document(cls, document: dict, source: str, text: str) -> "Crd":
+        try:
+            spec = document["spec"]
+            versions = spec["versions"]
+            return cls(str(document["metadata"]["name"]), source, text, canonical_json(document),
+                       str(spec["group"]), str(spec["names"]["kind"]),
+                       tuple(str(v["name"]) for v in versions if v.get("served")),
+                       next((str(v["name"]) for v in versions if v.get("storage")), ""))
+        except (KeyError, TypeError) as err:
+            raise KrcError(f"{source}: a CustomResourceDefinition lacks {err} (metadata.name, spec.group, "
+                           "spec.names.kind and spec.versions are required); fix the CRD") from None
+
+    def facts(self) -> list:
+        """What the parse cache keeps besides the text: everything but the shipped file."""
+        return [self.name, self.group, self.kind, list(self.served_versions), self.storage_version, self.canonical]
 
 
 @dataclass(frozen=True)
@@ -76,7 +89,7 @@ def parse_crd_documents(text: str, source: str) -> list[Crd]:
     crds = []
     for doc in load_crd_documents(text, source):
         if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
-            crds.append(Crd(doc["metadata"]["name"], source, text, canonical_json(doc)))
+            crds.append(Crd.from_document(doc, source, text))
     return crds
 
 
@@ -85,18 +98,18 @@ def cache_dir() -> Path:
     explicit = os.environ.get("KRC_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / "v2"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / "v3"
 
 
-def _cached_crd_documents(digest: str) -> list[list[list[str]]] | None:
-    """Per CRD file, its CRDs as [name, canonical JSON]."""
+def _cached_crd_documents(digest: str) -> list[list[list]] | None:
+    """Per CRD file, the facts of its CRDs (see Crd.facts)."""
     try:
         return json.loads((cache_dir() / f"crds-{digest}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
 
 
-def _store_crd_documents(digest: str, documents: list[list[list[str]]]) -> None:
+def _store_crd_documents(digest: str, documents: list[list[list]]) -> None:
     """Best effort: a read-only home (an Argo CD sidecar) only costs speed, never correctness."""
     try:
         folder = cache_dir()
@@ -117,10 +130,11 @@ def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd,
     if cached is not None and len(cached) == len(names):
         for name, documents in zip(names, cached):
             text = members[name].decode("utf-8")
-            crds.extend(Crd(crd_name, name[len(root) + 1:], text, canonical) for crd_name, canonical in documents)
+            crds.extend(Crd(crd_name, name[len(root) + 1:], text, canonical, group, kind, tuple(served), storage)
+                        for crd_name, group, kind, served, storage, canonical in documents)
     else:
         per_file = [parse_crd_documents(members[n].decode("utf-8"), n[len(root) + 1:]) for n in names]
-        _store_crd_documents(digest, [[[c.name, c.canonical] for c in file_crds] for file_crds in per_file])
+        _store_crd_documents(digest, [[c.facts() for c in file_crds] for file_crds in per_file])
         crds = [c for file_crds in per_file for c in file_crds]
     return tuple(sorted(crds, key=lambda c: c.name))
 

@@ -24,24 +24,33 @@ class UnreadValue:
     suggestion: str  # dotted path of the closest value the chart reads, or ""
 
 
-def read_paths(templates: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, ...]]:
-    found: set[tuple[str, ...]] = set()
+Paths = frozenset[tuple[str, ...]]
+
+
+def read_paths(templates: tuple[tuple[str, str], ...]) -> tuple[Paths, Paths]:
+    """(paths read with everything below them, keys only probed for existence with hasKey)."""
+    reads: set[tuple[str, ...]] = set()
+    probes: set[tuple[str, ...]] = set()
     for _, text in templates:
-        for match in _DOTTED.finditer(text):
-            found.add(tuple(match.group(1).strip(".").split(".")))
+        # `hasKey .Values.a "b"` reads neither all of a nor all of a.b: take these out before dotted reads
+        for match in _DOTTED.finditer(_KEYED.sub(" ", text)):
+            reads.add(tuple(match.group(1).strip(".").split(".")))
         for match in _KEYED.finditer(text):
             base = tuple(p for p in match.group(1).strip(".").split(".") if p)
             keys = tuple(re.findall(r"\"([^\"]+)\"", match.group(2)))
-            found.add(base + keys[:1] if match.group(0).startswith("hasKey") else base + keys)
-    return frozenset(found)
+            if match.group(0).startswith("hasKey"):
+                probes.add(base + keys[:1])
+            else:
+                reads.add(base + keys)
+    return frozenset(reads), frozenset(probes)
 
 
 @functools.lru_cache(maxsize=8)
-def _chart_reads(name: str, version: str, templates: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, ...]]:
+def _chart_reads(name: str, version: str, templates: tuple[tuple[str, str], ...]) -> tuple[Paths, Paths]:
     return read_paths(templates)
 
 
-def chart_reads(chart: Chart) -> frozenset[tuple[str, ...]]:
+def chart_reads(chart: Chart) -> tuple[Paths, Paths]:
     return _chart_reads(chart.name, chart.version, chart.templates)
 
 
@@ -63,7 +72,8 @@ def _in_defaults(path: tuple[str, ...], defaults: Any) -> bool:
 
 def unread_values(values: dict, chart: Chart) -> list[UnreadValue]:
     """Value paths set in `values` that no template reads and the chart's own defaults do not have."""
-    reads = chart_reads(chart)
+    reads, probes = chart_reads(chart)
+    known = reads | probes
     out: list[UnreadValue] = []
 
     def walk(data: dict, prefix: tuple[str, ...]) -> Iterator[None]:
@@ -71,12 +81,14 @@ def unread_values(values: dict, chart: Chart) -> list[UnreadValue]:
             path = prefix + (str(key),)
             if _covered(path, reads):
                 continue
-            if _leads_somewhere(path, reads) and isinstance(value, dict):
+            if _leads_somewhere(path, known) and isinstance(value, dict):
                 yield from walk(value, path)
+                continue
+            if path in probes:
                 continue
             if _in_defaults(path, chart.values):
                 continue  # the chart's own default: not the user's typo
-            siblings = sorted({r[len(prefix)] for r in reads if r[: len(prefix)] == prefix and len(r) > len(prefix)})
+            siblings = sorted({r[len(prefix)] for r in known if r[: len(prefix)] == prefix and len(r) > len(prefix)})
             near = difflib.get_close_matches(str(key), siblings, n=1, cutoff=0.6)
             out.append(UnreadValue(path, ".".join(prefix + (near[0],)) if near else ""))
             yield None

@@ -35,7 +35,10 @@ class PolicyInput:
 
 
 def policy_files(policy_dir: Path) -> list[Path]:
-    return sorted(policy_dir.glob("*.cue")) if policy_dir.is_dir() else []
+    """policies/*.cue, except files starting with '_' or '.', which CUE itself never loads."""
+    if not policy_dir.is_dir():
+        return []
+    return sorted(p for p in policy_dir.glob("*.cue") if not p.name.startswith(("_", ".")))
 
 
 def _shown_from_cwd(path: Path) -> str:
@@ -67,7 +70,7 @@ def evaluate_policies(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine
 
 
 _POLICY_FILE = re.compile(r"(?:^|/)" + workspace.POLICY_DIR + r"/p(\d+)/([^/]+\.cue)$")
-_MISSING = re.compile(r"^field (\S+) not allowed$")
+_MISSING = re.compile(r"^field ?(\S*) not allowed$")
 
 
 def _policy_location(position: CuePosition, policies: Sequence[workspace.Policy]) -> Location | None:
@@ -123,7 +126,8 @@ def _finding(error: CueError, policy: workspace.Policy, item: PolicyInput, value
     origin = item.locate(value_path) if value_path[:1] in (("env",), ("objects",)) else None
     if missing and value_path[:1] in (("env",), ("objects",)):
         # the inputs are closed, so a field the policy requires but the environment lacks reads "not allowed"
-        shown_path = value_path + (missing[1],)
+        # (CUE v0.4 names the field in the message; later versions put it at the end of the path)
+        shown_path = value_path + ((missing[1],) if missing[1] else ())
         message = f"missing: the policy requires it (CUE: {message})"
     where = f"; policy {places[0]}" + "".join(f", {p.line}:{p.column}" for p in places[1:]) if places else ""
     text = f"environment {item.name}: {readable_path(shown_path, item)}: {message}{where}"
@@ -140,7 +144,7 @@ def readable_path(path: InputPath, item: PolicyInput) -> str:
     for step in path:
         if isinstance(step, int):
             element = value[step] if isinstance(value, list) and 0 <= step < len(value) else None
-            label = (element.get("name") if isinstance(element, dict) else None) or step
+            label = (element.get("name") or element.get("groupName") if isinstance(element, dict) else None) or step
             if isinstance(element, dict) and element.get("kind") and isinstance(element.get("metadata"), dict):
                 label = f"{element['kind']}/{element['metadata'].get('name', step)}"
             out += f"[{label}]"

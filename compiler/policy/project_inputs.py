@@ -46,3 +46,11 @@ def check_project(project: Project, names: Sequence[str] = (),
     inputs = [policy_input(r) for r in compile_environments(project, selected)]
     problems = evaluate_policies(project.policies_dir, inputs, engine=engine, show_path=project.relative)
     return [p.stem for p in policies], selected, problems
+
+
+def policy_findings(project: Project, renders: Sequence[Render], engine: CueEngine | None = None) -> list[Problem]:
+    """For `krc lint`: the project's policies on environments it already compiled ([] when there are none)."""
+    if not policy_files(project.policies_dir) or not renders:
+        return []
+    return evaluate_policies(project.policies_dir, [policy_input(r) for r in renders], engine=engine,
+                             show_path=project.relative)

@@ -43,6 +43,9 @@ def read_policy(path: Path, shown: str) -> Policy:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise KrcError(f"cannot read policy: {err}", Location(shown)) from None
+    if path.name == INPUTS_DECLARATION:
+        raise KrcError(f"{INPUTS_DECLARATION} is the name krc gives its own generated file; rename the policy",
+                       Location(shown))
     return Policy(path.stem, path, shown, _package_of(text, shown), text)
 
 
@@ -79,7 +82,9 @@ def write_workspace(root: Path, policies: Sequence[Policy],
                     environments: Sequence[tuple[str, dict, Sequence[dict]]]) -> None:
     """Write the files above into the empty directory `root`; environments are (name, data, objects)."""
     (root / "cue.mod").mkdir()
-    (root / "cue.mod" / "module.cue").write_text(f'module: "{MODULE}"\n', encoding="utf-8")
+    # CUE from v0.9 on wants a language version; v0.4 (the WebAssembly build) ignores the field
+    (root / "cue.mod" / "module.cue").write_text(f'module: "{MODULE}"\nlanguage: version: "v0.9.0"\n',
+                                                 encoding="utf-8")
 
     for i, policy in enumerate(policies):
         folder = root / POLICY_DIR / policy_dir_name(i)

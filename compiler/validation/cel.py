@@ -13,19 +13,49 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pathlib import Path
+
 import celpy
+import lark
 from celpy import celtypes
 
+from ..charts.package import cache_dir
 from ..problems import KrcError
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
-_ENVIRONMENT = celpy.Environment()
+
+
+def _prime_parser() -> None:
+    """celpy builds its LALR parser tables from the grammar on first use (about half a second); lark can keep
+    them in a cache file. Same grammar and options as celpy's own CELParser, plus the cache."""
+    from celpy.celparser import CELParser
+
+    if CELParser.CEL_PARSER is not None:
+        return
+    cache = cache_dir() / f"cel-lark-{lark.__version__}-{getattr(celpy, '__version__', 'x')}.cache"
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache_option: Any = str(cache)
+    except OSError:  # a read-only home: build the tables every time
+        cache_option = False
+    grammar = (Path(celpy.__file__).parent / "cel.lark").read_text(encoding="utf-8")
+    CELParser.CEL_PARSER = lark.Lark(
+        grammar, parser="lalr", start="expr", debug=True, g_regex_flags=re.M,
+        lexer_callbacks={"IDENT": CELParser.ambiguous_literals}, propagate_positions=True,
+        maybe_placeholders=False, priority="invert", tree_class=lark.Tree, cache=cache_option)
+
+
+@functools.cache
+def _environment() -> celpy.Environment:
+    _prime_parser()
+    return celpy.Environment()
 
 
 @functools.lru_cache(maxsize=None)
 def _program(expression: str) -> Any:
     """Compiling is the slow part (lark parse, ~1-20 ms); identical rules appear many times across CRDs."""
-    return _ENVIRONMENT.program(_ENVIRONMENT.compile(expression))
+    environment = _environment()
+    return environment.program(environment.compile(expression))
 
 
 def to_cel(value: Any) -> Any:

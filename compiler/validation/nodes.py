@@ -1,5 +1,8 @@
 """A structural CRD schema compiled into a tree of small nodes, once, so validating an object is a plain walk.
 
+Children (properties, items, additionalProperties) are compiled when a walk first reaches them: a KubeRay CRD
+holds ~17,000 schema nodes (all of PodSpec, several times), and an environment's objects visit a few hundred.
+
 Everything a check needs is precomputed here: accepted Python types, property maps, sorted sibling names for
 did-you-mean, enum sets, compiled regexes (shared across nodes), format predicates, defaults, list keys and
 compiled CEL programs. The walk in `walker.py` never looks at the schema dict again.
@@ -9,6 +12,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
+from collections.abc import Iterator, Mapping
 from typing import Any, Callable
 
 from ..problems import KrcError
@@ -39,12 +43,42 @@ def enum_key(value: Any) -> tuple[type, Any]:
     return (float if type(value) is int else type(value), float(value) if type(value) is int else value)
 
 
+class LazyNodes(Mapping[str, "SchemaNode"]):
+    """Property schemas compiled on first lookup, then kept."""
+
+    __slots__ = ("_raw", "_compiled", "_where", "_value_only")
+
+    def __init__(self, raw: dict, where: str, value_only: bool):
+        self._raw = raw
+        self._compiled: dict[str, SchemaNode] = {}
+        self._where = where
+        self._value_only = value_only
+
+    def __getitem__(self, name: str) -> "SchemaNode":
+        node = self._compiled.get(name)
+        if node is None:
+            node = self._compiled[name] = _compile(self._raw[name], self._where, self._value_only)
+        return node
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[name] if name in self._raw else default
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
 class SchemaNode:
     """One schema position. Attributes default to "no constraint"; only what the schema says is set."""
 
     __slots__ = (
-        "type", "accepted", "nullable", "properties", "property_names", "additional", "preserve", "embedded",
-        "is_root", "required", "defaults", "items", "enum", "enum_strings", "enum_text", "pattern", "pattern_text",
+        "type", "accepted", "nullable", "properties", "property_names", "_additional", "preserve", "embedded",
+        "is_root", "required", "defaults", "_items", "_lazy", "enum", "enum_strings", "enum_text", "pattern", "pattern_text",
         "string_format", "integer_range", "format_name", "minimum", "maximum", "exclusive_minimum",
         "exclusive_maximum", "multiple_of", "min_length", "max_length", "min_items", "max_items",
         "min_properties", "max_properties", "unique_items", "list_type", "map_keys", "any_of", "all_of",
@@ -55,15 +89,17 @@ class SchemaNode:
         self.type = ""
         self.accepted: frozenset[type] | None = None
         self.nullable = False
-        self.properties: dict[str, SchemaNode] | None = None
+        self.properties: Mapping[str, SchemaNode] | None = None
         self.property_names: tuple[str, ...] = ()
-        self.additional: SchemaNode | bool | None = None  # node, True (anything) or None (not declared)
+        self._additional: SchemaNode | bool | None = None
+        self._items: SchemaNode | None = None
+        # raw schemas of `items` and `additionalProperties` not compiled yet, with the context to compile them
+        self._lazy: tuple[Any, Any, str, bool] | None = None
         self.preserve = False
         self.embedded = False
         self.is_root = False
         self.required: tuple[str, ...] = ()
         self.defaults: tuple[tuple[str, Any], ...] = ()
-        self.items: SchemaNode | None = None
         self.enum: frozenset[Any] | tuple[Any, ...] | None = None  # keys by enum_key, or raw values
         self.enum_strings: tuple[str, ...] = ()  # for did-you-mean
         self.enum_text = ""
@@ -92,6 +128,27 @@ class SchemaNode:
         self.not_: SchemaNode | None = None
         self.rules: tuple[cel.CelRule, ...] = ()
         self.scalar_checks = False  # any of enum/pattern/format/bounds/lengths set: the fast path skips it
+
+    def _expand(self) -> None:
+        items, additional, where, value_only = self._lazy  # type: ignore[misc]
+        self._lazy = None
+        if isinstance(items, dict):
+            self._items = _compile(items, where, value_only)
+        if isinstance(additional, dict):
+            self._additional = _compile(additional, where, value_only)
+
+    @property
+    def items(self) -> "SchemaNode | None":
+        if self._lazy is not None:
+            self._expand()
+        return self._items
+
+    @property
+    def additional(self) -> "SchemaNode | bool | None":
+        """A node, True (anything goes) or None (not declared)."""
+        if self._lazy is not None:
+            self._expand()
+        return self._additional
 
     def enum_contains(self, value: Any) -> bool:
         if isinstance(value, (datetime.date, datetime.datetime)):
@@ -135,19 +192,17 @@ def _compile(schema: Any, where: str, value_only: bool) -> SchemaNode:
 
     properties = schema.get("properties")
     if properties:
-        node.properties = {name: _compile(sub, where, value_only) for name, sub in properties.items()}
-        node.property_names = tuple(sorted(node.properties))
+        node.properties = LazyNodes(properties, where, value_only)
+        node.property_names = tuple(sorted(properties))
         if not value_only:
             node.defaults = tuple((name, sub["default"]) for name, sub in properties.items()
                                   if isinstance(sub, dict) and "default" in sub)
     additional = schema.get("additionalProperties")
-    if isinstance(additional, dict):
-        node.additional = _compile(additional, where, value_only)
-    elif additional is True:
-        node.additional = True
+    if additional is True:
+        node._additional = True
     items = schema.get("items")
-    if isinstance(items, dict):
-        node.items = _compile(items, where, value_only)
+    if isinstance(items, dict) or isinstance(additional, dict):
+        node._lazy = (items, additional, where, value_only)
     node.required = tuple(schema.get("required") or ())
 
     _compile_value_checks(node, schema, where)
@@ -161,6 +216,19 @@ def _compile(schema: Any, where: str, value_only: bool) -> SchemaNode:
     node.map_keys = tuple(schema.get("x-kubernetes-list-map-keys") or ())
     node.rules = cel.compile_rules(schema.get("x-kubernetes-validations"), where)
     return node
+
+
+def expand_all(node: SchemaNode) -> None:
+    """Compile every child now (children are otherwise compiled when a walk first reaches them)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.properties:
+            stack.extend(current.properties[name] for name in current.properties)
+        for child in (current.items, current.additional, *current.any_of, *current.all_of, *current.one_of,
+                      current.not_):
+            if isinstance(child, SchemaNode):
+                stack.append(child)
 
 
 def _compile_value_checks(node: SchemaNode, schema: dict, where: str) -> None:

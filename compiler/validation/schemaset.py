@@ -16,7 +16,7 @@ from .. import yamlio
 from ..charts.package import Crd
 from ..problems import SEVERITY_ORDER, KrcError, Location, Problem, has_errors
 from . import paths
-from .nodes import SchemaNode, compile_schema
+from .nodes import SchemaNode, compile_schema, expand_all
 from .walker import Walker, json_copy
 
 
@@ -64,7 +64,12 @@ def _digest(document: dict) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def compile_crd(document: dict) -> CompiledCrd:
+def compile_crd(document: dict | Crd) -> CompiledCrd:
+    if isinstance(document, Crd):  # a chart's CRD knows its digest without re-encoding the document
+        compiled = _BY_DIGEST.get(document.digest)
+        if compiled is None:
+            compiled = _BY_DIGEST[document.digest] = _read_crd(document.document, document.digest)
+        return compiled
     known = _BY_IDENTITY.get(id(document))
     if known is not None and known[0] is document:
         return known[1]
@@ -114,30 +119,42 @@ def _group_version(document: Any) -> tuple[str, str]:
 class SchemaSet:
     """The CRDs callers validate against; `knows` tells whether an object's group belongs to them."""
 
-    def __init__(self, crds: Iterable[CompiledCrd]):
-        self._kinds: dict[tuple[str, str], CompiledCrd] = {}
+    def __init__(self, crds: Iterable[CompiledCrd | Crd]):
+        # a chart's Crd is compiled (and its document parsed) only when an object of its kind is validated
+        self._pending: dict[tuple[str, str], Crd] = {}
+        self._compiled: dict[tuple[str, str], CompiledCrd] = {}
+        digests: dict[tuple[str, str], str] = {}
         for crd in crds:
             key = (crd.group, crd.kind)
-            other = self._kinds.get(key)
-            if other is not None and other.digest != crd.digest:
+            if digests.setdefault(key, crd.digest) != crd.digest:
                 raise KrcError(f"two different CRDs define {crd.group} {crd.kind}; pass one set of CRDs")
-            self._kinds[key] = crd
-        self.groups: frozenset[str] = frozenset(group for group, _ in self._kinds)
+            if isinstance(crd, Crd):
+                self._pending[key] = crd
+            else:
+                self._compiled[key] = crd
+        self._keys = frozenset(digests)
+        self.groups: frozenset[str] = frozenset(group for group, _ in self._keys)
 
     @classmethod
     def from_crds(cls, crds: Iterable[dict | Crd]) -> SchemaSet:
-        return cls(compile_crd(c.document if isinstance(c, Crd) else c) for c in crds)
+        return cls(c if isinstance(c, Crd) else compile_crd(c) for c in crds)
+
+    def _crd(self, key: tuple[str, str]) -> CompiledCrd | None:
+        compiled = self._compiled.get(key)
+        if compiled is None and key in self._pending:
+            compiled = self._compiled[key] = compile_crd(self._pending.pop(key))
+        return compiled
 
     @property
     def kinds(self) -> tuple[tuple[str, str], ...]:
         """(group, kind) pairs, sorted."""
-        return tuple(sorted(self._kinds))
+        return tuple(sorted(self._keys))
 
     def compile_all(self) -> None:
         """Compile every version's schema now rather than on first use: a broken CRD fails here."""
-        for crd in self._kinds.values():
-            for version in crd.versions.values():
-                version.node  # noqa: B018 - the cached property compiles
+        for key in self._keys:
+            for version in self._crd(key).versions.values():  # type: ignore[union-attr]
+                expand_all(version.node)
 
     def knows(self, document: Any) -> bool:
         """True when the object's API group is one of these CRDs' groups, so `validate` judges it."""
@@ -151,13 +168,13 @@ class SchemaSet:
             return ValidationResult(json_copy(document), ())
         group, version = _group_version(document)
         kind = document.get("kind")
-        crd = self._kinds.get((group, kind)) if isinstance(kind, str) else None
+        crd = self._crd((group, kind)) if isinstance(kind, str) else None
         ref = object_ref(document)
         walker = Walker()
         entry = crd.versions.get(version) if crd else None
         defaulted = json_copy(document)
         if crd is None:
-            ours = ", ".join(sorted(k for g, k in self._kinds if g == group))
+            ours = ", ".join(sorted(k for g, k in self._keys if g == group))
             walker.report((None, "kind"), "schema/unknown-kind",
                           f"kind '{kind}' is not defined by the {group} CRDs given (they define {ours}); "
                           "fix the kind or use CRDs that define it")

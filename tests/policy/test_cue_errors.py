@@ -29,3 +29,27 @@ def test_a_message_with_colons_and_quotes_is_not_taken_for_a_path():
     [error] = parse_errors('results.e0.p0.env.ray.image: invalid value "a: b" (out of bound =~"^x"):\n')
     assert error.path == ("results", "e0", "p0", "env", "ray", "image")
     assert error.message == 'invalid value "a: b" (out of bound =~"^x")'
+
+
+def test_both_cue_styles_of_a_missing_field_read_as_missing(tmp_path):
+    """CUE v0.4 says 'field x not allowed' at the parent; later versions 'field not allowed' at the field."""
+    from compiler.policy import PolicyInput
+    from compiler.policy.evaluate import _findings
+    from compiler.policy.workspace import Policy
+    from compiler.problems import Location
+
+    policy = Policy("deadline", tmp_path / "deadline.cue", "policies/deadline.cue", "policy", "")
+    job = {"kind": "RayJob", "metadata": {"name": "train", "namespace": "ml"}, "spec": {}}
+    item = PolicyInput("prod", {}, (job,), lambda path: Location("environments/prod.yaml", 40, 5))
+    old = parse_errors("results.e0.p0.objects.0.spec: field activeDeadlineSeconds not allowed:\n"
+                       "    ./policy/p0/deadline.cue:6:58\n")
+    new = parse_errors("results.e0.p0.objects.0.spec.activeDeadlineSeconds: field not allowed:\n"
+                       "    ./policy/p0/deadline.cue:6:58\n")
+    for errors in (old, new):
+        [problem] = _findings(errors, [policy], [item])
+        assert problem.message.startswith("environment prod: objects[RayJob/train].spec.activeDeadlineSeconds: "
+                                          "missing: the policy requires it")
+        assert problem.location == Location("environments/prod.yaml", 40, 5)
+        assert "policy policies/deadline.cue:6:58" in problem.message
+        assert (problem.object, problem.path) == ("RayJob/ml/train", "objects.0.spec.activeDeadlineSeconds")
+        assert problem.rule == "policy/deadline"

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -83,10 +81,13 @@ def test_no_engine_is_an_input_error_saying_how_to_install(tmp_path, monkeypatch
     assert INSTALL_HINT in result.stderr
 
 
-def test_rendering_never_loads_the_policy_engine():
-    code = ("import sys, compiler.cli, compiler.pipeline; "
-            "sys.exit(1 if any(m.startswith('compiler.policy') for m in sys.modules) else 0)")
-    assert subprocess.run([sys.executable, "-c", code], cwd=CHECKOUT_ROOT).returncode == 0
+def test_render_works_without_any_cue_engine(tmp_path, monkeypatch, project):
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    result = CliRunner().invoke(main, ["--project", str(project.root), "render", "dev"])
+    assert result.exit_code == 0, result.output
+    assert (project.rendered_dir / "dev").is_dir()
 
 
 def test_many_environments_share_one_engine_run(tmp_path, wasm):

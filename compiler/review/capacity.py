@@ -1,0 +1,134 @@
+"""Capacity at maximum scale: what an environment's Ray clusters can ask the Kubernetes scheduler for.
+
+Per worker group: maxReplicas (else replicas, else 1) x numOfHosts (else 1) Pods; plus one head Pod per cluster.
+Per Pod: the sum over its containers of the limit, else the request (CPU, memory, and GPUs from any
+`*/gpu` resource such as nvidia.com/gpu). Counted clusters: RayClusters, the cluster of each RayService
+(`spec.rayClusterConfig`), of each RayJob (`spec.rayClusterSpec`) and of each RayCronJob's job template (one
+run at a time). A RayService whose cluster is replaced by a new one needs it twice during the upgrade: that is
+`upgrade_peak`, shown when a change triggers it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any, Iterable
+
+_SUFFIXES = {
+    "Ki": Decimal(2) ** 10, "Mi": Decimal(2) ** 20, "Gi": Decimal(2) ** 30, "Ti": Decimal(2) ** 40,
+    "Pi": Decimal(2) ** 50, "Ei": Decimal(2) ** 60,
+    "n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "": Decimal(1), "k": Decimal("1e3"),
+    "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"), "P": Decimal("1e15"), "E": Decimal("1e18"),
+}
+_QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$")
+
+
+def parse_quantity(value: Any) -> Decimal:
+    """A Kubernetes resource quantity ("500m", "16Gi", 4) as a number; unreadable values count as 0 (the
+    schema validation reports them)."""
+    if isinstance(value, bool):
+        return Decimal(0)
+    if isinstance(value, (int, float)):
+        return Decimal(str(value))
+    match = _QUANTITY.match(str(value).strip())
+    if not match:
+        return Decimal(0)
+    try:
+        return Decimal(match.group(1)) * _SUFFIXES[match.group(2) or ""]
+    except InvalidOperation:
+        return Decimal(0)
+
+
+@dataclass(frozen=True)
+class Capacity:
+    cpu_millis: int = 0
+    gpus: int = 0
+    memory_bytes: int = 0
+
+    def __add__(self, other: Capacity) -> Capacity:
+        return Capacity(self.cpu_millis + other.cpu_millis, self.gpus + other.gpus,
+                        self.memory_bytes + other.memory_bytes)
+
+    def times(self, count: int) -> Capacity:
+        return Capacity(self.cpu_millis * count, self.gpus * count, self.memory_bytes * count)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cpu": format_cpu(self.cpu_millis), "cpuMillis": self.cpu_millis, "gpu": self.gpus,
+                "memory": format_memory(self.memory_bytes), "memoryBytes": self.memory_bytes}
+
+
+def format_cpu(millis: int) -> str:
+    return str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"
+
+
+def format_memory(size: int) -> str:
+    for suffix, factor in (("Ti", 2 ** 40), ("Gi", 2 ** 30), ("Mi", 2 ** 20), ("Ki", 2 ** 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor}{suffix}"
+    if size >= 2 ** 30:
+        return f"{size / 2 ** 30:.1f}Gi"
+    return str(size)
+
+
+def pod_capacity(template: Any) -> Capacity:
+    spec = (template or {}).get("spec") or {} if isinstance(template, dict) else {}
+    total = Capacity()
+    for container in spec.get("containers") or []:
+        if not isinstance(container, dict):
+            continue
+        resources = container.get("resources") or {}
+        limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
+
+        def amount(name: str) -> Decimal:
+            return parse_quantity(limits.get(name, requests.get(name, 0)))
+
+        gpus = sum((parse_quantity(v) for k, v in {**requests, **limits}.items() if str(k).endswith("/gpu")),
+                   Decimal(0))
+        total += Capacity(int(amount("cpu") * 1000), int(gpus), int(amount("memory")))
+    return total
+
+
+def cluster_capacity(cluster_spec: Any) -> Capacity:
+    """One RayCluster spec at maximum scale: the head plus every worker group at maxReplicas x numOfHosts."""
+    if not isinstance(cluster_spec, dict):
+        return Capacity()
+    total = pod_capacity((cluster_spec.get("headGroupSpec") or {}).get("template"))
+    for group in cluster_spec.get("workerGroupSpecs") or []:
+        if not isinstance(group, dict):
+            continue
+        replicas = group.get("maxReplicas", group.get("replicas", 1))
+        hosts = group.get("numOfHosts") or 1
+        count = (replicas if isinstance(replicas, int) else 0) * (hosts if isinstance(hosts, int) else 1)
+        total += pod_capacity(group.get("template")).times(count)
+    return total
+
+
+def ray_cluster_specs(document: dict) -> Iterable[Any]:
+    """The cluster specs an object creates (RayService, RayJob and RayCronJob own theirs)."""
+    if not isinstance(document, dict) or not str(document.get("apiVersion", "")).startswith("ray.io/"):
+        return ()
+    spec = document.get("spec") or {}
+    kind = document.get("kind")
+    if kind == "RayCluster":
+        return (spec,)
+    if kind == "RayService":
+        return (spec.get("rayClusterConfig"),)
+    if kind == "RayJob":
+        return (spec.get("rayClusterSpec"),)
+    if kind == "RayCronJob":
+        return ((spec.get("jobTemplate") or {}).get("rayClusterSpec"),)
+    return ()
+
+
+def object_capacity(document: dict) -> Capacity:
+    total = Capacity()
+    for cluster in ray_cluster_specs(document):
+        total += cluster_capacity(cluster)
+    return total
+
+
+def environment_capacity(documents: Iterable[dict]) -> Capacity:
+    total = Capacity()
+    for document in documents:
+        total += object_capacity(document)
+    return total

@@ -1,0 +1,103 @@
+"""Build the review: one environment's render against its golden files, object by object.
+
+Both sides are compared as files (the render laid out exactly as `krc golden` would write it, then parsed), so
+what is reviewed is what would be committed; identical bytes short-cut the field diff.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import output, yamlio
+from ..pipeline import Render, compile_environments
+from ..problems import KrcError
+from ..project import Project
+from .capacity import environment_capacity, object_capacity
+from .consequences import object_labels, values_labels
+from .crdgate import crd_gate
+from .fielddiff import diff_documents, text_diff
+from .golden_source import GitGolden, WorkingTreeGolden, git_golden
+from .identity import ObjectKey, key_of
+from .model import EnvironmentReview, FileChange, ObjectChange, Review
+
+Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
+
+
+def _objects(files: output.Files, shown: str) -> Parsed:
+    parsed: Parsed = {}
+    for path, content in files.items():
+        if not path.startswith(f"{output.MANIFESTS_DIR}/"):
+            continue
+        source = f"{shown}/{path}"
+        document = yamlio.load(content.decode("utf-8"), source)
+        if not isinstance(document, dict) or not document.get("kind"):
+            raise KrcError(f"{source} is not a Kubernetes object; restore it from git or run 'krc golden'")
+        key = key_of(document)
+        if key in parsed:
+            raise KrcError(f"{source} and {shown}/{parsed[key][0]} hold the same object {key.ref}; "
+                           "delete one, or run 'krc golden'")
+        parsed[key] = (path, content, document)
+    return parsed
+
+
+def _object_change(key: ObjectKey, old: tuple | None, new: tuple | None) -> ObjectChange | None:
+    if old is None:
+        file, _, document = new  # type: ignore[misc]
+        return ObjectChange(key, "added", "", document["apiVersion"], file, (), (), document)
+    if new is None:
+        file, _, document = old
+        return ObjectChange(key, "removed", document["apiVersion"], "", file, (),
+                            object_labels(key.group, key.kind, "removed", document, None, ()), document)
+    if old[1] == new[1]:
+        return None
+    fields = diff_documents(old[2], new[2])
+    if not fields:
+        return None  # the same object written differently
+    labels = object_labels(key.group, key.kind, "changed", old[2], new[2], fields)
+    return ObjectChange(key, "changed", old[2]["apiVersion"], new[2]["apiVersion"], new[0], fields, labels, None)
+
+
+def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -> list[FileChange]:
+    changes = []
+    for path in sorted((golden.keys() | current.keys()) - skip):
+        if path.startswith(f"{output.MANIFESTS_DIR}/"):
+            continue
+        before, after = golden.get(path), current.get(path)
+        if before == after:
+            continue
+        status = "added" if before is None else "removed" if after is None else "changed"
+        diff = text_diff((before or b"").decode("utf-8", "replace"), (after or b"").decode("utf-8", "replace"))
+        labels = values_labels(True) if path == output.VALUES_FILE else ()
+        changes.append(FileChange(path, status, diff, labels))  # type: ignore[arg-type]
+    return changes
+
+
+def review_environment(project: Project, render: Render, golden: output.Files) -> EnvironmentReview:
+    name = render.environment.name
+    current = render.files(include_crds=False)
+    before, after = _objects(golden, f"golden/{name}"), _objects(current, f"render of {name}")
+    objects = [change for key in sorted(before.keys() | after.keys())
+               if (change := _object_change(key, before.get(key), after.get(key))) is not None]
+    new_documents = [entry[2] for entry in after.values()]
+    gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE), [e[2] for e in before.values()],
+                    render.chart, new_documents)
+    files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
+    capacity_after = environment_capacity(new_documents)
+    replaced = [after[o.key][2] for o in objects if any(l.code == "rayservice-new-cluster" for l in o.labels)]
+    peak = capacity_after
+    for document in replaced:
+        peak = peak + object_capacity(document)
+    return EnvironmentReview(name, not golden, tuple(objects), tuple(files), len(after) - sum(
+        o.status != "removed" for o in objects), environment_capacity(e[2] for e in before.values()),
+        capacity_after, peak if replaced else None, gate)
+
+
+def golden_source(project: Project, base: str | None) -> WorkingTreeGolden | GitGolden:
+    return git_golden(project.root, base) if base else WorkingTreeGolden(project.golden_dir)
+
+
+def review_project(project: Project, names: list[str], base: str | None = None) -> Review:
+    """The review of the named environments against golden/ (the working tree, or as committed at `base`)."""
+    source = golden_source(project, base)
+    renders = compile_environments(project, names)
+    return Review(source.description, base,
+                  tuple(review_environment(project, r, source.files(r.environment.name)) for r in renders))

@@ -1,0 +1,212 @@
+"""The CRD upgrade gate: an environment whose CRDs differ from its golden `crds.lock.yaml`.
+
+Helm installs a chart's crds/ on first install only, so a chart bump that changes CRDs needs a separate step.
+The gate says which, compares the old chart's CRDs with the new ones (crd-diff), and checks objects across the
+upgrade: golden objects against the new schemas (do live objects stay valid?) and newly rendered objects
+against the old schemas (still live when the CRDs are not upgraded: unknown fields are pruned silently).
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from .. import crddiff, output, yamlio
+from ..charts.package import canonical_json
+from ..problems import KrcError
+from ..validation import SchemaSet
+from .approval import Approval, check_approval, expected_approval
+from .identity import key_of
+
+
+@dataclass(frozen=True)
+class CrdStatus:
+    name: str
+    kind: str
+    status: str  # added | removed | changed | unchanged
+    old_sha256: str
+    new_sha256: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"name": self.name, "kind": self.kind, "status": self.status, "oldSha256": self.old_sha256,
+                "newSha256": self.new_sha256}
+
+
+@dataclass(frozen=True)
+class SchemaFinding:
+    """An object that fails (or loses a field) under one side's CRD schemas."""
+
+    object: str  # Kind namespace/name
+    path: str
+    rule: str
+    severity: str
+    message: str
+    pruned: bool  # the API server would drop this field silently
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"object": self.object, "path": self.path, "rule": self.rule, "severity": self.severity,
+                "message": self.message, "pruned": self.pruned}
+
+
+@dataclass(frozen=True)
+class CrdGate:
+    environment: str
+    chart: str
+    old_version: str
+    new_version: str
+    crds: tuple[CrdStatus, ...]
+    changes: tuple[crddiff.CrdChange, ...]  # old chart's CRDs -> new chart's CRDs
+    notes: tuple[str, ...]  # what could not be compared, and why
+    golden_under_new: tuple[SchemaFinding, ...]
+    rendered_under_old: tuple[SchemaFinding, ...]
+    crd_application: str  # the Argo CD Application that applies this environment's CRDs, if rendered
+    approval: Approval
+
+    def named(self, status: str) -> list[CrdStatus]:
+        return [c for c in self.crds if c.status == status]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return crddiff.severity_counts(self.changes)
+
+    @property
+    def blocking(self) -> tuple[str, ...]:
+        """Why this upgrade needs an explicit approval (empty: it does not)."""
+        return blocking_reasons(self.changes, self.named("removed"), self.golden_under_new, self.notes)
+
+
+def blocking_reasons(changes: Sequence[crddiff.CrdChange], removed: Sequence[CrdStatus],
+                     golden_under_new: Sequence[SchemaFinding], notes: Sequence[str]) -> tuple[str, ...]:
+    reasons = []
+    breaking = crddiff.severity_counts(changes)["breaking"]
+    if breaking:
+        reasons.append(f"{breaking} breaking CRD changes")
+    if removed:
+        reasons.append("CRDs removed from the chart: " + ", ".join(c.name for c in removed))
+    invalid = sorted({f.object for f in golden_under_new if f.severity == "error"})
+    if invalid:
+        reasons.append(f"{len(invalid)} golden objects invalid under the new CRDs")
+    if notes:
+        reasons.append("the CRD comparison is incomplete")
+    return tuple(reasons)
+
+
+@dataclass(frozen=True)
+class CrdLock:
+    chart: str
+    version: str
+    digests: dict[str, str]  # CRD name -> sha256
+    kinds: dict[str, str]  # CRD name -> kind
+
+
+def parse_lock(data: bytes | dict, source: str) -> CrdLock:
+    document = data if isinstance(data, dict) else yamlio.load(data.decode("utf-8"), source)
+    try:
+        crds = document.get("crds") or []
+        return CrdLock(str(document["chart"]), str(document["version"]),
+                       {str(c["name"]): str(c["sha256"]) for c in crds}, {str(c["name"]): str(c.get("kind", "")) for c in crds})
+    except (KeyError, TypeError, AttributeError):
+        raise KrcError(f"{source} is not a CRD lock (chart, version, crds with name and sha256); restore it "
+                       "from git or accept the render with 'krc golden'") from None
+
+
+def crd_statuses(old: CrdLock, new: CrdLock) -> tuple[CrdStatus, ...]:
+    out = []
+    for name in sorted(old.digests.keys() | new.digests.keys()):
+        before, after = old.digests.get(name, ""), new.digests.get(name, "")
+        status = "added" if not before else "removed" if not after else "unchanged" if before == after else "changed"
+        out.append(CrdStatus(name, new.kinds.get(name) or old.kinds.get(name, ""), status, before, after))
+    return tuple(out)
+
+
+def _findings(schemas: SchemaSet, documents: Iterable[dict]) -> list[SchemaFinding]:
+    found = []
+    for document in documents:
+        if not schemas.knows(document):
+            continue
+        ref = key_of(document).ref
+        for problem in schemas.validate(document).problems:
+            found.append(SchemaFinding(ref, problem.path, problem.rule, problem.severity, problem.message,
+                                       problem.rule == "schema/unknown-field"))
+    return sorted(set(found), key=lambda f: (f.object, f.path, f.rule, f.message))
+
+
+def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict] | None:
+    try:
+        documents = crddiff.load_crd_source(f"{old.chart}@{old.version}", project_root)
+    except KrcError as err:
+        notes.append(f"the CRDs of {old.chart} {old.version} are not available ({err.problems[0].message}); run "
+                     f"'krc crd-diff {old.chart}@{old.version} rendered/<env>/crds/' once they are")
+        return None
+    digests = {d["metadata"]["name"]: hashlib.sha256(canonical_json(d).encode()).hexdigest() for d in documents}
+    if digests != old.digests:
+        notes.append(f"the CRDs of {old.chart} {old.version} do not match the golden crds.lock.yaml digests; "
+                     "the comparison uses the chart as published")
+    return documents
+
+
+def _crd_application(documents: Iterable[dict]) -> str:
+    for document in documents:
+        labels = (document.get("metadata") or {}).get("labels") or {}
+        if document.get("kind") == "Application" and labels.get("krc.dev/argocd-role") == "crds":
+            return str(document["metadata"]["name"])
+    return ""
+
+
+def crd_gate(project_root: Path, environment: str, golden_lock: bytes | None, golden_documents: Sequence[dict],
+             chart: Any, rendered_documents: Sequence[dict]) -> CrdGate | None:
+    """The gate for one environment, or None when its CRDs match the golden lock (or it has none yet: a first
+    install installs the CRDs)."""
+    if golden_lock is None:
+        return None
+    old = parse_lock(golden_lock, f"golden/{environment}/{output.CRD_LOCK_FILE}")
+    new = parse_lock(output.crd_lock(chart), "render")
+    if old.digests == new.digests:
+        return None
+    notes: list[str] = []
+    old_documents = _old_crds(project_root, old, notes)
+    new_documents = [c.document for c in chart.crds]
+    changes: list[crddiff.CrdChange] = []
+    rendered_under_old: list[SchemaFinding] = []
+    golden_under_new = _findings(SchemaSet.from_crds(new_documents), golden_documents)
+    if old_documents is not None:
+        changes = crddiff.compare_crds(old_documents, new_documents)
+        rendered_under_old = _findings(SchemaSet.from_crds(old_documents), rendered_documents)
+    statuses = crd_statuses(old, new)
+    removed = [c for c in statuses if c.status == "removed"]
+    required = bool(blocking_reasons(changes, removed, golden_under_new, notes))
+    expected = expected_approval(environment, new.chart, old.version, new.version, new.digests,
+                                 [c.name for c in removed])
+    return CrdGate(environment, new.chart, old.version, new.version, statuses,
+                   tuple(crddiff.sorted_changes(changes)), tuple(notes), tuple(golden_under_new),
+                   tuple(rendered_under_old), _crd_application(rendered_documents),
+                   check_approval(project_root, expected, required))
+
+
+def gate_statements(gate: CrdGate) -> list[str]:
+    """The plain words every format prints, in this order (markdown adds emphasis, never other words)."""
+    env = gate.environment
+    changed, added, removed = gate.named("changed"), gate.named("added"), gate.named("removed")
+    parts = [f"{len(changed)} changed"] + [f"{len(added)} new"] * bool(added) + [f"{len(removed)} removed"] * bool(removed)
+    lines = [f"CRD upgrade: {env} moves {gate.chart} {gate.old_version} -> {gate.new_version} and its CRDs change "
+             f"({', '.join(parts)})."]
+    if changed:
+        lines.append("`helm upgrade` installs a chart's crds/ only on first install: it will NOT upgrade the changed "
+                     "CRDs (" + ", ".join(c.name for c in changed) + ").")
+    if added:
+        lines.append(f"`helm upgrade` will NOT install the CRDs new in {gate.new_version}: "
+                     + ", ".join(f"{c.name} ({c.kind})" for c in added)
+                     + "; objects of those kinds are rejected until the CRDs are applied.")
+    if removed:
+        lines.append("Helm never deletes a CRD: " + ", ".join(c.name for c in removed) + " stay in the cluster. "
+                     "Deleting a CRD deletes every object of its kind: delete one only when none is needed.")
+    else:
+        lines.append("Helm never deletes a CRD; deleting a CRD by hand deletes every object of its kind.")
+    argocd = (f"or let the Argo CD application {gate.crd_application} (syncOptions ServerSideApply=true) sync "
+              "before the operator" if gate.crd_application else
+              "or sync them first with an Argo CD application that has syncOptions ServerSideApply=true")
+    lines.append(f"Instead, apply the new CRDs BEFORE the chart upgrade: `krc render {env}` then "
+                 f"`kubectl apply --server-side --force-conflicts -f rendered/{env}/crds/` ({argocd}). Server-side "
+                 "apply is needed: the KubeRay CRDs exceed the client-side annotation size limit.")
+    return lines

@@ -1,0 +1,119 @@
+"""`krc diff --format json`: the review for tools. Stable: keys sorted, lists in a fixed order, 2-space indent.
+
+Shape (version 1; fields are only ever added):
+
+    {
+      "format": "krc-diff/1",
+      "base": "golden/ at origin/main (0123456789ab)",   # what golden was read from
+      "ref": "origin/main",                               # --base, or null for the working tree
+      "changed": true,                                    # exit status 1
+      "crdGatesUnapproved": ["prod-eks-gpu"],             # gates with blocking reasons and no valid approval
+      "environments": [{
+        "name": "prod-eks-gpu",
+        "changed": true,
+        "firstRender": false,                             # golden had nothing for it
+        "counts": {"added": 1, "removed": 0, "changed": 2, "unchanged": 7},
+        "capacity": {                                     # at max scale; see review/capacity.py
+          "before": {"cpu": "285", "cpuMillis": 285000, "gpu": 23, "memory": "1148Gi", "memoryBytes": ...},
+          "after": {...},
+          "upgradePeak": {...} | null                     # while replaced RayService clusters run twice
+        },
+        "crdGate": null | {                               # present when the CRDs differ from the golden lock
+          "chart": "kuberay-operator", "oldVersion": "1.6.2", "newVersion": "1.7.0",
+          "statements": ["CRD upgrade: ...", "`helm upgrade` installs ..."],   # the plain-words warning
+          "crds": [{"name", "kind", "status": "added|removed|changed|unchanged", "oldSha256", "newSha256"}],
+          "counts": {"breaking": 17, "warning": 3, "info": 61},
+          "breaking": [{"crd", "version", "path", "check", "severity", "message", "old", "new"}],
+          "notes": ["..."],                               # what could not be compared
+          "goldenUnderNewCrds": [{"object", "path", "rule", "severity", "message", "pruned"}],
+          "renderedUnderOldCrds": [{... same, "pruned": true when the API server drops the field}],
+          "crdApplication": "krc-prod-eks-gpu-crds",      # "" when no Argo CD CRD application is rendered
+          "blocking": ["17 breaking CRD changes"],        # why an approval is needed; [] when it is not
+          "approval": {"status": "not-required|approved|missing|mismatch", "file", "problems": [], "template"}
+        },
+        "objects": [{                                     # sorted by group, kind, namespace, name
+          "id": {"group": "ray.io", "kind": "RayService", "namespace": "ray-prod", "name": "summarizer"},
+          "ref": "RayService ray-prod/summarizer",
+          "status": "added|removed|changed",
+          "apiVersion": {"old": "ray.io/v1alpha1" | null, "new": "ray.io/v1" | null},
+          "file": "manifests/rayservice-summarizer.yaml",
+          "labels": [{"code": "rayservice-new-cluster", "message": "..."}],
+          "fields": [                                     # changed objects; document order
+            {"path": "spec.x", "op": "changed", "old": 1, "new": 2},
+            {"path": "spec.y", "op": "added", "new": {...}},
+            {"path": "spec.z", "op": "removed", "old": "..."},
+            {"path": "spec.serveConfigV2", "op": "text", "diff": ["@@ -1,3 +1,3 @@", " a", "-b", "+c"]},
+            {"path": "spec.list", "op": "reordered", "old": ["a", "b"], "new": ["b", "a"]}
+          ],
+          "object": {...} | null                          # the whole object when added (new) or removed (old)
+        }],
+        "files": [{"path": "helm/kuberay-operator.values.yaml", "status": "changed", "diff": [...], "labels": [...]}]
+      }]
+    }
+
+Label codes: deleted, api-version, rayservice-new-cluster, rayservice-not-upgraded, rayservice-serve-in-place,
+rayservice-scale, rayservice-settings, head-pod-template, worker-pod-template, worker-group-added,
+worker-group-removed, namespace, operator-values.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .crdgate import CrdGate, gate_statements
+from .model import EnvironmentReview, ObjectChange, Review
+
+FORMAT_VERSION = "krc-diff/1"
+
+
+def gate_dict(gate: CrdGate) -> dict[str, Any]:
+    return {
+        "chart": gate.chart, "oldVersion": gate.old_version, "newVersion": gate.new_version,
+        "statements": gate_statements(gate),
+        "crds": [c.as_dict() for c in gate.crds],
+        "counts": gate.counts,
+        "breaking": [c.as_dict() for c in gate.changes if c.severity == "breaking"],
+        "notes": list(gate.notes),
+        "goldenUnderNewCrds": [f.as_dict() for f in gate.golden_under_new],
+        "renderedUnderOldCrds": [f.as_dict() for f in gate.rendered_under_old],
+        "crdApplication": gate.crd_application,
+        "blocking": list(gate.blocking),
+        "approval": gate.approval.as_dict(),
+    }
+
+
+def object_dict(obj: ObjectChange) -> dict[str, Any]:
+    return {
+        "id": obj.key.as_dict(), "ref": obj.key.ref, "status": obj.status,
+        "apiVersion": {"old": obj.old_api_version or None, "new": obj.new_api_version or None},
+        "file": obj.file,
+        "labels": [label.as_dict() for label in obj.labels],
+        "fields": [f.as_dict() for f in obj.fields],
+        "object": obj.document,
+    }
+
+
+def environment_dict(env: EnvironmentReview) -> dict[str, Any]:
+    return {
+        "name": env.name, "changed": env.changed, "firstRender": env.first_render,
+        "counts": {"added": env.count("added"), "removed": env.count("removed"), "changed": env.count("changed"),
+                   "unchanged": env.unchanged},
+        "capacity": {"before": env.capacity_before.as_dict(), "after": env.capacity_after.as_dict(),
+                     "upgradePeak": env.upgrade_peak.as_dict() if env.upgrade_peak else None},
+        "crdGate": gate_dict(env.gate) if env.gate else None,
+        "objects": [object_dict(o) for o in env.objects],
+        "files": [{"path": f.path, "status": f.status, "diff": list(f.diff),
+                   "labels": [label.as_dict() for label in f.labels]} for f in env.files],
+    }
+
+
+def review_dict(review: Review) -> dict[str, Any]:
+    return {
+        "format": FORMAT_VERSION, "base": review.base, "ref": review.ref, "changed": review.changed,
+        "crdGatesUnapproved": [g.environment for g in review.unapproved],
+        "environments": [environment_dict(e) for e in review.environments],
+    }
+
+
+def format_json(review: Review) -> str:
+    return json.dumps(review_dict(review), indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"

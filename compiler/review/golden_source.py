@@ -1,0 +1,102 @@
+"""Where the golden files to compare with come from: the working tree, or `golden/` as committed at a git ref.
+
+Reading from git (`git ls-tree` + `git cat-file --batch`, two processes however many files) lets a pull request
+that also updated golden/ be reviewed against its base branch: the working tree would show nothing.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import output
+from ..problems import KrcError
+
+
+@dataclass(frozen=True)
+class WorkingTreeGolden:
+    golden_dir: Path
+    description: str = "golden/ (working tree)"
+    ref: str | None = None
+
+    def files(self, environment: str) -> output.Files:
+        return output.read_tree(self.golden_dir / environment)
+
+
+def _git(root: Path, args: list[str], stdin: bytes | None = None) -> bytes:
+    git = shutil.which("git")
+    if git is None:
+        raise KrcError("--base needs git on the PATH; install git or compare with the working tree (omit --base)")
+    try:
+        done = subprocess.run([git, *args], cwd=root, input=stdin, capture_output=True, check=False)
+    except OSError as err:
+        raise KrcError(f"cannot run git in {root} ({err.strerror}); check the project is a git checkout") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise KrcError(f"git {args[0]} failed in {root}: {message[-1] if message else 'no message'}")
+    return done.stdout
+
+
+@dataclass(frozen=True)
+class GitGolden:
+    """golden/ as committed at `ref`, read once for every environment."""
+
+    root: Path
+    ref: str
+    commit: str
+    description: str
+    _files: dict[str, output.Files] = field(repr=False, compare=False)
+
+    def files(self, environment: str) -> output.Files:
+        return dict(self._files.get(environment, {}))
+
+
+def _read_blobs(root: Path, oids: list[str]) -> list[bytes]:
+    if not oids:
+        return []
+    out = _git(root, ["cat-file", "--batch"], ("\n".join(oids) + "\n").encode())
+    blobs, at = [], 0
+    for oid in oids:
+        header_end = out.index(b"\n", at)
+        header = out[at:header_end].split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise KrcError(f"git could not read object {oid} of golden/ ({out[at:header_end].decode()!r})")
+        size = int(header[2])
+        blobs.append(out[header_end + 1:header_end + 1 + size])
+        at = header_end + 1 + size + 1  # the content is followed by a newline
+    return blobs
+
+
+def git_golden(project_root: Path, ref: str) -> GitGolden:
+    """Every golden file at `ref`, by environment; an unknown ref is bad input (exit 2)."""
+    root = project_root.resolve()
+    if ref.startswith("-"):
+        raise KrcError(f"--base '{ref}' is not a git ref; give a branch, tag or commit such as origin/main")
+    try:
+        prefix = _git(root, ["rev-parse", "--show-prefix"]).decode().strip()
+    except KrcError as err:
+        raise KrcError(f"--base needs the project in a git checkout, and {root} is not in one "
+                       f"({err.problems[0].message}); run from a clone or omit --base") from None
+    try:
+        commit = _git(root, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"]).decode().strip()
+    except KrcError:
+        raise KrcError(f"--base '{ref}' is not a commit in {root}; fetch it first (e.g. git fetch origin main) "
+                       "or name a branch, tag or commit that exists") from None
+    golden = f"{prefix}golden/"
+    listing = _git(root, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", golden]).split(b"\0")
+    entries: list[tuple[str, str]] = []
+    for line in listing:
+        if not line:
+            continue
+        meta, _, path = line.decode("utf-8").partition("\t")
+        mode, kind, oid = meta.split()
+        if kind == "blob" and path.startswith(golden):
+            entries.append((path[len(golden):], oid))
+    by_environment: dict[str, output.Files] = {}
+    for (relative, _), blob in zip(entries, _read_blobs(root, [oid for _, oid in entries])):
+        environment, _, inside = relative.partition("/")
+        if inside:
+            by_environment.setdefault(environment, {})[inside] = blob
+    files = {env: dict(sorted(tree.items())) for env, tree in by_environment.items()}
+    return GitGolden(root, ref, commit, f"golden/ at {ref} ({commit[:12]})", files)

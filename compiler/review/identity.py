@@ -1,0 +1,35 @@
+"""Object identity across a change: API group, kind, namespace and name.
+
+The API version is deliberately not part of it, so `ray.io/v1alpha1` -> `ray.io/v1` reads as a change of the
+`apiVersion` field of one object rather than one object deleted and another created (as helm-diff does).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, order=True)
+class ObjectKey:
+    group: str  # "" for the core API group
+    kind: str
+    namespace: str  # "" for cluster-scoped objects
+    name: str
+
+    @property
+    def ref(self) -> str:
+        """`Kind namespace/name`, or `Kind name` when cluster-scoped: how a reviewer names an object."""
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"group": self.group, "kind": self.kind, "namespace": self.namespace, "name": self.name}
+
+
+def api_group(api_version: str) -> str:
+    return api_version.rpartition("/")[0] if "/" in api_version else ""
+
+
+def key_of(document: dict[str, Any]) -> ObjectKey:
+    meta = document.get("metadata") or {}
+    return ObjectKey(api_group(str(document.get("apiVersion") or "")), str(document.get("kind") or ""),
+                     str(meta.get("namespace") or ""), str(meta.get("name") or ""))

@@ -1,0 +1,169 @@
+"""The Argo CD objects krc ships and renders, checked against Argo CD v3.5.1's real CRDs and plugin contract."""
+from __future__ import annotations
+
+import copy
+import glob
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from compiler import pipeline
+from compiler.argocd import validation
+from compiler.argocd.generate import lint_problems
+from compiler.argocd.parameters import PARAMETERS, Request
+from compiler.argocd.selection import select_documents
+from compiler.problems import KrcError
+from compiler.project import Project
+from compiler.validation import SchemaSet
+
+from argocd_sidecar import KRC
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = REPO_ROOT / "deploy" / "argocd"
+
+
+def _applications(render: pipeline.Render) -> dict[str, dict]:
+    return {o.document["metadata"]["labels"]["krc.dev/argocd-role"]: o.document for o in render.objects
+            if o.document["kind"] == "Application"}
+
+
+def _errors(schemas: SchemaSet, document: dict) -> list[str]:
+    result = schemas.validate(document)
+    assert schemas.knows(document)
+    return [p.one_line() for p in result.problems if p.severity == "error"]
+
+
+def test_every_rendered_application_is_valid_for_argocd(project: Project, argocd_schemas: SchemaSet):
+    for name in project.environment_names():
+        render = pipeline.compile_environment(project, name)
+        apps = _applications(render)
+        assert sorted(apps) == ["crds", "operator", "root", "workloads"]
+        children = select_documents(render.objects, render.chart, Request(name, "exclude", "only", "gpu-eu-1"))
+        for document in [*apps.values(), *children]:
+            assert _errors(argocd_schemas, document) == [], document["metadata"]["name"]
+
+
+def test_schema_check_catches_a_wrong_application(project: Project, argocd_schemas: SchemaSet):
+    render = pipeline.compile_environment(project, "dev")
+    broken = copy.deepcopy(_applications(render)["workloads"])
+    broken["spec"]["syncPolicy"]["automated"]["prune"] = "yes"
+    broken["spec"]["source"]["plugin"]["parameters"][0]["strnig"] = "dev"
+    errors = _errors(argocd_schemas, broken)
+    assert any("prune" in e for e in errors) and any("strnig" in e for e in errors), errors
+
+
+def test_shipped_applicationset_is_valid_for_argocd(argocd_schemas: SchemaSet):
+    [document] = yaml.safe_load_all((DEPLOY / "applicationset.yaml").read_text())
+    assert document["kind"] == "ApplicationSet"
+    assert _errors(argocd_schemas, document) == []
+    parameters = {p["name"] for p in document["spec"]["template"]["spec"]["source"]["plugin"]["parameters"]}
+    assert parameters <= set(PARAMETERS)
+
+
+def test_app_of_apps_follows_the_argocd_contract(project: Project):
+    render = pipeline.compile_environment(project, "prod-eks-gpu")
+    apps = _applications(render)
+    crds, operator, workloads = apps["crds"], apps["operator"], apps["workloads"]
+    wave = {role: int(app["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"])
+            for role, app in apps.items() if role != "root"}
+    assert wave["crds"] < wave["operator"] < wave["workloads"]
+
+    assert "ServerSideApply=true" in crds["spec"]["syncPolicy"]["syncOptions"]
+    assert crds["spec"]["syncPolicy"]["automated"]["prune"] is False
+    assert {"Prune=false", "Delete=false"} <= set(crds["spec"]["syncPolicy"]["syncOptions"])
+    assert "finalizers" not in crds["metadata"]  # deleting the app never cascades to the CRDs
+    assert {"name": "crds", "string": "only"} in crds["spec"]["source"]["plugin"]["parameters"]
+
+    source = operator["spec"]["source"]
+    assert (source["chart"], source["targetRevision"]) == ("kuberay-operator", "1.6.2")
+    assert source["helm"]["skipCrds"] is True and source["helm"]["valuesObject"] == render.helm_values
+    assert operator["spec"]["destination"] == {"name": "prod-eks-gpu", "namespace": "kuberay-system"}
+
+    [ignored] = workloads["spec"]["ignoreDifferences"]
+    assert (ignored["kind"], ignored["name"], ignored["namespace"]) == ("RayCluster", "ray-gpu-train", "ray-prod")
+    assert ".spec.workerGroupSpecs[].replicas" in ignored["jqPathExpressions"]
+    assert {"RespectIgnoreDifferences=true", "ServerSideApply=true"} <= set(workloads["spec"]["syncPolicy"]["syncOptions"])
+    assert {"name": "crds", "string": "exclude"} in workloads["spec"]["source"]["plugin"]["parameters"]
+    # the lint rule about autoscaled replicas is satisfied by what the template emits
+    assert not [p for p in lint_problems(render) if p.rule == "argocd/autoscaled-replicas-ignored"]
+
+
+def test_disabled_argocd_renders_no_applications(project: Project):
+    path = project.environment_file("dev")
+    path.write_text(path.read_text().replace("argocd:\n", "argocd:\n  enabled: false\n", 1))
+    render = pipeline.compile_environment(project, "dev")
+    assert not [o for o in render.objects if o.document["kind"] == "Application"]
+    assert any(o.document["kind"] == "RayCluster" for o in render.objects)
+
+
+def test_environment_names_argocd_crds_for_the_check(project: Project, argocd_crds_dir: Path):
+    shutil.copytree(argocd_crds_dir, project.root / "argocd-crds")
+    base = project.environment_file("base")
+    base.write_text(base.read_text().replace("argocd:\n", "argocd:\n  crds: argocd-crds\n", 1))
+    render = pipeline.compile_environment(project, "dev")
+    assert validation.environment_problems(project, render.environment, render.objects) == []
+
+    checked = subprocess.run([str(KRC), "argocd", "validate"], cwd=project.root, capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+
+    base.write_text(base.read_text().replace("crds: argocd-crds", "crds: templates"))  # no Argo CD CRDs there
+    render = pipeline.compile_environment(project, "dev")
+    with pytest.raises(KrcError, match="no CustomResourceDefinition found"):
+        validation.environment_problems(project, render.environment, render.objects)
+
+
+# What cmpserver/plugin/config.go reads; the YAML decoder ignores anything else, so a typo silently drops a field.
+PLUGIN_SPEC_FIELDS = {"version", "init", "generate", "discover", "parameters", "preserveFileMode", "provideGitCreds"}
+COMMAND_FIELDS = {"command", "args"}
+ANNOUNCEMENT_FIELDS = {"name", "title", "tooltip", "required", "itemType", "collectionType", "string", "array", "map"}
+
+
+def test_plugin_yaml_has_only_fields_argocd_reads(project: Project):
+    plugin = yaml.safe_load((DEPLOY / "plugin.yaml").read_text())
+    assert plugin["kind"] == "ConfigManagementPlugin" and plugin["metadata"]["name"]  # ValidatePluginConfig
+    spec = plugin["spec"]
+    assert set(spec) <= PLUGIN_SPEC_FIELDS
+    assert spec["generate"]["command"] and "version" not in spec  # a version would rename the plugin
+    for name in ("init", "generate"):
+        assert set(spec[name]) <= COMMAND_FIELDS and spec[name]["command"][0] == "krc"
+    assert list(spec["discover"]) == ["fileName"]  # one rule, evaluated against the app path
+    assert glob.glob(str(project.root / spec["discover"]["fileName"]))  # it matches a krc project
+    announced = spec["parameters"]["static"]
+    assert all(set(a) <= ANNOUNCEMENT_FIELDS and a.get("collectionType", "string") == "string" for a in announced)
+    assert {a["name"] for a in announced} == set(PARAMETERS)
+    assert next(a for a in announced if a["name"] == "environment")["required"] is True
+
+    # every Application krc renders names this plugin, and only with parameters it announces
+    for name in project.environment_names():
+        for obj in pipeline.compile_environment(project, name).objects:
+            plugin_ref = obj.document.get("spec", {}).get("source", {}).get("plugin")
+            if plugin_ref:
+                assert plugin_ref["name"] == plugin["metadata"]["name"]
+                assert {p["name"] for p in plugin_ref["parameters"]} <= set(PARAMETERS)
+
+
+def test_plugin_commands_run(project: Project, tmp_path: Path):
+    """The argv in plugin.yaml, with krc from this virtualenv, in the app path."""
+    spec = yaml.safe_load((DEPLOY / "plugin.yaml").read_text())["spec"]
+    env = {"PATH": f"{KRC.parent}:/usr/bin:/bin", "ARGOCD_ENV_KRC_ENVIRONMENT": "dev",
+           "KRC_CACHE_DIR": str(tmp_path / "cache"), "KRC_CHART_REPOSITORY": "file:///nonexistent"}
+    for step in ("init", "generate"):
+        argv = spec[step]["command"] + spec[step].get("args", [])
+        done = subprocess.run(argv, cwd=project.root, env=env, capture_output=True)
+        assert done.returncode == 0, done.stderr  # init needs no network: the chart is already vendored
+    assert b"kind: RayCluster" in done.stdout
+
+
+def test_repo_server_patch_and_dockerfile_follow_the_sidecar_contract():
+    patch = yaml.safe_load((DEPLOY / "repo-server-patch.yaml").read_text())
+    [container] = patch["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == ["/var/run/argocd/argocd-cmp-server"]
+    assert container["securityContext"]["runAsUser"] == 999 and container["securityContext"]["runAsNonRoot"]
+    mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    assert mounts["/var/run/argocd"] == "var-files" and mounts["/home/argocd/cmp-server/plugins"] == "plugins"
+    assert mounts["/tmp"] in {v["name"] for v in patch["spec"]["template"]["spec"]["volumes"]}
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert "USER 999" in dockerfile and "/home/argocd/cmp-server/config/plugin.yaml" in dockerfile

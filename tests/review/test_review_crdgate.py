@@ -1,0 +1,121 @@
+"""The CRD upgrade gate: chart promotions with the real charts, cross-upgrade schema checks, the approval file."""
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from compiler.project import Project
+from review_support import diff_json, edit, run, set_chart_version
+
+PROD = "prod-eks-gpu"
+HELM_WORDS = "`helm upgrade` installs a chart's crds/ only on first install: it will NOT upgrade the changed CRDs"
+APPLY = "kubectl apply --server-side --force-conflicts -f rendered/prod-eks-gpu/crds/"
+
+
+def gate(report: dict) -> dict:
+    return next(e for e in report["environments"] if e["name"] == PROD)["crdGate"]
+
+
+def test_promoting_prod_to_1_7_0_trips_the_gate_in_every_format(accepted: Project):
+    set_chart_version(accepted, PROD, "1.6.2", "1.7.0")
+    text = run(accepted, "diff")
+    assert text.exit_code == 1
+    lines = text.output.splitlines()
+    assert lines[1] == "!! CRD UPGRADE GATE: prod-eks-gpu"  # first, before any environment
+    assert "moves kuberay-operator 1.6.2 -> 1.7.0" in lines[2]
+    assert HELM_WORDS in text.output and APPLY in text.output
+    assert "deleting a CRD by hand deletes every object of its kind" in text.output
+    assert "krc-prod-eks-gpu-crds (syncOptions ServerSideApply=true)" in text.output
+    assert "crd-diff kuberay-operator 1.6.2 -> 1.7.0: 81 CRD changes: 17 breaking, 3 warning, 61 info" in text.output
+    assert "breaking rayclusters.ray.io v1 spec.headGroupSpec.template.spec.workloadRef: field removed" in text.output
+    assert "NOT APPROVED (17 breaking CRD changes): missing approvals/prod-eks-gpu.crd-upgrade.yaml" in text.output
+
+    markdown = run(accepted, "diff", "--format", "markdown")
+    assert markdown.exit_code == 1
+    body = markdown.output
+    assert body.index("### :warning: CRD upgrade gate: `prod-eks-gpu`") < body.index("### Summary")
+    assert HELM_WORDS in body and APPLY in body and "17 breaking" in body
+    assert "| `prod-eks-gpu` |" in body and "**1.6.2 → 1.7.0** (missing)" in body
+
+    result = run(accepted, "diff", "--format", "json")
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    found = gate(report)
+    assert (found["oldVersion"], found["newVersion"]) == ("1.6.2", "1.7.0")
+    assert found["counts"] == {"breaking": 17, "warning": 3, "info": 61} and len(found["breaking"]) == 17
+    assert {c["status"] for c in found["crds"]} == {"changed"}
+    assert HELM_WORDS in " ".join(found["statements"]) and found["crdApplication"] == "krc-prod-eks-gpu-crds"
+    assert found["approval"]["status"] == "missing" and report["crdGatesUnapproved"] == [PROD]
+    dev = next(e for e in report["environments"] if e["name"] == "dev")
+    assert dev["crdGate"] is None
+
+
+def test_an_approval_file_naming_the_change_approves_it(accepted: Project):
+    set_chart_version(accepted, PROD, "1.6.2", "1.7.0")
+    template = gate(diff_json(accepted))["approval"]["template"]
+    approval = accepted.root / "approvals" / f"{PROD}.crd-upgrade.yaml"
+    approval.parent.mkdir()
+    approval.write_text(template)  # the placeholder reason does not approve
+    found = gate(diff_json(accepted))["approval"]
+    assert found["status"] == "mismatch" and any("reason is empty" in p for p in found["problems"])
+
+    data = yaml.safe_load(template)
+    data["reason"] = "workloadRef is unused here; CRDs applied by the krc-prod-eks-gpu-crds app first"
+    approval.write_text(yaml.safe_dump(data))
+    report = diff_json(accepted)
+    assert gate(report)["approval"]["status"] == "approved" and report["crdGatesUnapproved"] == []
+    assert "Breaking CRD upgrade approved by approvals/prod-eks-gpu.crd-upgrade.yaml" in run(accepted, "diff").output
+
+    data["crds"]["rayjobs.ray.io"] = "0" * 64  # approving other CRDs than the ones rendered
+    approval.write_text(yaml.safe_dump(data))
+    found = gate(diff_json(accepted))["approval"]
+    assert found["status"] == "mismatch"
+    assert found["problems"] == [f"crds.rayjobs.ray.io is '{'0' * 64}', the new chart's CRD has sha256 "
+                                 f"{yaml.safe_load(template)['crds']['rayjobs.ray.io']}"]
+
+
+def test_1_5_2_to_1_6_2_reports_raycronjob_as_a_crd_helm_will_not_install(accepted: Project):
+    set_chart_version(accepted, PROD, "1.6.2", "1.5.2")
+    assert run(accepted, "golden", PROD).exit_code == 0
+    set_chart_version(accepted, PROD, "1.5.2", "1.6.2")
+    result = run(accepted, "diff", PROD)
+    assert result.exit_code == 1
+    assert ("`helm upgrade` will NOT install the CRDs new in 1.6.2: raycronjobs.ray.io (RayCronJob); objects of "
+            "those kinds are rejected until the CRDs are applied.") in result.output
+    assert "   added     raycronjobs.ray.io (RayCronJob)" in result.output
+    found = gate(diff_json(accepted, PROD))
+    assert {c["name"]: c["status"] for c in found["crds"]} == {
+        "rayclusters.ray.io": "changed", "raycronjobs.ray.io": "added", "rayjobs.ray.io": "changed",
+        "rayservices.ray.io": "changed"}
+    # additive: nothing breaking, so no approval is needed, but the gate still trips (exit 1) and says what to do
+    assert found["counts"]["breaking"] == 0 and found["blocking"] == []
+    assert found["approval"]["status"] == "not-required"
+    # rendered objects under the old (1.5.2) CRDs: the RayCronJob is rejected, a new RayJob field is pruned
+    old = {(f["object"], f["path"], f["pruned"]) for f in found["renderedUnderOldCrds"]}
+    assert ("RayJob ray-prod/train-resnet", "spec.preRunningDeadlineSeconds", True) in old
+    assert any(obj == "RayCronJob ray-prod/nightly-eval" and not pruned for obj, _, pruned in old)
+    assert "field spec.preRunningDeadlineSeconds of RayJob ray-prod/train-resnet would be PRUNED silently" \
+        in result.output
+
+
+def test_golden_objects_are_checked_against_the_new_crds(accepted: Project):
+    # a field 1.6.2 has and 1.7.0 removes (workloadRef), set on the live (golden) object
+    golden = accepted.golden_dir / PROD / "manifests" / "raycluster-ray-gpu-train.yaml"
+    edit(golden, "      spec:\n        containers:\n", "      spec:\n        workloadRef: {name: w, podGroup: g}\n"
+         "        containers:\n")
+    set_chart_version(accepted, PROD, "1.6.2", "1.7.0")
+    found = gate(diff_json(accepted, PROD))
+    [finding] = found["goldenUnderNewCrds"]
+    assert finding["object"] == "RayCluster ray-prod/ray-gpu-train"
+    assert finding["path"] == "spec.headGroupSpec.template.spec.workloadRef" and finding["severity"] == "error"
+    assert "1 golden objects invalid under the new CRDs" in found["blocking"]
+
+
+def test_a_chart_bump_with_identical_crds_is_no_gate(accepted: Project):
+    lock = accepted.golden_dir / "dev" / "crds.lock.yaml"
+    edit(lock, "version: 1.7.0", "version: 1.7.0-rc.0")
+    report = diff_json(accepted, "dev")
+    env = report["environments"][0]
+    assert env["crdGate"] is None and [f["path"] for f in env["files"]] == ["crds.lock.yaml"]
+    assert report["changed"] is True

@@ -1,0 +1,102 @@
+"""The semantic field diff: identity, named lists, multi-line strings, paths."""
+from __future__ import annotations
+
+import copy
+
+from compiler.review.capacity import Capacity, cluster_capacity, parse_quantity
+from compiler.review.consequences import object_labels
+from compiler.review.fielddiff import diff_documents
+from compiler.review.identity import key_of
+
+
+def cluster(*groups: str) -> dict:
+    return {
+        "apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "c", "namespace": "ns"},
+        "spec": {
+            "headGroupSpec": {"template": {"spec": {"containers": [
+                {"name": "ray-head", "image": "ray:1", "resources": {"limits": {"cpu": "2", "memory": "4Gi"}}}]}}},
+            "workerGroupSpecs": [
+                {"groupName": g, "replicas": 1, "maxReplicas": 3, "template": {"spec": {"containers": [
+                    {"name": "ray-worker", "image": "ray:1", "env": [{"name": "A", "value": "1"}],
+                     "resources": {"limits": {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}}}]}}}
+                for g in groups]}}
+
+
+def paths(changes) -> list[str]:
+    return [c.path for c in changes]
+
+
+def test_identity_ignores_the_api_version():
+    old, new = cluster("a"), cluster("a")
+    old["apiVersion"] = "ray.io/v1alpha1"
+    assert key_of(old) == key_of(new)
+    assert key_of(old).ref == "RayCluster ns/c" and key_of(old).group == "ray.io"
+    changes = diff_documents(old, new)
+    assert [(c.path, c.op, c.old, c.new) for c in changes] == [("apiVersion", "changed", "ray.io/v1alpha1", "ray.io/v1")]
+    labels = object_labels("ray.io", "RayCluster", "changed", old, new, changes)
+    assert [label.code for label in labels] == ["api-version"]
+    assert key_of({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}).group == ""
+
+
+def test_inserting_a_worker_group_shows_only_that_group():
+    changes = diff_documents(cluster("a", "c"), cluster("a", "b", "c"))
+    assert paths(changes) == ["spec.workerGroupSpecs[groupName=b]"]
+    assert changes[0].op == "added" and changes[0].new["groupName"] == "b"
+    labels = object_labels("ray.io", "RayCluster", "changed", None, cluster("a", "b", "c"), changes)
+    assert [label.code for label in labels] == ["worker-group-added"]
+
+
+def test_containers_env_and_mounts_are_matched_by_name():
+    old, new = cluster("a"), cluster("a")
+    container = new["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+    container["env"].insert(0, {"name": "Z", "value": "9"})
+    container["env"][1]["value"] = "2"
+    container["image"] = "ray:2"
+    old_container = old["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+    old_container["volumeMounts"] = [{"name": "v", "mountPath": "/a"}]
+    container["volumeMounts"] = [{"name": "v", "mountPath": "/b"}, {"name": "v", "mountPath": "/a", "readOnly": True}]
+    base = "spec.workerGroupSpecs[groupName=a].template.spec.containers[name=ray-worker]"
+    assert paths(diff_documents(old, new)) == [
+        f"{base}.env[name=Z]", f"{base}.env[name=A].value", f"{base}.image",
+        f"{base}.volumeMounts[mountPath=/b]", f"{base}.volumeMounts[mountPath=/a].readOnly"]
+    assert not [c for c in diff_documents(old, new) if c.op == "reordered"]  # inserting is not reordering
+    labels = object_labels("ray.io", "RayCluster", "changed", old, new, diff_documents(old, new))
+    assert [label.code for label in labels] == ["worker-pod-template"]
+    assert "running Pods keep the old template" in labels[0].message
+
+
+def test_reordering_named_items_is_one_change_not_many():
+    old, new = cluster("a", "b"), cluster("b", "a")
+    changes = diff_documents(old, new)
+    assert [(c.path, c.op, c.old, c.new) for c in changes] == [
+        ("spec.workerGroupSpecs", "reordered", ["a", "b"], ["b", "a"])]
+
+
+def test_multi_line_strings_are_unified_diffs():
+    old = {"spec": {"serveConfigV2": "applications:\n- name: a\n  route_prefix: /a\n  import_path: x:y\n"}}
+    new = copy.deepcopy(old)
+    new["spec"]["serveConfigV2"] = new["spec"]["serveConfigV2"].replace("/a", "/b")
+    [change] = diff_documents(old, new)
+    assert change.op == "text" and change.path == "spec.serveConfigV2"
+    assert change.diff == ("@@ -1,4 +1,4 @@", " applications:", " - name: a", "-  route_prefix: /a",
+                           "+  route_prefix: /b", "   import_path: x:y")
+    assert change.as_dict() == {"path": "spec.serveConfigV2", "op": "text", "diff": list(change.diff)}
+
+
+def test_scalar_types_matter_and_odd_keys_are_quoted():
+    old = {"metadata": {"annotations": {"krc.dev/source": "a"}}, "spec": {"n": 1, "flag": True, "args": ["x", "y"]}}
+    new = {"metadata": {"annotations": {"krc.dev/source": "b"}}, "spec": {"n": "1", "flag": 1, "args": ["x", "z"]}}
+    assert [(c.path, c.old, c.new) for c in diff_documents(old, new)] == [
+        ('metadata.annotations["krc.dev/source"]', "a", "b"), ("spec.args", ["x", "y"], ["x", "z"]),
+        ("spec.flag", True, 1), ("spec.n", 1, "1")]
+
+
+def test_capacity_counts_max_replicas_hosts_and_the_head():
+    spec = cluster("a", "b")["spec"]
+    spec["workerGroupSpecs"][1]["numOfHosts"] = 2
+    # head 2 CPU 4Gi; group a 3 x (500m, 1Gi, 1 GPU); group b 3 x 2 hosts x the same
+    assert cluster_capacity(spec) == Capacity(2000 + 3 * 500 + 6 * 500, 9, (4 + 3 + 6) * 2 ** 30)
+    assert parse_quantity("1.5") == parse_quantity("1500m") and parse_quantity("1e3") == 1000
+    assert parse_quantity("2Ki") == 2048 and parse_quantity("bogus") == 0
+    assert Capacity(1500, 1, 3 * 2 ** 30).as_dict() == {"cpu": "1500m", "cpuMillis": 1500, "gpu": 1,
+                                                         "memory": "3Gi", "memoryBytes": 3 * 2 ** 30}
