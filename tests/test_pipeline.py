@@ -206,5 +206,6 @@ def test_render_refuses_error_level_findings_and_points_at_the_environment(proje
     assert not project.rendered_dir.exists()
     problems = err.value.problems
     assert problems and all(p.severity == "error" for p in problems)
-    assert any(p.location and p.location.file == "environments/dev.yaml" and "minReplicas" in p.message
+    line = line_of(project, "dev", "        minReplicas: 3")
+    assert any(str(p.location) == f"environments/dev.yaml:{line}:9" and "minReplicas" in p.message
                for p in problems), [p.one_line() for p in problems]

@@ -8,6 +8,7 @@ from ..problems import KrcError, Location, Problem
 from ..project import Project
 from .context import LintContext, LintObject, RuleSetting
 from .facts import chart_default_gates
+from .provenance import object_positions
 
 
 def rule_settings(render: Render) -> dict[str, RuleSetting]:
@@ -29,7 +30,8 @@ def rule_settings(render: Render) -> dict[str, RuleSetting]:
 def environment_context(render: Render) -> LintContext:
     env = render.environment
     file = env.files[-1] if env.files else f"environments/{env.name}.yaml"
-    objects = tuple(LintObject(o.document, o.location or Location(file)) for o in render.objects)
+    objects = tuple(LintObject(o.document, o.location or Location(file), object_positions(o.document, env.location_of))
+                    for o in render.objects)
     version = render.chart.version
     return LintContext(
         objects=objects,

@@ -16,7 +16,7 @@ BREAKING_SHOWN = 40  # breaking CRD items listed in the gate; `krc crd-diff` lis
 def inline(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) or value is None else str(value)
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def capacity_line(before: Capacity, after: Capacity) -> str:

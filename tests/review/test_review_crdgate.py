@@ -76,9 +76,15 @@ def test_an_approval_file_naming_the_change_approves_it(accepted: Project):
 
 
 def test_1_5_2_to_1_6_2_reports_raycronjob_as_a_crd_helm_will_not_install(accepted: Project):
-    set_chart_version(accepted, PROD, "1.6.2", "1.5.2")
-    assert run(accepted, "golden", PROD).exit_code == 0
-    set_chart_version(accepted, PROD, "1.5.2", "1.6.2")
+    # golden as it was on 1.5.2: no RayCronJob (gate or object) and no preRunningDeadlineSeconds, which 1.5.2 lacks
+    path = accepted.environment_file(PROD)
+    current = path.read_text()
+    older = current.replace("version: 1.6.2", "version: 1.5.2").replace("    preRunningDeadlineSeconds: 1800\n", "")
+    older = older.replace("    RayCronJob: true ", "    # RayCronJob: true ")
+    path.write_text(older[:older.index("cronJobs:")])
+    golden = run(accepted, "golden", PROD)
+    assert golden.exit_code == 0, golden.output
+    path.write_text(current)
     result = run(accepted, "diff", PROD)
     assert result.exit_code == 1
     assert ("`helm upgrade` will NOT install the CRDs new in 1.6.2: raycronjobs.ray.io (RayCronJob); objects of "

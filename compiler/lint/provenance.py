@@ -1,0 +1,111 @@
+"""Where each field of a rendered object was written in the environment files.
+
+Templates annotate every object with `krc.dev/source` (e.g. `clusters.ray-cpu-demo`). From there, the fields
+krc generates map back to environment keys (`spec.workerGroupSpecs[1].maxReplicas` ->
+`clusters.<name>.workerGroups.<group>.maxReplicas`), so findings point at the line a user edits. A field with
+no counterpart falls back to its nearest mapped parent, and at worst to the environment item.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..problems import Location
+from ..render import SOURCE_ANNOTATION
+from ..yamlio import Path, Positions, iter_paths
+
+Locate = Callable[[Path], "Location | None"]
+
+# Pod-template fields of a group and the environment key that sets them.
+_CONTAINER_FIELDS = {"image": ("image",), "env": ("env",)}
+_RESOURCE_KEYS = {"cpu": ("cpu",), "memory": ("memory",), "nvidia.com/gpu": ("gpu",)}
+# RayCluster spec keys -> environment keys of a cluster body
+_CLUSTER_KEYS = {"enableInTreeAutoscaling": ("autoscaling", "enabled"), "autoscalerOptions": ("autoscaling",),
+                 "headGroupSpec": ("head",), "rayVersion": ("rayVersion",)}
+_JOB_KEYS = {"runtimeEnvYAML": ("runtimeEnv",), "rayClusterSpec": ("cluster",)}
+_SERVICE_KEYS = {"serveConfigV2": ("serveConfig",), "rayClusterConfig": ("cluster",), "upgradeStrategy": ("upgrade",)}
+
+
+def _group(doc_group: dict, rest: Path) -> Path:
+    """Path inside a head or worker group spec -> path inside the environment's group entry."""
+    if not rest:
+        return ()
+    if rest[0] == "template" and rest[1:3] == ("spec", "containers") and len(rest) > 4:
+        field = rest[4]
+        if field == "resources" and len(rest) > 6:
+            return _RESOURCE_KEYS.get(rest[6], ())
+        return _CONTAINER_FIELDS.get(field, ())
+    if rest[0] == "template" and rest[1:2] == ("spec",) and len(rest) > 2 and rest[2] in ("nodeSelector", "tolerations", "serviceAccountName"):
+        return (rest[2],) + tuple(rest[3:4])
+    if rest[0] == "groupName":
+        return ("name",)
+    return (rest[0],) if isinstance(rest[0], str) else ()
+
+
+def _cluster(spec: dict, rest: Path) -> Path:
+    if not rest:
+        return ()
+    key = rest[0]
+    if key == "workerGroupSpecs" and len(rest) > 1:
+        groups = spec.get("workerGroupSpecs") or []
+        if isinstance(rest[1], int) and rest[1] < len(groups):
+            name = groups[rest[1]].get("groupName")
+            return ("workerGroups", name) + _group(groups[rest[1]], rest[2:])
+        return ("workerGroups",)
+    if key == "headGroupSpec":
+        return ("head",) + _group(spec.get("headGroupSpec") or {}, rest[1:])
+    mapped = _CLUSTER_KEYS.get(key, (key,))
+    return mapped + (tuple(rest[1:2]) if key == "autoscalerOptions" else ())
+
+
+def environment_path(document: dict, path: Path) -> Path:
+    """The environment path (below the object's item) that produced `path` of the object, as far as known."""
+    spec = document.get("spec") if isinstance(document.get("spec"), dict) else {}
+    kind = document.get("kind")
+    if path[:1] == ("metadata",):
+        return tuple(path[1:3]) if path[1:2] in (("labels",), ("annotations",)) else ()
+    if path[:1] != ("spec",):
+        return ()
+    rest = path[1:]
+    if kind == "RayCluster":
+        return _cluster(spec, rest)
+    if kind == "RayService" and rest[:1] == ("rayClusterConfig",):
+        return ("cluster",) + _cluster(spec.get("rayClusterConfig") or {}, rest[1:])
+    if kind == "RayService" and rest[:2] == ("upgradeStrategy", "clusterUpgradeOptions"):
+        return ("upgrade",) + tuple(rest[2:3])
+    if kind == "RayService" and rest:
+        return _SERVICE_KEYS.get(rest[0], (rest[0],))
+    if kind == "RayCronJob" and rest[:1] == ("jobTemplate",):
+        return ("job",) + _job(spec.get("jobTemplate") or {}, rest[1:])
+    if kind == "RayJob":
+        return _job(spec, rest)
+    return tuple(rest[:1])
+
+
+def _job(spec: dict, rest: Path) -> Path:
+    if not rest:
+        return ()
+    if rest[0] == "rayClusterSpec":
+        return ("cluster",) + _cluster(spec.get("rayClusterSpec") or {}, rest[1:])
+    return _JOB_KEYS.get(rest[0], (rest[0],))
+
+
+def object_positions(document: dict, locate: Locate) -> Positions | None:
+    """A position for every field of an object rendered from an environment item; None if it names none."""
+    source = ((document.get("metadata") or {}).get("annotations") or {}).get(SOURCE_ANNOTATION)
+    if not isinstance(source, str):
+        return None
+    item = tuple(source.split("."))
+    positions: Positions = {}
+    item_location = locate(item)
+    if item_location is not None:
+        positions[()] = item_location
+    for leaf, _ in iter_paths(document):
+        for end in range(1, len(leaf) + 1):
+            path = leaf[:end]
+            if path in positions:
+                continue
+            found = locate(item + environment_path(document, path))
+            if found is not None:
+                positions[path] = found
+    return positions
+
