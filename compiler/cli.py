@@ -154,10 +154,15 @@ def policy_command(environments: tuple[str, ...]) -> None:
     """Check environments (default: all) against the CUE policies in policies/; exit 1 on any violation."""
     from .policy import check_project  # imported here: only this command needs a CUE engine
 
+    def counted(n: int, one: str, many: str) -> str:
+        return f"{n} {one if n == 1 else many}"
+
     policies, names, problems = check_project(current_project(), environments)
     for problem in problems:
         click.echo(problem.one_line())
-    summary = f"{len(policies)} policies on {len(names)} environments: {len(problems)} violations"
+    summary = (f"{counted(len(policies), 'policy', 'policies')} on "
+               f"{counted(len(names), 'environment', 'environments')}: "
+               f"{counted(len(problems), 'violation', 'violations')}")
     click.echo(summary if policies else "no policies in policies/*.cue", err=True)
     sys.exit(1 if problems else 0)
 
@@ -224,15 +229,16 @@ def _argocd_options(command: Callable) -> Callable:
 @reports_errors
 def argocd_generate_command(argocd_crds: str | None, **options: str | None) -> None:
     """Print one environment's objects as one YAML stream; on any error print nothing and exit 2."""
-    from . import argocd  # imported here: only the plugin commands need it
     import os
+
+    from . import argocd  # imported here: only the plugin commands need it
 
     generated = argocd.generate(current_project(), argocd.read_request(os.environ, options), argocd_crds)
     for problem in generated.warnings:
         click.echo(problem.one_line(), err=True)
     sys.stdout.write(generated.stream)  # everything at once, only after everything succeeded
     sys.stdout.flush()
-    click.echo(f"krc: {generated.environment}: {generated.count} documents", err=True)
+    click.echo(argocd.describe(generated), err=True)
 
 
 @argocd_group.command("init")
@@ -240,8 +246,9 @@ def argocd_generate_command(argocd_crds: str | None, **options: str | None) -> N
 @reports_errors
 def argocd_init_command(**options: str | None) -> None:
     """Vendor the charts 'generate' needs (the chosen environment's, else all); cached charts are kept."""
-    from . import argocd
     import os
+
+    from . import argocd
 
     for result in argocd.init(current_project(), argocd.read_request(os.environ, options)):
         state = "downloaded" if result.downloaded else "cached"

@@ -45,17 +45,21 @@ def compile_environment(project: Project, name: str) -> Render:
     return Render(env, chart, rendered.helm_values, rendered.objects)
 
 
-def check_environment(render: Render) -> Render:
-    """Validate the output against the pinned CRDs and lint it; error-level findings stop the pipeline."""
-    # imported here: the lint package builds on this module's Render
+def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None) -> Render:
+    """Validate the output against the pinned CRDs and lint it (and, given the project, the Argo CD objects
+    against the Argo CD CRDs the environment names); error-level findings stop the pipeline."""
+    # imported here: the lint and argocd packages build on this module's Render
+    from .argocd.validation import environment_problems
     from .lint import lint_objects
     from .lint.environments import environment_context
 
     findings = lint_objects(environment_context(render))
+    if project is not None:
+        findings += environment_problems(project, render.environment, render.objects, argocd_crds)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
-        raise KrcError(errors)
-    return dataclasses.replace(render, findings=tuple(findings))
+        raise KrcError(sorted_problems(errors))
+    return dataclasses.replace(render, findings=tuple(sorted_problems(findings)))
 
 
 def compile_environments(project: Project, names: list[str], lint: bool = True) -> list[Render]:
@@ -64,7 +68,7 @@ def compile_environments(project: Project, names: list[str], lint: bool = True) 
     for name in names:
         try:
             render = compile_environment(project, name)
-            renders.append(check_environment(render) if lint else render)
+            renders.append(check_environment(render, project) if lint else render)
         except KrcError as err:
             problems.extend(err.problems)
     if problems:

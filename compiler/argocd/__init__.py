@@ -3,7 +3,7 @@
 Public entry points: `read_request(environ, options)`, `generate(project, request, argocd_crds)`,
 `init(project, request)`, and `validation.environment_problems(...)` for the Argo CD schema check.
 """
-from .generate import Generated, generate, init
+from .generate import Generated, describe, generate, init
 from .parameters import Request, read_request
 
-__all__ = ["Generated", "Request", "generate", "init", "read_request"]
+__all__ = ["Generated", "Request", "describe", "generate", "init", "read_request"]

@@ -10,9 +10,8 @@ from dataclasses import dataclass
 
 from .. import pipeline
 from ..charts import vendor
-from ..problems import KrcError, Problem, has_errors, sorted_problems
+from ..problems import KrcError, Problem
 from ..project import Project
-from . import validation
 from .parameters import Request
 from .selection import select_documents
 from .stream import dump_stream
@@ -34,28 +33,17 @@ def chosen_environment(project: Project, request: Request) -> str:
     return project.select([request.environment])[0]
 
 
-def lint_problems(render: pipeline.Render) -> list[Problem]:
-    """Everything `krc lint` reports for the environment (schema validation and rules)."""
-    from ..lint import lint_objects  # imported here: init and errors before compiling never need it
-    from ..lint.environments import environment_context
-
-    return lint_objects(environment_context(render))
-
-
 def generate(project: Project, request: Request, argocd_crds: str | None = None) -> Generated:
     """The documents `request` selects, or KrcError carrying every error (including error-level findings)."""
     name = chosen_environment(project, request)
-    render = pipeline.compile_environment(project, name)
-    problems = [*lint_problems(render),
-                *validation.environment_problems(project, render.environment, render.objects, argocd_crds)]
-    if has_errors(problems):
-        raise KrcError(sorted_problems(p for p in problems if p.severity == "error"))
+    # schema validation, lint and the Argo CD CRDs, as for `krc render`: error-level findings raise
+    render = pipeline.check_environment(pipeline.compile_environment(project, name), project, argocd_crds)
     documents = select_documents(render.objects, render.chart, request)
     if not documents:
         raise KrcError(f"environment {name} has nothing to deploy for crds={request.crds}, "
                        f"applications={request.applications}; refusing to print an empty stream (Argo CD would "
                        "prune everything): check the plugin parameters")
-    return Generated(name, dump_stream(documents), len(documents), tuple(sorted_problems(problems)))
+    return Generated(name, dump_stream(documents), len(documents), render.findings)
 
 
 def init(project: Project, request: Request) -> list[vendor.VendorResult]:

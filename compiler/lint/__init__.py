@@ -50,10 +50,6 @@ def lint_targets(targets: list[str], project_root: Path | None = None, kuberay_v
     if kuberay_version or feature_gates:
         raise KrcError("--kuberay-version and --feature-gates apply to paths; an environment pins its chart and "
                        "sets operator.featureGates")
-    from .environments import environment_contexts
+    from .environments import environment_findings
 
-    project = find_project(project_root or cwd)
-    problems: list[Problem] = []
-    for context in environment_contexts(project, targets):
-        problems.extend(lint_objects(context))
-    return sorted_problems(problems)
+    return sorted_problems(environment_findings(find_project(project_root or cwd), targets))

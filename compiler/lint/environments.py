@@ -50,14 +50,43 @@ def environment_context(render: Render) -> LintContext:
     )
 
 
-def environment_contexts(project: Project, names: list[str]) -> list[LintContext]:
-    """A context per environment; every environment's input errors are reported together."""
-    contexts, problems = [], []
+def environment_findings(project: Project, names: list[str]) -> list[Problem]:
+    """Every finding of each environment: schema and rules over what it renders, plus its Argo CD objects
+    against the Argo CD CRDs it names. Every environment's input errors are reported together."""
+    from ..argocd.validation import environment_problems
+    from .runner import lint_objects
+
+    findings: list[Problem] = []
+    problems: list[Problem] = []
+    renders: list[Render] = []
     for name in project.select(names):
         try:
-            contexts.append(environment_context(compile_environment(project, name)))
+            render = compile_environment(project, name)
+            findings.extend(lint_objects(environment_context(render)))
+            findings.extend(environment_problems(project, render.environment, render.objects))
+            renders.append(render)
         except KrcError as err:
             problems.extend(err.problems)
     if problems:
         raise KrcError(problems)
-    return contexts
+    return findings + policy_findings(project, renders)
+
+
+def policy_findings(project: Project, renders: list[Render]) -> list[Problem]:
+    """The organisation's CUE policies (policies/*.cue), in one engine run for every environment.
+
+    They are the organisation's rules, so an environment's `lint.rules` settings do not change them. Without a
+    CUE engine, lint still runs and says, as a warning, that the policies were not checked.
+    """
+    from ..policy import policy_findings as evaluate
+    from ..policy.engine import find_engine
+    from ..policy.evaluate import policy_files
+
+    if not renders or not policy_files(project.policies_dir):
+        return []
+    try:
+        engine = find_engine([project.root])
+    except KrcError as err:
+        return [Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
+                        Location(project.relative(project.policies_dir)), "warning", "policy/engine")]
+    return evaluate(project, renders, engine)

@@ -1,14 +1,16 @@
 """From compiled environments to policy inputs, and the `krc policy` entry point over a project."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..environment.layering import named_path
-from ..pipeline import Render, compile_environments
 from ..problems import Location, Problem
 from ..project import Project
 from .engine import CueEngine, find_engine
 from .evaluate import InputPath, PolicyInput, evaluate_policies, policy_files
+
+if TYPE_CHECKING:  # the pipeline may import lint, which may import this package: no cycle at run time
+    from ..pipeline import Render
 
 
 def policy_input(render: Render) -> PolicyInput:
@@ -42,8 +44,11 @@ def check_project(project: Project, names: Sequence[str] = (),
     selected = project.select(tuple(names))
     if not policies:
         return [], selected, []
+    from ..pipeline import compile_environments
+
     engine = engine or find_engine([project.root])  # before compiling: no engine means nothing to do
-    inputs = [policy_input(r) for r in compile_environments(project, selected)]
+    # policies judge what the environment renders; lint findings are `krc lint`'s to report
+    inputs = [policy_input(r) for r in compile_environments(project, selected, lint=False)]
     problems = evaluate_policies(project.policies_dir, inputs, engine=engine, show_path=project.relative)
     return [p.stem for p in policies], selected, problems
 

@@ -3,7 +3,7 @@
     cue.mod/module.cue              module: "krc.local/policycheck"
     policy/p<i>/<file>.cue          the policy file, byte for byte (so CUE's line numbers are the user's)
     policy/p<i>/krc_inputs.cue      declares `env` and `objects` in the policy's package
-    input/e<j>.cue                  #e<j>: {env: <JSON>, objects: <JSON>}   (JSON is valid CUE)
+    input/environments.cue          #e<j>: {env: <JSON>, objects: <JSON>} for each j  (JSON is valid CUE)
     check.cue                       results: e<j>: p<i>: P<i> & {env: inputs.#e<j>.env, objects: ...}
 
 Each policy is a package, imported once and unified with each environment, so one `cue vet` evaluates the
@@ -23,6 +23,7 @@ from ..problems import KrcError, Location
 MODULE = "krc.local/policycheck"
 POLICY_DIR = "policy"
 INPUT_DIR = "input"
+INPUT_FILE = "environments.cue"
 CHECK_FILE = "check.cue"
 INPUTS_DECLARATION = "krc_inputs.cue"
 
@@ -93,15 +94,15 @@ def write_workspace(root: Path, policies: Sequence[Policy],
         (folder / INPUTS_DECLARATION).write_text(
             f"package {policy.package}\n\nenv: {{...}}\nobjects: [...{{...}}]\n", encoding="utf-8")
 
-    inputs = root / INPUT_DIR
-    inputs.mkdir()
+    # one file for all environments: CUE v0.4 in WebAssembly loads a package of many files several times slower
+    parts = ["package input\n"]
     for j, (name, data, objects) in enumerate(environments):
-        label = environment_label(j)
         env_json = _cue_json(data, f"environment {name}")
         objects_json = _cue_json(list(objects), f"the rendered objects of environment {name}")
-        (inputs / f"{label}.cue").write_text(
-            f"package input\n\n// environment {json.dumps(name)}\n#{label}: {{\n"
-            f"env: {env_json}\nobjects: {objects_json}\n}}\n", encoding="utf-8")
+        parts.append(f"// environment {json.dumps(name)}\n#{environment_label(j)}: {{\n"
+                     f"env: {env_json}\nobjects: {objects_json}\n}}\n")
+    (root / INPUT_DIR).mkdir()
+    (root / INPUT_DIR / INPUT_FILE).write_text("\n".join(parts), encoding="utf-8")
 
     imports = [f'\tP{i} "{MODULE}/{POLICY_DIR}/{policy_dir_name(i)}:{p.package}"' for i, p in enumerate(policies)]
     imports.append(f'\tinputs "{MODULE}/{INPUT_DIR}:input"')

@@ -106,7 +106,7 @@ def summary_table(review: Review) -> str:
         consequences = ", ".join(f"{code} ×{n}" for code, n in sorted(codes.items())) or "none"
         crds = "unchanged" if env.gate is None else (
             f"**{env.gate.old_version} → {env.gate.new_version}**"
-            + ("" if not env.gate.blocking else f" ({env.gate.approval.status})"))
+            + ("" if not env.gate.blocking else f" (approval {env.gate.approval.status})"))
         out.append(f"| `{env.name}` | {env.count('added')} | {env.count('removed')} | {env.count('changed')} | "
                    f"{env.unchanged} | {crds} | {_capacity_cell(env, 'cpu')} | {_capacity_cell(env, 'gpu')} | "
                    f"{_capacity_cell(env, 'memory')} | {consequences} |\n")
@@ -204,16 +204,24 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
     out = "".join(head)
     if len(out) > max_chars:  # only with absurd numbers of environments: never exceed the limit
         return out[:max_chars - 80] + "\n\n_Report cut at the comment limit: run `krc diff`._\n"
-    for env in (e for e in review.environments if e.changed):
+    changed_envs = [e for e in review.environments if e.changed]
+    for index, env in enumerate(changed_envs):
+        # an even share of what is left, so every environment shows some details; unused room carries over
+        limit = len(out) + (max_chars - len(out)) // (len(changed_envs) - index)
         section = [f"### Details: `{env.name}`\n\n"]
         left: Counter[str] = Counter()
         size = len(out) + len(section[0])
-        for obj, make in [(o, object_block) for o in env.objects] + [(f, file_block) for f in env.files]:
-            room = max_chars - size - _NOTICE_ROOM
+        entries = [(o, object_block) for o in env.objects] + [(f, file_block) for f in env.files]
+        # objects with KubeRay consequences first: they are what a cut must not hide
+        entries.sort(key=lambda entry: not entry[0].labels)
+        for position, (obj, make) in enumerate(entries):
+            room = limit - size - _NOTICE_ROOM
             if left or room < _MIN_PARTIAL:
                 left[obj.status] += 1
                 continue
-            text, _ = make(obj, env.name, room)
+            last = position == len(entries) - 1
+            # one huge block (a giant serveConfig) may take half the room, not all of it
+            text, _ = make(obj, env.name, room if last else max(room // 2, _MIN_PARTIAL))
             section.append(text)
             size += len(text)
         if left:

@@ -1,6 +1,7 @@
 // Argo CD Applications of one environment, as an app-of-apps (only when the environment has an `argocd` block):
 //   <prefix>            the root: the krc plugin with applications=only, i.e. the three children below
-//   <prefix>-crds       the chart's CRDs through the krc plugin (crds=only): server-side apply, first wave, never pruned
+//   <prefix>-crds       the chart's CRDs through the krc plugin (crds=only): server-side apply, first wave,
+//                       never pruned
 //   <prefix>-operator   the upstream chart at the pinned version, values inline, skipCrds (the CRDs app owns them)
 //   <prefix>-workloads  the environment's objects through the krc plugin (crds=exclude), tolerating the autoscaler
 // Waves on the children order them inside the root app; Argo CD only waits for a child to be healthy when the
@@ -51,7 +52,8 @@ local application(cd, role, name, wave, spec) = {
     labels: kr.get(env, 'labels', {}) + { 'krc.dev/environment': environment, 'krc.dev/argocd-role': role },
     annotations: { 'krc.dev/source': 'argocd' }
                  + (if wave != null then { 'argocd.argoproj.io/sync-wave': std.toString(wave) } else {})
-                 + (if role == 'workloads' then { 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' } else {}),
+                 + (if role == 'workloads' then { 'argocd.argoproj.io/compare-options': 'ServerSideDiff=true' }
+                    else {}),
     // cascade deletion for what krc owns outright; the CRDs app has none (deleting CRDs deletes every Ray object)
     [if role == 'operator' || role == 'workloads' then 'finalizers']: ['resources-finalizer.argocd.argoproj.io'],
   },

@@ -12,7 +12,6 @@ import yaml
 
 from compiler import pipeline
 from compiler.argocd import validation
-from compiler.argocd.generate import lint_problems
 from compiler.argocd.parameters import PARAMETERS, Request
 from compiler.argocd.selection import select_documents
 from compiler.problems import KrcError
@@ -85,10 +84,12 @@ def test_app_of_apps_follows_the_argocd_contract(project: Project):
     [ignored] = workloads["spec"]["ignoreDifferences"]
     assert (ignored["kind"], ignored["name"], ignored["namespace"]) == ("RayCluster", "ray-gpu-train", "ray-prod")
     assert ".spec.workerGroupSpecs[].replicas" in ignored["jqPathExpressions"]
-    assert {"RespectIgnoreDifferences=true", "ServerSideApply=true"} <= set(workloads["spec"]["syncPolicy"]["syncOptions"])
+    options = set(workloads["spec"]["syncPolicy"]["syncOptions"])
+    assert {"RespectIgnoreDifferences=true", "ServerSideApply=true"} <= options
     assert {"name": "crds", "string": "exclude"} in workloads["spec"]["source"]["plugin"]["parameters"]
     # the lint rule about autoscaled replicas is satisfied by what the template emits
-    assert not [p for p in lint_problems(render) if p.rule == "argocd/autoscaled-replicas-ignored"]
+    findings = pipeline.check_environment(render).findings
+    assert not [p for p in findings if p.rule == "argocd/autoscaled-replicas-ignored"]
 
 
 def test_disabled_argocd_renders_no_applications(project: Project):

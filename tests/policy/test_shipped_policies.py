@@ -108,6 +108,7 @@ def test_conflict_names_the_policy_line_and_the_environment_line(project, wasm):
     env_file = project.environments_dir / "dev.yaml"
     text = env_file.read_text().replace("        cpu: 1\n        memory: 2Gi\n",
                                         "        cpu: 1\n        memory: 2Gi\n        gpu: 2\n")
+    text = text.replace("cpuOnly: true", "cpuOnly: false")  # else krc itself rejects the GPU request
     env_file.write_text(text)
     gpu_line = text.splitlines().index("        gpu: 2") + 1
     policy_line = (project.policies_dir / "dev-no-gpu.cue").read_text().splitlines().index(
@@ -121,7 +122,7 @@ def test_conflict_names_the_policy_line_and_the_environment_line(project, wasm):
                     line), line
     assert f"policy policies/dev-no-gpu.cue:{policy_line}:" in line
     assert line.endswith("[policy/dev-no-gpu]")
-    assert "1 violations" in result.stderr
+    assert "4 policies on 1 environment: 1 violation" in result.stderr
 
 
 def test_clean_run_exits_zero_and_says_what_it_checked(shipped_project, wasm):

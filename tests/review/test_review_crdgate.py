@@ -36,7 +36,7 @@ def test_promoting_prod_to_1_7_0_trips_the_gate_in_every_format(accepted: Projec
     body = markdown.output
     assert body.index("### :warning: CRD upgrade gate: `prod-eks-gpu`") < body.index("### Summary")
     assert HELM_WORDS in body and APPLY in body and "17 breaking" in body
-    assert "| `prod-eks-gpu` |" in body and "**1.6.2 → 1.7.0** (missing)" in body
+    assert "| `prod-eks-gpu` |" in body and "**1.6.2 → 1.7.0** (approval missing)" in body
 
     result = run(accepted, "diff", "--format", "json")
     assert result.exit_code == 1

@@ -1,0 +1,165 @@
+"""The GitHub Actions workflow and the scripts it calls, run for real (the GitHub API is a local HTTP server)."""
+from __future__ import annotations
+
+import http.server
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from compiler.project import Project
+from review_support import run, set_chart_version
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPTS = REPO / ".github" / "scripts"
+MARKER = "<!-- krc-review -->"
+
+
+def script(name: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    clean = {"PATH": "/usr/bin:/bin", **(env or {})}
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *args], capture_output=True, text=True, env=clean,
+                          timeout=60)
+
+
+def test_the_workflow_runs_both_checks_and_the_scripts():
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "krc-review.yml").read_text())
+    steps = {job: "\n".join(str(s.get("run", "")) for s in spec["steps"]) for job, spec in workflow["jobs"].items()}
+    assert steps["golden-current"].rstrip().endswith("krc diff")
+    assert 'krc diff --base "$BASE" --format markdown' in steps["review"]
+    assert 'krc diff --base "$BASE" --format json' in steps["review"]
+    checkout = next(s for s in workflow["jobs"]["review"]["steps"] if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["fetch-depth"] == 0
+    for name in ("krc_review_comment.py", "krc_crd_gate.py"):
+        assert f".github/scripts/{name}" in steps["review"] and (SCRIPTS / name).is_file()
+    assert workflow["permissions"]["pull-requests"] == "write"
+
+
+class FakeGitHub(http.server.BaseHTTPRequestHandler):
+    comments: list[dict] = []
+    calls: list[tuple[str, str]] = []
+    deny = False
+
+    def _reply(self, status: int, payload) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> dict:
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+    def do_GET(self):  # noqa: N802 - http.server's naming
+        self.calls.append(("GET", self.path))
+        assert self.headers["Authorization"] == "Bearer t0ken"
+        page = int(self.path.rsplit("page=", 1)[1])
+        self._reply(200, self.comments[(page - 1) * 100:page * 100])
+
+    def do_POST(self):  # noqa: N802
+        self.calls.append(("POST", self.path))
+        if self.deny:
+            return self._reply(403, {"message": "Resource not accessible by integration"})
+        comment = {"id": 1000 + len(self.comments), "body": self._body()["body"]}
+        self.comments.append(comment)
+        self._reply(201, comment)
+
+    def do_PATCH(self):  # noqa: N802
+        self.calls.append(("PATCH", self.path))
+        comment_id = int(self.path.rsplit("/", 1)[1])
+        comment = next(c for c in self.comments if c["id"] == comment_id)
+        comment["body"] = self._body()["body"]
+        self._reply(200, comment)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def github():
+    FakeGitHub.comments = [{"id": i, "body": f"unrelated {i}"} for i in range(150)]  # two pages
+    FakeGitHub.calls, FakeGitHub.deny = [], False
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeGitHub)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield FakeGitHub, f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_comment_is_created_once_then_updated_in_place(github, tmp_path: Path):
+    fake, api = github
+    report, summary = tmp_path / "krc-review.md", tmp_path / "summary.md"
+    env = {"GITHUB_TOKEN": "t0ken", "GITHUB_REPOSITORY": "acme/ray", "GITHUB_API_URL": api,
+           "GITHUB_STEP_SUMMARY": str(summary)}
+    report.write_text("## krc diff\n\nfirst\n")
+    done = script("krc_review_comment.py", "--report", str(report), "--exit-code", "1", "--pr", "7", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "review comment created on pull request #7" in done.stdout
+    report.write_text("## krc diff\n\nsecond\n")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7}}))
+    done = script("krc_review_comment.py", "--report", str(report), "--exit-code", "1",
+                  env={**env, "GITHUB_EVENT_PATH": str(event)})
+    assert "review comment updated on pull request #7" in done.stdout
+    ours = [c for c in fake.comments if MARKER in c["body"]]
+    assert len(ours) == 1 and ours[0]["body"] == f"{MARKER}\n## krc diff\n\nsecond\n"
+    assert ("PATCH", f"/repos/acme/ray/issues/comments/{ours[0]['id']}") in fake.calls
+    assert summary.read_text().count("## krc diff") == 2 and MARKER not in summary.read_text()
+
+
+def test_a_failed_diff_is_reported_and_forks_only_get_the_summary(github, tmp_path: Path):
+    fake, api = github
+    fake.deny = True
+    err = tmp_path / "krc-review.err"
+    err.write_text("environments/dev.yaml:3:1: error invalid YAML\n")
+    summary = tmp_path / "summary.md"
+    done = script("krc_review_comment.py", "--report", str(tmp_path / "absent.md"), "--exit-code", "2", "--stderr",
+                  str(err), "--pr", "3", env={"GITHUB_TOKEN": "t0ken", "GITHUB_REPOSITORY": "acme/ray",
+                                              "GITHUB_API_URL": api, "GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.returncode == 0 and "::warning::cannot comment on pull request #3 (HTTP 403)" in done.stdout
+    text = summary.read_text()
+    assert "`krc diff` failed (exit 2)" in text and "environments/dev.yaml:3:1: error invalid YAML" in text
+
+
+def gate_report(project: Project, tmp_path: Path) -> Path:
+    result = run(project, "diff", "--format", "json")
+    assert result.exit_code == 1, result.output
+    path = tmp_path / "krc-review.json"
+    path.write_text(result.output)
+    return path
+
+
+def test_the_crd_gate_fails_unapproved_breaking_upgrades(accepted: Project, tmp_path: Path):
+    set_chart_version(accepted, "prod-eks-gpu", "1.6.2", "1.7.0")
+    report = gate_report(accepted, tmp_path)
+    done = script("krc_crd_gate.py", str(report))
+    assert done.returncode == 1
+    assert ("::error::prod-eks-gpu: breaking CRD upgrade kuberay-operator 1.6.2 -> 1.7.0 (17 breaking CRD changes) "
+            "is not approved: no approvals/prod-eks-gpu.crd-upgrade.yaml.") in done.stdout
+
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 1, "labels": [{"name": "crd-upgrade-approved"}]}}))
+    done = script("krc_crd_gate.py", str(report), env={"GITHUB_EVENT_PATH": str(event)})
+    assert done.returncode == 0 and "approved by the 'crd-upgrade-approved' label" in done.stdout
+
+    data = yaml.safe_load(json.loads(report.read_text())["environments"][1]["crdGate"]["approval"]["template"])
+    data["reason"] = "reviewed: workloadRef unused; CRDs applied first by the CRD application"
+    (accepted.root / "approvals").mkdir()
+    (accepted.root / "approvals" / "prod-eks-gpu.crd-upgrade.yaml").write_text(yaml.safe_dump(data))
+    done = script("krc_crd_gate.py", str(gate_report(accepted, tmp_path)))
+    assert done.returncode == 0 and "no unapproved breaking CRD upgrade" in done.stdout
+
+
+def test_the_crd_gate_passes_without_gates_and_rejects_bad_reports(accepted: Project, tmp_path: Path):
+    (accepted.environment_file("dev")).write_text(accepted.environment_file("dev").read_text()
+                                                  .replace("maxReplicas: 2", "maxReplicas: 3"))
+    assert script("krc_crd_gate.py", str(gate_report(accepted, tmp_path))).returncode == 0
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]")
+    done = script("krc_crd_gate.py", str(bad))
+    assert done.returncode == 2 and "::error::cannot read the krc diff report" in done.stdout
