@@ -264,13 +264,7 @@ def argocd_validate_command(environments: tuple[str, ...], crds_path: str | None
     """Check environments' Argo CD Applications against Argo CD's CRDs; exit 1 on any error."""
     from .argocd import validation
 
-    project = current_project()
-    problems = []
-    for render in pipeline.compile_environments(project, project.select(environments)):
-        if crds_path is None and validation.crds_path(project, render.environment) is None:
-            raise KrcError(f"environment {render.environment.name} names no Argo CD CRDs: pass --crds or set "
-                           "argocd.crds")
-        problems.extend(validation.environment_problems(project, render.environment, render.objects, crds_path))
+    problems = validation.validate_environments(current_project(), environments, crds_path)
     for problem in problems:
         click.echo(problem.one_line())
     sys.exit(1 if any(p.severity == "error" for p in problems) else 0)

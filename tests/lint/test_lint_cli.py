@@ -1,6 +1,7 @@
 """`krc lint` and `krc rules` end to end: exit codes, formats, environments and their rule settings."""
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -39,7 +40,7 @@ spec:
 
 def _run(args: list[str], cwd: Path) -> tuple[int, str, str]:
     runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=cwd):
+    with contextlib.chdir(cwd):  # relative paths in findings are relative to the cwd
         result = runner.invoke(main, args, catch_exceptions=False)
     return result.exit_code, result.stdout, result.stderr
 
