@@ -16,6 +16,8 @@ import tarfile
 import time
 from pathlib import Path
 
+from timing import best_of  # bench/timing.py, beside this script
+
 from deepdiff import DeepDiff
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,15 +30,6 @@ from compiler.charts.crd_yaml import load_crd_documents  # noqa: E402
 CHARTS = ROOT / ".." / "shared" / "kuberay" / "charts"
 OLD = CHARTS / "kuberay-operator-1.6.2.tgz"
 NEW = CHARTS / "kuberay-operator-1.7.0.tgz"
-
-
-def best_of(runs: int, work) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def crd_texts(path: Path) -> list[str]:

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from timing import best_of  # bench/timing.py, beside this script
+
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,15 +28,6 @@ from compiler.lint.runner import lint_objects  # noqa: E402
 ALL_GATES = ("RayCronJob=true,RayClusterMTLS=true,RayClusterNetworkPolicy=true,RayClusterHistoryServer=true,"
              "GCSFaultToleranceEmbeddedStorage=true")
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def best_of(runs: int, work) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def plain_load(files: list[Path]) -> int:

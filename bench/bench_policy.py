@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from timing import best_of  # bench/timing.py, beside this script
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -27,13 +29,8 @@ SYNTHETIC = 50
 REPEATS = 3
 
 
-def best_of(action, repeats: int = REPEATS) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def best(action) -> float:
+    return best_of(REPEATS, action)
 
 
 def project_copy(root: Path) -> Project:
@@ -63,20 +60,20 @@ def krc_policy(project: Project) -> None:
 
 def policies_only(project: Project, engine: CueEngine) -> float:
     """The policy step alone (one engine run), on environments compiled beforehand."""
-    inputs = [policy_input(r) for r in compile_environments(project, project.environment_names())]
-    return best_of(lambda: evaluate_policies(project.policies_dir, inputs, engine=engine))
+    inputs = [policy_input(r) for r in compile_environments(project, project.environment_names(), lint=False)]
+    return best(lambda: evaluate_policies(project.policies_dir, inputs, engine=engine))
 
 
 def main() -> None:
     engine = find_engine([REPO])
     with tempfile.TemporaryDirectory(prefix="krc-bench-policy-") as tmp:
-        baseline = best_of(lambda: run_cue(engine, ["version"], Path(tmp)))
+        baseline = best(lambda: run_cue(engine, ["version"], Path(tmp)))
         shipped = project_copy(Path(tmp) / "shipped")
         many = project_copy(Path(tmp) / "many")
         add_synthetic_environments(many, SYNTHETIC)
         n_shipped, n_many = len(shipped.environment_names()), len(many.environment_names())
-        t_shipped = best_of(lambda: krc_policy(shipped))
-        t_many = best_of(lambda: krc_policy(many))
+        t_shipped = best(lambda: krc_policy(shipped))
+        t_many = best(lambda: krc_policy(many))
         e_shipped, e_many = policies_only(shipped, engine), policies_only(many, engine)
 
     marginal = (t_many - t_shipped) / (n_many - n_shipped)

@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from timing import best_of  # bench/timing.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 7
 
@@ -30,13 +32,8 @@ for path in sorted((src / "rendered").rglob("*")):
 """
 
 
-def best_of(command: list[str], env: dict[str, str]) -> float:
-    times = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return min(times)
+def best_run(command: list[str], env: dict[str, str]) -> float:
+    return best_of(RUNS, lambda: subprocess.run(command, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL))
 
 
 def main() -> int:
@@ -44,9 +41,9 @@ def main() -> int:
     krc = str(Path(sys.executable).with_name("krc"))
     subprocess.run([krc, "vendor"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
     subprocess.run([krc, "render"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)  # warm caches
-    render = best_of([krc, "render"], env)
+    render = best_run([krc, "render"], env)
     with tempfile.TemporaryDirectory() as scratch:
-        floor = best_of([sys.executable, "-c", FLOOR, str(ROOT), scratch], env)
+        floor = best_run([sys.executable, "-c", FLOOR, str(ROOT), scratch], env)
     files = sum(1 for p in (ROOT / "rendered").rglob("*") if p.is_file())
     size = sum(p.stat().st_size for p in (ROOT / "rendered").rglob("*") if p.is_file())
     print(f"krc render (all environments, warm, best of {RUNS}): {render:.3f} s wall, {files} files, {size / 1e6:.1f} MB")
