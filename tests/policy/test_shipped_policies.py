@@ -53,6 +53,23 @@ MUTATIONS = {  # policy -> (environment mutated, change, what the finding must s
 }
 
 
+def _job_on_existing_cluster(environment, objects):
+    environment.setdefault("jobs", []).append(
+        {"name": "adhoc", "entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "ray-cpu-demo"}})
+
+
+def _multi_host_gpus(environment, objects):
+    _group(environment, "ray-gpu-train", "gpu-a10g-x4")["numOfHosts"] = 3
+
+
+EXTRA_CASES = {  # name -> (environment mutated, change, policy expected to fail or None, what it must say)
+    "dev-job-on-existing-cluster": ("dev", _job_on_existing_cluster, None, ""),
+    "prod-job-on-existing-cluster": ("prod-eks-gpu", _job_on_existing_cluster, None, ""),
+    "prod-multi-host-gpus": ("prod-eks-gpu", _multi_host_gpus, "prod-gpu-limit",
+                             r"totalGpus: invalid value 39 \(out of bound <=32\)"),
+}
+
+
 @pytest.fixture(scope="module")
 def batch(shipped_project, wasm):
     """One engine run over the shipped environments and one mutated copy per policy."""
@@ -60,6 +77,7 @@ def batch(shipped_project, wasm):
                for r in compile_environments(shipped_project, shipped_project.environment_names())}
     mutated = [_mutated(shipped[env], f"mutated-for-{policy}", change)
                for policy, (env, change, _) in MUTATIONS.items()]
+    mutated += [_mutated(shipped[env], f"case-{name}", change) for name, (env, change, _, _) in EXTRA_CASES.items()]
     problems = evaluate_policies(shipped_project.policies_dir, [*shipped.values(), *mutated], engine=wasm,
                                  show_path=shipped_project.relative)
     return shipped, problems
@@ -72,7 +90,19 @@ def test_every_shipped_policy_is_exercised():
 def test_shipped_environments_pass(batch):
     shipped, problems = batch
     assert sorted(shipped) == ["dev", "prod-eks-gpu"]
-    assert [p.one_line() for p in problems if "mutated-for-" not in p.message] == []
+    assert [p.one_line() for p in problems if "mutated-for-" not in p.message and "case-" not in p.message] == []
+
+
+@pytest.mark.parametrize("case", sorted(EXTRA_CASES))
+def test_policies_follow_the_environment_model(batch, case):
+    """A job on an existing cluster defines no cluster; a multi-host replica is numOfHosts Pods."""
+    _, problems = batch
+    _, _, policy, pattern = EXTRA_CASES[case]
+    mine = [p for p in problems if f"environment case-{case}:" in p.message]
+    if policy is None:
+        assert mine == [], [p.one_line() for p in mine]
+    else:
+        assert {p.rule for p in mine} == {f"policy/{policy}"} and any(re.search(pattern, p.message) for p in mine)
 
 
 @pytest.mark.parametrize("policy", sorted(SHIPPED))
