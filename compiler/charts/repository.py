@@ -16,6 +16,8 @@ from .. import yamlio
 from ..problems import KrcError
 
 REPOSITORY_OVERRIDE_VARIABLE = "KRC_CHART_REPOSITORY"
+# KubeRay's published Helm repository: where `NAME@VERSION` and `krc lint PATH` look when no environment says
+KUBERAY_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
 TIMEOUT_SECONDS = 30
 
 

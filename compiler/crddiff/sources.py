@@ -12,7 +12,7 @@ from ..charts.crd_yaml import load_crd_documents
 from ..problems import KrcError
 
 # KubeRay's published Helm repository; KRC_CHART_REPOSITORY overrides it (for mirrors and tests)
-DEFAULT_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
+DEFAULT_REPOSITORY = repository.KUBERAY_REPOSITORY
 _CHART_REFERENCE = re.compile(r"^(?P<name>[a-z0-9][a-z0-9._-]*)@(?P<version>[0-9A-Za-z][0-9A-Za-z.+_-]*)$")
 _YAML_SUFFIXES = (".yaml", ".yml", ".json")
 

@@ -14,16 +14,13 @@ from .facts import chart_default_gates, known_gates, parse_version
 
 CHART_NAME = "kuberay-operator"
 # the upstream chart repository; KRC_CHART_REPOSITORY overrides it (mirrors, offline copies)
-DEFAULT_REPOSITORY = "https://ray-project.github.io/kuberay-helm/"
+DEFAULT_REPOSITORY = repository.KUBERAY_REPOSITORY
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def _shown(path: Path) -> str:
-    """A path as the user typed it relative to the working directory, when it is inside it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    """A path relative to the working directory, as users type it (`../shared/x.yaml`, not `/abs/../shared`)."""
+    return Path(os.path.relpath(path.resolve(), Path.cwd().resolve())).as_posix()
 
 
 def collect_files(paths: list[Path]) -> list[Path]:
