@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..problems import Location
+from ..problems import Location, Problem
 from ..yamlio import Path, Positions
 
 # named path -> the chain of places that set it, earliest first
@@ -41,6 +41,30 @@ def named_positions(data: Any, positions: Positions) -> Positions:
 
     walk(data, (), ())
     return out
+
+
+def duplicate_names(data: Any, positions: Positions, fallback: Location) -> list[Problem]:
+    """Two items of one named list with the same name would silently become one when layers merge."""
+    problems: list[Problem] = []
+
+    def walk(value: Any, raw: Path) -> None:
+        if isinstance(value, dict):
+            for key, child in value.items():
+                walk(child, raw + (key,))
+        elif isinstance(value, list):
+            seen: set[str] = set()
+            for i, child in enumerate(value):
+                if is_named_list(value):
+                    if child["name"] in seen:
+                        where = ".".join(str(p) for p in named_path(data, raw))
+                        problems.append(Problem(f"{where} names '{child['name']}' twice; names in a list must be "
+                                                "unique (layers merge items by name): rename or remove one",
+                                                positions.get(raw + (i, "name"), fallback), path=where))
+                    seen.add(child["name"])
+                walk(child, raw + (i,))
+
+    walk(data, ())
+    return problems
 
 
 def named_path(data: Any, raw: Path) -> Path:

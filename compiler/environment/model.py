@@ -117,6 +117,7 @@ def load_environment(project: Project, name: str) -> Environment:
     problems: list[Problem] = []
     for data, positions, shown in layers:
         problems.extend(schema.validate_layer(data, positions, Location(shown, 1, 1)))
+        problems.extend(layering.duplicate_names(data, positions, Location(shown, 1, 1)))
     if problems:
         raise KrcError(problems)
 

@@ -78,6 +78,8 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
     elif error.validator == "pattern" and path and path[-1] == "name":
         message = (f"{_dotted(path)}: {error.instance!r} is not a valid Kubernetes name; use lowercase letters, "
                    "digits and '-', starting and ending with a letter or digit")
+    elif error.validator == "type" and error.validator_value == "string" and isinstance(error.instance, (int, float)):
+        message = f"{_dotted(path)}: {error.instance!r} is read as a number; quote it: '{error.instance}'"
     elif error.validator == "type":
         message = f"{_dotted(path)}: {error.instance!r} should be of type {error.validator_value}; change the value"
     else:

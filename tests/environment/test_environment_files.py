@@ -107,3 +107,19 @@ def test_resolve_dotted_paths_by_name(project: Project):
     assert env.get(path) == 1
     with pytest.raises(KrcError, match="has no 'nope'"):
         env.resolve_dotted("clusters.nope")
+
+
+def test_a_name_twice_in_one_list_is_an_error(project: Project):
+    write(project, "twice", "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n"
+                            "      - name: cpu\n        cpu: 2\n      - name: cpu\n        cpu: 4\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "twice")
+    [line] = messages(err)
+    assert line.startswith("environments/twice.yaml:7:9: error clusters.ray-cpu-demo.workerGroups names 'cpu' twice")
+
+
+def test_a_number_where_text_is_expected_says_to_quote_it(project: Project):
+    write(project, "numeric", "extends: base\nray: {version: 2.58}\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "numeric")
+    assert "ray.version: 2.58 is read as a number; quote it: '2.58'" in messages(err)[0]
