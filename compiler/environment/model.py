@@ -126,7 +126,7 @@ def load_environment(project: Project, name: str) -> Environment:
          Location(shown, 1, 1))
         for data, positions, shown in layers])
     env = Environment(name, tuple(shown for _, _, shown in layers), merged, origins)
-    problems = schema.check_required(merged, env.location_of, Location(layers[-1][2], 1, 1))
+    problems = schema.check_merged(merged, env.location_of, Location(layers[-1][2], 1, 1))
     if problems:
         raise KrcError(problems)
     return env

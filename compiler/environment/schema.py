@@ -87,14 +87,35 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
     yield Problem(message, _nearest(positions, path, fallback), path=_dotted(path))
 
 
+def _layer_may_omit(error: jsonschema.ValidationError) -> bool:
+    """A layer may leave out a required field another layer sets; only an item's `name` must always be there."""
+    return error.validator == "required" and "'name'" not in error.message
+
+
 def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[Problem]:
     """Schema problems of one environment file (raw positions, list indexes)."""
     if not isinstance(data, dict):
         return [Problem("an environment file must be a YAML map; start from environments/dev.yaml", fallback)]
     problems: list[Problem] = []
     for error in _validator().iter_errors(data):
-        problems.extend(_problems_of(error, positions, fallback))
+        if not _layer_may_omit(error):
+            problems.extend(_problems_of(error, positions, fallback))
     return sorted(problems, key=Problem.sort_key)
+
+
+def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+    """What only the merged environment can show: required fields no layer set."""
+    from .layering import named_path  # the schema module stays free of merge rules otherwise
+
+    problems = []
+    for error in _validator().iter_errors(data):
+        if _layer_may_omit(error):
+            path = tuple(error.absolute_path)
+            missing = error.message.split("'")[1]
+            where = ".".join(str(p) for p in named_path(data, path)) or "(top level)"
+            problems.append(Problem(f"{where} has no '{missing}' in any layer; add it",
+                                    locate(named_path(data, path)) or fallback, path=where))
+    return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
 
 def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]:

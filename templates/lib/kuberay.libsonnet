@@ -104,7 +104,7 @@ local clusterSpec(env, body) =
   }, get(body, 'raw', {}));
 
 local jobSpec(env, job) = {
-  entrypoint: job.entrypoint,
+  [if std.objectHas(job, 'entrypoint') then 'entrypoint']: job.entrypoint,
   [if std.objectHas(job, 'runtimeEnv') then 'runtimeEnvYAML']: std.native('yaml')(std.manifestJsonMinified(job.runtimeEnv)),
   [if std.objectHas(job, 'submissionMode') then 'submissionMode']: job.submissionMode,
   [if std.objectHas(job, 'shutdownAfterJobFinishes') then 'shutdownAfterJobFinishes']: job.shutdownAfterJobFinishes,

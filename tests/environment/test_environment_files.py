@@ -123,3 +123,16 @@ def test_a_number_where_text_is_expected_says_to_quote_it(project: Project):
     with pytest.raises(KrcError) as err:
         load_environment(project, "numeric")
     assert "ray.version: 2.58 is read as a number; quote it: '2.58'" in messages(err)[0]
+
+
+def test_required_item_fields_may_come_from_any_layer(project: Project):
+    write(project, "_crons", "extends: base\ncronJobs:\n  - name: nightly\n    schedule: '0 1 * * *'\n"
+                             "    job: {entrypoint: python x.py}\n")
+    write(project, "partial", "extends: _crons\ncronJobs:\n  - name: nightly\n    suspend: true\n")
+    assert load_environment(project, "partial").get(("cronJobs", "nightly", "schedule")) == "0 1 * * *"
+    write(project, "incomplete", "extends: base\ncronJobs:\n  - name: weekly\n    suspend: true\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "incomplete")
+    assert messages(err) == [
+        "environments/incomplete.yaml:3:5: error cronJobs.weekly has no 'job' in any layer; add it",
+        "environments/incomplete.yaml:3:5: error cronJobs.weekly has no 'schedule' in any layer; add it"]
