@@ -84,8 +84,9 @@ local children(cd) = [
   application(cd, 'crds', prefix(cd) + '-crds', -2, {
     source: pluginSource(cd, { crds: 'only' }),
     destination: destination(cd, null),
-    // KubeRay CRDs exceed the client-side apply annotation limit; never prune them (that deletes every Ray object)
-    syncPolicy: syncPolicy(cd, false, ['ServerSideApply=true', 'Prune=false', 'Delete=false']),
+    // KubeRay CRDs exceed the client-side apply annotation limit. Never pruned: automated prune is off here, and
+    // Prune=false,Delete=false are resource-level options, carried by each CRD's sync-options annotation.
+    syncPolicy: syncPolicy(cd, false, ['ServerSideApply=true']),
   }),
   application(cd, 'operator', prefix(cd) + '-operator', -1, {
     source: {

@@ -72,7 +72,8 @@ def test_app_of_apps_follows_the_argocd_contract(project: Project):
 
     assert "ServerSideApply=true" in crds["spec"]["syncPolicy"]["syncOptions"]
     assert crds["spec"]["syncPolicy"]["automated"]["prune"] is False
-    assert {"Prune=false", "Delete=false"} <= set(crds["spec"]["syncPolicy"]["syncOptions"])
+    # Prune=false / Delete=false are resource-level sync options: on each CRD, not on the Application
+    assert not {"Prune=false", "Delete=false"} & set(crds["spec"]["syncPolicy"]["syncOptions"])
     assert "finalizers" not in crds["metadata"]  # deleting the app never cascades to the CRDs
     assert {"name": "crds", "string": "only"} in crds["spec"]["source"]["plugin"]["parameters"]
 
