@@ -5,6 +5,7 @@ Public entry points: `lint_targets` (what the command runs), `lint_objects(conte
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from ..problems import KrcError, Problem, sorted_problems
@@ -33,15 +34,18 @@ def _looks_like_path(target: str) -> bool:
 
 
 def lint_targets(targets: list[str], project_root: Path | None = None, kuberay_version: str | None = None,
-                 feature_gates: str = "", cwd: Path | None = None) -> list[Problem]:
-    """Paths when every target exists on disk, else environment names (none given: every environment)."""
+                 feature_gates: str = "", cwd: Path | None = None, argocd_crds: str | None = None) -> list[Problem]:
+    """Paths when every target exists on disk, else environment names (none given: every environment).
+    `argocd_crds` (a CRD file or folder) also validates Argo CD objects: in paths, and over each environment's
+    own `argocd.crds`."""
     cwd = cwd or Path.cwd()
     paths = [cwd / t for t in targets]
     exists = [p.exists() for p in paths]
     if targets and all(exists):
         from .paths import paths_context
 
-        return lint_objects(paths_context(paths, kuberay_version, feature_gates, cwd))
+        context = paths_context(paths, kuberay_version, feature_gates, cwd)
+        return lint_objects(dataclasses.replace(context, extra_crds=argocd_crds) if argocd_crds else context)
     missing = [t for t, e in zip(targets, exists) if not e and _looks_like_path(t)]
     if missing:
         raise KrcError(f"{missing[0]} does not exist; pass existing YAML files or directories")
@@ -52,4 +56,4 @@ def lint_targets(targets: list[str], project_root: Path | None = None, kuberay_v
                        "sets operator.featureGates")
     from .environments import environment_findings
 
-    return sorted_problems(environment_findings(find_project(project_root or cwd), targets))
+    return sorted_problems(environment_findings(find_project(project_root or cwd), targets, argocd_crds))

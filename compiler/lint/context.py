@@ -90,6 +90,8 @@ class LintContext:
     feature_gates: dict[str, bool]
     chart: Chart | None = None
     mode: Mode = "paths"
+    # more CRDs to validate objects the chart's CRDs do not define (e.g. Argo CD's, given with --argocd-crds)
+    extra_crds: str | None = None
     # environment mode only
     environment_name: str = ""
     environment: dict = field(default_factory=dict)

@@ -23,7 +23,10 @@ def rule_settings(render: Render) -> dict[str, RuleSetting]:
         if not isinstance(entry, dict) or not str(entry.get("reason") or "").strip():
             raise KrcError(Problem(f"lint.rules.{rule_id} needs a 'reason' saying why the rule is changed here; "
                                    "add one", where))
-        settings[str(rule_id)] = RuleSetting(str(entry.get("severity") or "off"), str(entry["reason"]), where)
+        # an unquoted `off` is YAML 1.1's false
+        severity = entry.get("severity")
+        settings[str(rule_id)] = RuleSetting("off" if severity in (None, False) else str(severity),
+                                             str(entry["reason"]), where)
     return settings
 
 
@@ -50,7 +53,7 @@ def environment_context(render: Render) -> LintContext:
     )
 
 
-def environment_findings(project: Project, names: list[str]) -> list[Problem]:
+def environment_findings(project: Project, names: list[str], argocd_crds: str | None = None) -> list[Problem]:
     """Every finding of each environment: schema and rules over what it renders, plus its Argo CD objects
     against the Argo CD CRDs it names. Every environment's input errors are reported together."""
     from ..argocd.validation import environment_problems
@@ -63,7 +66,7 @@ def environment_findings(project: Project, names: list[str]) -> list[Problem]:
         try:
             render = compile_environment(project, name)
             findings.extend(lint_objects(environment_context(render)))
-            findings.extend(environment_problems(project, render.environment, render.objects))
+            findings.extend(environment_problems(project, render.environment, render.objects, argocd_crds))
             renders.append(render)
         except KrcError as err:
             problems.extend(err.problems)

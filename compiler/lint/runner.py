@@ -7,6 +7,7 @@ from typing import Iterable
 
 from ..problems import KrcError, Problem, sorted_problems
 from ..rules import RULES
+from ..validation.checks import SCHEMA_CHECKS
 from . import schema_step
 from .context import LintContext
 from .facts import applies_to
@@ -24,9 +25,10 @@ def rule_applies(rule: ModuleType, context: LintContext) -> bool:
 def check_rule_settings(context: LintContext) -> None:
     """An environment may only silence or soften rules that exist, and must say why."""
     problems = []
+    known = {*RULES, *SCHEMA_CHECKS}
     for rule_id, setting in sorted(context.rule_settings.items()):
-        if rule_id not in RULES:
-            near = _closest(rule_id, RULES)
+        if rule_id not in known:
+            near = _closest(rule_id, known)
             hint = f"; did you mean '{near}'?" if near else "; run 'krc rules' for the list"
             problems.append(Problem(f"lint setting for unknown rule '{rule_id}'{hint}", setting.location))
         elif setting.severity not in ("off", *SEVERITIES):
@@ -61,7 +63,20 @@ def run_rules(context: LintContext) -> list[Problem]:
     return sorted_problems(found.values())
 
 
+def with_settings(problems: Iterable[Problem], context: LintContext) -> list[Problem]:
+    """Schema findings under the environment's settings: turned off, or given another severity."""
+    out = []
+    for problem in problems:
+        setting = context.rule_settings.get(problem.rule)
+        if setting is None:
+            out.append(problem)
+        elif setting.severity != "off":
+            out.append(dataclasses.replace(problem, severity=setting.severity))
+    return out
+
+
 def lint_objects(context: LintContext) -> list[Problem]:
     """Schema validation and defaulting, then the rules on the defaulted objects: everything `krc lint` reports."""
     defaulted, schema_problems = schema_step.validate(context)
-    return sorted_problems([*schema_problems, *run_rules(defaulted)])
+    rule_problems = run_rules(defaulted)  # checks the settings first
+    return sorted_problems([*with_settings(schema_problems, context), *rule_problems])

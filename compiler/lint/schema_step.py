@@ -8,14 +8,15 @@ from __future__ import annotations
 import dataclasses
 
 from ..problems import Problem
-from ..validation import SchemaSet, parse_path
+from ..validation import SchemaSet, load_crds_from_path, parse_path
 from .context import LintContext, LintObject
 
 
 def _schema_set(context: LintContext) -> SchemaSet | None:
-    if context.chart is None or not context.chart.crds:
-        return None
-    return SchemaSet.from_crds(context.chart.crds)  # compiled once per process, by CRD digest
+    crds: list = list(context.chart.crds) if context.chart is not None else []
+    if context.extra_crds:
+        crds += load_crds_from_path(context.extra_crds)
+    return SchemaSet.from_crds(crds) if crds else None  # compiled once per process, by CRD digest
 
 
 def _placed(problem: Problem, obj: LintObject) -> Problem:

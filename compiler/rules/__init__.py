@@ -110,15 +110,28 @@ _MODULES: tuple[ModuleType, ...] = (
 RULES: dict[str, ModuleType] = {m.ID: m for m in sorted(_MODULES, key=lambda m: m.ID)}
 
 
+def summaries() -> list[tuple[str, str, str]]:
+    """(id, severity, summary) of every rule and schema check, sorted by id: what `krc rules` lists."""
+    from ..validation.checks import SCHEMA_CHECKS
+
+    rows = [(rid, rule.SEVERITY, rule.SUMMARY) for rid, rule in RULES.items()]
+    rows += [(check.id, check.severity, check.summary) for check in SCHEMA_CHECKS.values()]
+    return sorted(rows)
+
+
 def describe(rule_id: str) -> str:
     """A rule's documentation as `krc rules ID` prints it; an unknown id is bad input."""
     from ..problems import KrcError
+    from ..validation.checks import SCHEMA_CHECKS
 
+    if rule_id in SCHEMA_CHECKS:
+        check = SCHEMA_CHECKS[rule_id]
+        return f"{check.id}  ({check.severity}; schema validation against the CRDs)\n{check.document}"
     rule = RULES.get(rule_id)
     if rule is None:
         import difflib
 
-        near = difflib.get_close_matches(rule_id, list(RULES), n=1)
+        near = difflib.get_close_matches(rule_id, [*RULES, *SCHEMA_CHECKS], n=1)
         hint = f"did you mean '{near[0]}'? " if near else ""
         raise KrcError(f"no lint rule '{rule_id}'; {hint}run 'krc rules' for the list")
     versions = getattr(rule, "VERSIONS", "") or "all"

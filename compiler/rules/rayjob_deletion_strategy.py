@@ -2,8 +2,8 @@
 
 - legacy: both policies set; not DeleteNone with `shutdownAfterJobFinishes: true`;
 - rules: not with `shutdownAfterJobFinishes: true` nor with onSuccess/onFailure; each condition has exactly one
-  of jobStatus / jobDeploymentStatus; ttlSeconds >= 0; no duplicate (condition, policy); per condition the TTLs
-  grow DeleteWorkers <= DeleteCluster <= DeleteSelf;
+  of jobStatus / jobDeploymentStatus; condition.ttlSeconds >= 0; no duplicate (condition, policy); per
+  condition value the TTLs grow DeleteWorkers <= DeleteCluster <= DeleteSelf (DeleteNone ignored);
 - with clusterSelector only DeleteSelf and DeleteNone; DeleteWorkers not with autoscaling.
 
 Fails:
@@ -12,8 +12,8 @@ Fails:
     spec:
       deletionStrategy:
         deletionRules:
-        - {policy: DeleteCluster, condition: {jobStatus: SUCCEEDED}, ttlSeconds: 10}
-        - {policy: DeleteWorkers, condition: {jobStatus: SUCCEEDED}, ttlSeconds: 20}
+        - {policy: DeleteCluster, condition: {jobStatus: SUCCEEDED, ttlSeconds: 10}}
+        - {policy: DeleteWorkers, condition: {jobStatus: SUCCEEDED, ttlSeconds: 20}}
 
 Passes:
 
@@ -21,8 +21,11 @@ Passes:
     spec:
       deletionStrategy:
         deletionRules:
-        - {policy: DeleteWorkers, condition: {jobStatus: SUCCEEDED}, ttlSeconds: 10}
-        - {policy: DeleteCluster, condition: {jobStatus: SUCCEEDED}, ttlSeconds: 20}
+        - {policy: DeleteWorkers, condition: {jobStatus: SUCCEEDED, ttlSeconds: 10}}
+        - {policy: DeleteCluster, condition: {jobStatus: SUCCEEDED, ttlSeconds: 20}}
+
+`ttlSeconds` lives in the condition (`deletionRules[].condition.ttlSeconds`, CRD default 0); written beside
+`policy` it is a field the CRD does not have, which schema validation reports.
 """
 from __future__ import annotations
 
@@ -70,7 +73,7 @@ def _rules(job: JobView, rules: list) -> Iterator[Problem]:
     base = job.at("deletionStrategy", "deletionRules")
     autoscaling = job.cluster is not None and job.cluster.autoscaling
     seen: set[tuple] = set()
-    ttls: dict[tuple, dict[str, int]] = {}
+    ttls: dict[tuple, dict[str, tuple[int, int]]] = {}  # condition -> policy -> (ttl, rule index)
     for i, rule in enumerate(rules):
         if not isinstance(rule, dict):
             continue
@@ -82,9 +85,10 @@ def _rules(job: JobView, rules: list) -> Iterator[Problem]:
             how = "both" if keys else "neither"
             yield job.obj.problem(f"deletionRules[{i}].condition sets {how} of jobStatus and jobDeploymentStatus; "
                                   "set exactly one", path + ("condition",))
-        ttl = int_or(rule.get("ttlSeconds"), 0)
+        ttl = int_or(condition.get("ttlSeconds"), 0)  # the CRD puts the TTL in the condition, default 0
         if ttl < 0:
-            yield job.obj.problem(f"deletionRules[{i}].ttlSeconds is {ttl}; use 0 or more", path + ("ttlSeconds",))
+            yield job.obj.problem(f"deletionRules[{i}].condition.ttlSeconds is {ttl}; use 0 or more",
+                                  path + ("condition", "ttlSeconds"))
         if job.cluster_selector and policy in CLUSTER_POLICIES:
             yield job.obj.problem(f"deletionRules[{i}] policy {policy} cannot act on a cluster selected with "
                                   "clusterSelector; use DeleteSelf or DeleteNone", path + ("policy",))
@@ -99,14 +103,15 @@ def _rules(job: JobView, rules: list) -> Iterator[Problem]:
                                   "remove the duplicate", path)
         seen.add((condition_key, policy))
         if policy in ORDER:
-            ttls.setdefault(condition_key, {}).setdefault(policy, ttl)  # a duplicate is reported above
+            ttls.setdefault(condition_key, {}).setdefault(policy, (ttl, i))  # a duplicate is reported above
     for (key, value), by_policy in ttls.items():
         present = [p for p in ORDER if p in by_policy]
         for earlier, later in zip(present, present[1:]):
-            if by_policy[later] < by_policy[earlier]:
-                yield job.obj.problem(f"for {key} {value}, {later} has ttlSeconds {by_policy[later]}, less than "
-                                      f"{earlier}'s {by_policy[earlier]}; order the TTLs DeleteWorkers <= "
-                                      "DeleteCluster <= DeleteSelf", base)
+            (earlier_ttl, _), (later_ttl, later_index) = by_policy[earlier], by_policy[later]
+            if later_ttl < earlier_ttl:
+                yield job.obj.problem(f"for {key} {value}, {later} has ttlSeconds {later_ttl}, less than "
+                                      f"{earlier}'s {earlier_ttl}; order the TTLs DeleteWorkers <= "
+                                      "DeleteCluster <= DeleteSelf", base + (later_index, "condition", "ttlSeconds"))
 
 
 def check(context: LintContext) -> Iterator[Problem]:

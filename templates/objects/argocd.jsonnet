@@ -102,9 +102,11 @@ local children(cd) = [
     source: pluginSource(cd, { crds: 'exclude' }),
     destination: destination(cd, kr.get(kr.get(cd, 'destination', {}), 'namespace', env.namespace)),
     [if std.length(workloadsIgnore) > 0 then 'ignoreDifferences']: workloadsIgnore,
+    // RespectIgnoreDifferences is opt-in: workerGroupSpecs is an atomic list, so Argo CD would carry the whole
+    // live list into the apply and could drop Git changes to worker groups (an image bump).
     syncPolicy: syncPolicy(cd, kr.get(cd, 'prune', true), [
       'ServerSideApply=true',
-      'RespectIgnoreDifferences=true',
+    ] + (if kr.get(cd, 'respectIgnoreDifferences', false) then ['RespectIgnoreDifferences=true'] else []) + [
       'ApplyOutOfSyncOnly=true',
       'SkipDryRunOnMissingResource=true',  // the CRDs may still be syncing in their own app
     ]),

@@ -86,7 +86,9 @@ def test_app_of_apps_follows_the_argocd_contract(project: Project):
     assert (ignored["kind"], ignored["name"], ignored["namespace"]) == ("RayCluster", "ray-gpu-train", "ray-prod")
     assert ".spec.workerGroupSpecs[].replicas" in ignored["jqPathExpressions"]
     options = set(workloads["spec"]["syncPolicy"]["syncOptions"])
-    assert {"RespectIgnoreDifferences=true", "ServerSideApply=true"} <= options
+    assert "ServerSideApply=true" in options
+    # opt-in only: the live workerGroupSpecs list (atomic) would replace Git's worker group changes in a sync
+    assert "RespectIgnoreDifferences=true" not in options
     assert {"name": "crds", "string": "exclude"} in workloads["spec"]["source"]["plugin"]["parameters"]
     # the lint rule about autoscaled replicas is satisfied by what the template emits
     findings = pipeline.check_environment(render).findings
@@ -169,3 +171,11 @@ def test_repo_server_patch_and_dockerfile_follow_the_sidecar_contract():
     assert mounts["/tmp"] in {v["name"] for v in patch["spec"]["template"]["spec"]["volumes"]}
     dockerfile = (DEPLOY / "Dockerfile").read_text()
     assert "USER 999" in dockerfile and "/home/argocd/cmp-server/config/plugin.yaml" in dockerfile
+
+
+def test_respect_ignore_differences_is_opt_in(project: Project):
+    path = project.environment_file("prod-eks-gpu")
+    path.write_text(path.read_text().replace("argocd:\n", "argocd:\n  respectIgnoreDifferences: true\n", 1))
+    render = pipeline.compile_environment(project, "prod-eks-gpu")
+    workloads = next(o.document for o in render.objects if o.document["metadata"]["name"].endswith("-workloads"))
+    assert "RespectIgnoreDifferences=true" in workloads["spec"]["syncPolicy"]["syncOptions"]

@@ -5,6 +5,10 @@ optional `operator` (version, default 1.7.0), `gates` (overrides of that version
 (paths | environment), `environment` (the environment dict: production, cpuOnly, namespace, operator...),
 `helmValues`, and `expect`: the findings of this rule, each `{message: <substring>, line: <n>}` (line
 optional). An empty `expect` is a passing case.
+
+Every case manifest is also validated against the CRDs of the case's operator version, so fixtures keep the
+real CRD shape: a field the CRD does not declare fails the case unless the case lists it under
+`expectSchema` (`{message: <substring>}` per schema/unknown-field finding), e.g. a field new in a later version.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from compiler.lint.facts import chart_default_gates
 from compiler.lint.paths import load_objects
 from compiler.lint.runner import run_rules
 from compiler.rules import RULES
+from compiler.validation import SchemaSet
 from compiler.yamlio import load
 
 CASES_DIR = Path(__file__).parent / "cases"
@@ -30,6 +35,17 @@ def case_file(rule_id: str) -> Path:
 
 def _chart(version: str):
     return read_chart(SHARED / "kuberay" / "charts" / f"kuberay-operator-{version}.tgz")
+
+
+def _schemas(version: str) -> SchemaSet:
+    return SchemaSet.from_crds(_chart(version).crds)  # compiled once per process, by CRD digest
+
+
+def unknown_field_findings(case: dict, manifest: Path) -> list:
+    """schema/unknown-field problems of the case's manifests under its operator version's CRDs."""
+    schemas = _schemas(str(case.get("operator", "1.7.0")))
+    results = schemas.validate_text(manifest.read_text(encoding="utf-8"), manifest.name)
+    return [p for r in results for p in r.problems if p.rule == "schema/unknown-field"]
 
 
 def _all_cases() -> list:
@@ -64,6 +80,13 @@ def test_rule_case(rule_id: str, case: dict, file_name: str, tmp_path: Path) -> 
     assert rule_id in RULES, f"case file names unknown rule {rule_id}"
     manifest = tmp_path / file_name
     manifest.write_text(case.get("manifests") or "", encoding="utf-8")
+    unknown = unknown_field_findings(case, manifest)
+    wanted_unknown = [w["message"] for w in case.get("expectSchema") or []]
+    shown_unknown = "\n".join(p.one_line() for p in unknown)
+    assert len(unknown) == len(wanted_unknown), (
+        f"the manifests do not match the CRDs (list intended ones under expectSchema):\n{shown_unknown}")
+    for want in wanted_unknown:
+        assert any(want in p.message for p in unknown), f"no schema finding like {want!r} among:\n{shown_unknown}"
     found = [p for p in run_rules(context_for(case, manifest)) if p.rule == rule_id]
     expected = case.get("expect") or []
     shown = "\n".join(p.one_line() for p in found)
