@@ -4,7 +4,8 @@ Rules (documented in README.md):
 - maps merge deeply;
 - lists of named items (every item a map with a `name`) merge item by item, matched by name; new names are appended;
 - any other list, and any scalar, is replaced by the later layer;
-- `null` in a later layer removes the key.
+- `null` in a later layer removes the key. Below `raw` and `operator.values` a null is kept, so that it
+  removes the key from what krc generates (or tells Helm to drop a chart default).
 Paths use item names for named lists, so `clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas` is stable when
 items are reordered.
 """
@@ -84,11 +85,28 @@ def named_path(data: Any, raw: Path) -> Path:
     return tuple(out)
 
 
+def keeps_null(path: Path) -> bool:
+    """Escape hatches keep nulls: there they remove a generated key, not just an inherited one."""
+    return "raw" in path or path[:2] == ("operator", "values")
+
+
+def without_nulls(value: Any, path: Path = ()) -> Any:
+    """A layer as it reads once its nulls have removed their keys (what schema validation should see)."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v, path + (k,)) for k, v in value.items()
+                if v is not None or keeps_null(path + (k,))}
+    if isinstance(value, list):
+        return [without_nulls(v, path + (i,)) for i, v in enumerate(value)]
+    return value
+
+
 class _Merger:
-    def __init__(self, origins: Origins, positions: Positions, fallback: Location):
+    def __init__(self, origins: Origins, positions: Positions, fallback: Location, null_for_absent: bool = False):
         self.origins = origins
         self.positions = positions
         self.fallback = fallback
+        # Helm values: a null for a key krc did not generate stays, so Helm drops the chart's default there
+        self.null_for_absent = null_for_absent
 
     def _where(self, path: Path) -> Location:
         return self.positions.get(path, self.fallback)
@@ -105,7 +123,8 @@ class _Merger:
         """A value this layer introduces: it alone is its origin; nulls inside it mean 'absent'."""
         self._record(path)
         if isinstance(value, dict):
-            return {k: self.fresh(v, path + (k,)) for k, v in value.items() if v is not None}
+            return {k: self.fresh(v, path + (k,)) for k, v in value.items()
+                    if v is not None or keeps_null(path + (k,))}
         if isinstance(value, list):
             named = is_named_list(value)
             return [self.fresh(v, path + ((v["name"],) if named else (i,))) for i, v in enumerate(value)]
@@ -116,7 +135,13 @@ class _Merger:
             result = dict(base)
             for key, value in over.items():
                 child = path + (key,)
-                if value is None:
+                if value is None and keeps_null(child):
+                    result[key] = None  # removes the generated key when the escape hatch is applied
+                    self._forget(child)
+                    self._record(child)
+                elif value is None and key not in base and self.null_for_absent:
+                    result[key] = None
+                elif value is None:
                     result.pop(key, None)
                     self._forget(child)
                 elif key in base:
@@ -151,6 +176,7 @@ def merge_layers(layers: list[tuple[Any, Positions, Location]]) -> tuple[dict, O
     return result, origins
 
 
-def merge_values(base: Any, over: Any) -> Any:
-    """The same rules without provenance, for Helm values and raw pass-through fields."""
-    return _Merger({}, {}, Location("")).overlay(base, over, ())
+def merge_values(base: Any, over: Any, null_for_absent: bool = False) -> Any:
+    """The same rules without provenance, for Helm values; with `null_for_absent`, a null for a key `base` lacks
+    is kept (in Helm values it drops the chart's default)."""
+    return _Merger({}, {}, Location(""), null_for_absent).overlay(base, over, ())

@@ -73,7 +73,9 @@ def _step(value: Any, segment: str) -> tuple[bool, Any, Any]:
                 if item["name"] == segment:
                     return True, item, segment
         if segment.isdigit() and int(segment) < len(value):
-            return True, value[int(segment)], int(segment)
+            item = value[int(segment)]
+            # provenance keys named lists by name, so an index is translated to the item's name
+            return True, item, item["name"] if layering.is_named_list(value) else int(segment)
     return False, None, None
 
 
@@ -116,7 +118,8 @@ def load_environment(project: Project, name: str) -> Environment:
 
     problems: list[Problem] = []
     for data, positions, shown in layers:
-        problems.extend(schema.validate_layer(data, positions, Location(shown, 1, 1)))
+        # null removes a key: the schema judges the layer as it reads without them
+        problems.extend(schema.validate_layer(layering.without_nulls(data), positions, Location(shown, 1, 1)))
         problems.extend(layering.duplicate_names(data, positions, Location(shown, 1, 1)))
     if problems:
         raise KrcError(problems)

@@ -136,3 +136,10 @@ def test_required_item_fields_may_come_from_any_layer(project: Project):
     assert messages(err) == [
         "environments/incomplete.yaml:3:5: error cronJobs.weekly has no 'job' in any layer; add it",
         "environments/incomplete.yaml:3:5: error cronJobs.weekly has no 'schedule' in any layer; add it"]
+
+
+def test_an_index_into_a_named_list_resolves_to_the_item_name(project: Project):
+    env = load_environment(project, "dev")
+    assert env.resolve_dotted("clusters.0.workerGroups.0.maxReplicas") == (
+        "clusters", "ray-cpu-demo", "workerGroups", "cpu", "maxReplicas")
+    assert env.get(env.resolve_dotted("clusters.0.name")) == "ray-cpu-demo"
