@@ -79,7 +79,8 @@ def policy_findings(project: Project, renders: list[Render]) -> list[Problem]:
     """The organisation's CUE policies (policies/*.cue), in one engine run for every environment.
 
     They are the organisation's rules, so an environment's `lint.rules` settings do not change them. Without a
-    CUE engine, lint still runs and says, as a warning, that the policies were not checked.
+    CUE engine the other findings are still reported, plus an error saying the policies were not checked: a CI
+    job without the engine must not pass as if they had been.
     """
     from ..policy import policy_findings as evaluate
     from ..policy.engine import find_engine
@@ -91,5 +92,5 @@ def policy_findings(project: Project, renders: list[Render]) -> list[Problem]:
         engine = find_engine([project.root])
     except KrcError as err:
         return [Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
-                        Location(project.relative(project.policies_dir)), "warning", "policy/engine")]
+                        Location(project.relative(project.policies_dir)), "error", "policy/engine")]
     return evaluate(project, renders, engine)

