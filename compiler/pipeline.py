@@ -72,7 +72,8 @@ def compile_environments(project: Project, names: list[str], lint: bool = True) 
         except KrcError as err:
             problems.extend(err.problems)
     if problems:
-        raise KrcError(sorted_problems(problems))
+        # a shared template or layer fails the same way for every environment: say it once
+        raise KrcError(sorted_problems(set(problems)))
     return renders
 
 

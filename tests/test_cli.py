@@ -33,7 +33,7 @@ def test_bad_input_exits_2_with_file_line_and_writes_nothing(project: Project):
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("environments/dev.yaml:")
-    assert "maxReplicas: 'two' should be of type integer" in lines[0]
+    assert 'maxReplicas: "two" should be a whole number; change the value' in lines[0]
     assert output.read_tree(project.rendered_dir) == {}
 
 

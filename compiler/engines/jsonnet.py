@@ -21,7 +21,8 @@ from .. import yamlio
 from ..problems import KrcError, Location
 
 # A place in a Jsonnet error message: "path/to/file.jsonnet:12:5-20" or "file.jsonnet:(12:5)-(14:2)"
-_FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):(?P<col>\d+)")
+_FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):(?P<col>\d+)\)?"
+                    r"(?:-\(?\d+(?::\d+)?\)?)?")
 _BATCH_NAME = "_krc_batch.jsonnet"
 
 

@@ -43,6 +43,16 @@ def _nearest(positions: Positions, path: Path, fallback: Location) -> Location:
     return fallback
 
 
+_TYPE_WORDS = {"object": "a map", "array": "a list", "string": "text", "integer": "a whole number",
+               "number": "a number", "boolean": "true or false", "null": "null"}
+
+
+def _shown(value: Any) -> str:
+    """A value as YAML users wrote it (JSON is close enough), cut short: messages stay one readable line."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _dotted(path: Path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
@@ -74,16 +84,17 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
     if error.validator == "required":
         message = f"{message} in {_dotted(path)}; add it"
     elif error.validator == "enum":
-        message = f"{_dotted(path)}: {error.instance!r} is not one of {error.validator_value}; use one of them"
+        message = f"{_dotted(path)}: {_shown(error.instance)} is not one of {_shown(error.validator_value)}; use one of them"
     elif error.validator == "pattern" and path and path[-1] == "name":
-        message = (f"{_dotted(path)}: {error.instance!r} is not a valid Kubernetes name; use lowercase letters, "
+        message = (f"{_dotted(path)}: {_shown(error.instance)} is not a valid Kubernetes name; use lowercase letters, "
                    "digits and '-', starting and ending with a letter or digit")
     elif error.validator == "type" and error.validator_value == "string" and isinstance(error.instance, (int, float)):
         message = f"{_dotted(path)}: {error.instance!r} is read as a number; quote it: '{error.instance}'"
     elif error.validator == "type":
-        message = f"{_dotted(path)}: {error.instance!r} should be of type {error.validator_value}; change the value"
+        wanted = _TYPE_WORDS.get(str(error.validator_value), str(error.validator_value))
+        message = f"{_dotted(path)}: {_shown(error.instance)} should be {wanted}; change the value"
     else:
-        message = f"{_dotted(path)}: {message}; fix the value"
+        message = f"{_dotted(path)}: {_shown(error.instance)} breaks '{error.validator}: {_shown(error.validator_value)}'; fix the value"
     yield Problem(message, _nearest(positions, path, fallback), path=_dotted(path))
 
 

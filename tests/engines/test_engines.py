@@ -78,3 +78,12 @@ def test_jsonnet_imports_may_not_leave_templates(templates: Path, tmp_path: Path
     (templates / "a.jsonnet").write_text("import '../secret.libsonnet'")
     with pytest.raises(KrcError, match="leaves templates/"):
         render(templates, "a.jsonnet", {})
+
+
+def test_jsonnet_syntax_error_reads_cleanly(templates: Path):
+    (templates / "a.jsonnet").write_text("local x = 1;;\n[x]\n")
+    with pytest.raises(KrcError) as err:
+        render(templates, "a.jsonnet", {})
+    problem = err.value.problems[0]
+    assert (problem.location.file, problem.location.line, problem.location.column) == ("templates/a.jsonnet", 1, 13)
+    assert problem.message.startswith("Unexpected"), problem.message

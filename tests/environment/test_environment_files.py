@@ -73,9 +73,9 @@ def test_every_problem_of_every_layer_is_reported(project: Project):
     with pytest.raises(KrcError) as err:
         load_environment(project, "bad")
     lines = messages(err)
-    assert any(l.startswith("environments/bad.yaml:2:1: error cpuOnly: 'maybe' should be of type boolean") for l in lines)
+    assert any(l.startswith("environments/bad.yaml:2:1: error cpuOnly: \"maybe\" should be true or false") for l in lines)
     assert any(l.startswith("environments/bad.yaml:3:1:") and "did you mean 'namespace'?" in l for l in lines)
-    assert any(l.startswith("environments/bad.yaml:5:5:") and "'Bad_Name' is not a valid Kubernetes name" in l for l in lines)
+    assert any(l.startswith("environments/bad.yaml:5:5:") and '"Bad_Name" is not a valid Kubernetes name' in l for l in lines)
 
 
 def test_required_after_merge(project: Project):
