@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Publish the `krc diff --format markdown` report: the job summary, and one pull-request comment updated in place.
+"""Publish the `krc diff` report: the job summary, and one pull-request comment updated in place.
 
-    krc_review_comment.py --report krc-review.md --exit-code N [--stderr krc-review.err] [--pr NUMBER]
+    krc_review_comment.py --report krc-review.md --exit-code N [--full-report krc-review.txt]
+                          [--stderr krc-review.err] [--pr NUMBER]
 
+The comment is the markdown report, which krc cuts to fit GitHub's 65,536-character comment limit and then
+points to the job summary and the `krc-review` artifact. So the job summary gets the markdown report followed by
+the full, uncut text report (`krc diff --format text`, `--full-report`); only beyond GitHub's 1 MiB step-summary
+limit is that cut, saying so (the artifact always has all of it).
 The comment is found again by a hidden marker, so every push edits the same comment instead of adding one.
 When `krc diff` failed (exit code 2 or more) the comment says so, with the error, instead of an empty report.
 Environment: GITHUB_TOKEN, GITHUB_REPOSITORY (owner/name), GITHUB_API_URL (default https://api.github.com),
@@ -22,6 +27,7 @@ from pathlib import Path
 
 MARKER = "<!-- krc-review -->"
 COMMENT_LIMIT = 65_536
+SUMMARY_LIMIT = 1024 * 1024  # bytes GitHub accepts in one step's job summary
 
 
 def build_body(report: str, exit_code: int, stderr: str) -> str:
@@ -31,8 +37,35 @@ def build_body(report: str, exit_code: int, stderr: str) -> str:
                   f"have an error, so there is no review report.\n\n```\n{error[-4000:]}\n```\n")
     body = f"{MARKER}\n{report}"
     if len(body) > COMMENT_LIMIT:  # krc keeps under its budget; this only guards against a changed budget
-        body = body[:COMMENT_LIMIT - 120] + "\n\n_Report cut at GitHub's comment limit: see the job summary._\n"
+        body = (body[:COMMENT_LIMIT - 200] + "\n\n_Report cut at GitHub's comment limit: the full report is in "
+                "the job summary and the `krc-review` artifact._\n")
     return body
+
+
+def _fence(text: str) -> str:
+    longest, run = 0, 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)
+
+
+def build_summary(body: str, full_report: str, limit: int = SUMMARY_LIMIT) -> str:
+    """The job summary: the comment's report, then the full text report, within `limit` UTF-8 bytes."""
+    summary = body.replace(MARKER + "\n", "", 1).rstrip("\n") + "\n"
+    if not full_report.strip():
+        return summary
+    fence = _fence(full_report)
+    head = f"\n<details><summary>Full report (<code>krc diff --format text</code>)</summary>\n\n{fence}text\n"
+    tail = f"{fence}\n\n</details>\n"
+    room = limit - len((summary + head + tail).encode("utf-8"))
+    report = full_report if full_report.endswith("\n") else full_report + "\n"
+    if len(report.encode("utf-8")) > room:
+        notice = (f"{fence}\n\n_Full report cut at GitHub's 1 MiB job-summary limit: download the `krc-review` "
+                  "artifact (krc-review.txt) for all of it._\n\n</details>\n")
+        keep = report.encode("utf-8")[:max(room - len(notice.encode("utf-8")), 0)].decode("utf-8", "ignore")
+        return summary + head + keep[:keep.rfind("\n") + 1] + notice
+    return summary + head + report + tail
 
 
 class GitHub:
@@ -81,17 +114,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--report", type=Path, required=True)
     parser.add_argument("--exit-code", type=int, required=True, help="the exit code of krc diff")
+    parser.add_argument("--full-report", type=Path, help="krc diff --format text: the uncut report")
     parser.add_argument("--stderr", type=Path)
     parser.add_argument("--pr", type=int)
     args = parser.parse_args(argv)
     report = args.report.read_text(encoding="utf-8") if args.report.is_file() else ""
     stderr = args.stderr.read_text(encoding="utf-8") if args.stderr and args.stderr.is_file() else ""
+    full = args.full_report.read_text(encoding="utf-8") if args.full_report and args.full_report.is_file() else ""
     body = build_body(report, args.exit_code, stderr)
 
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as handle:
-            handle.write(body.replace(MARKER + "\n", "", 1) + "\n")
+            handle.write(build_summary(body, full if args.exit_code < 2 else "") + "\n")
     number = pull_request_number(args.pr)
     token, repository = os.environ.get("GITHUB_TOKEN"), os.environ.get("GITHUB_REPOSITORY")
     if number is None or not token or not repository:

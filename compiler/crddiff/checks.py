@@ -12,12 +12,16 @@ is purely additive or loosening. The defaults follow crdify, the strictest widel
 upgrade-safety preflight, which runs it):
 
 - **breaking** (as crdify): CRD removed, scope changed, served or stored version removed, storage version
-  changed, field removed, type changed (including `x-kubernetes-int-or-string`), enum restriction added or enum
+  changed, field removed, type changed (including `x-kubernetes-int-or-string`, reported once per field however
+  many of `type`, `x-kubernetes-int-or-string` and its companion `anyOf`/`allOf` change), enum restriction added or enum
   value removed, new required field or existing field made required, default added, changed or removed, any
   `minimum/maximum/minLength/maxLength/minItems/maxItems/minProperties/maxProperties` bound added or tightened
   (also `exclusiveMinimum/Maximum`, `multipleOf`, `uniqueItems`), pattern added or changed.
 - **breaking**, beyond crdify's named checks (it only catches them as "unhandled"):
-  `nullable` removed (stored nulls become invalid), `x-kubernetes-preserve-unknown-fields` removed (unknown
+  `nullable` removed (stored nulls become invalid), a schema for map values (`additionalProperties`), list
+  items or a named field added where any value was kept before (under `x-kubernetes-preserve-unknown-fields`,
+  or `additionalProperties: true`): a restriction of values that were free, like a type change or an enum
+  added, not an additive field (`values-restricted`), `x-kubernetes-preserve-unknown-fields` removed (unknown
   fields are pruned: silent data loss), list type changed to `set` or `map` or list-map keys changed (new
   uniqueness rules for existing lists, new merge identity for server-side apply), a subresource removed
   (controllers writing `/status` or HPAs using `/scale` fail), the CRD's kind changed.
@@ -55,6 +59,10 @@ _BOUNDS: dict[str, bool] = {"minimum": True, "minLength": True, "minItems": True
                             "maximum": False, "maxLength": False, "maxItems": False, "maxProperties": False}
 _DOCUMENTATION = frozenset({"description", "title", "example", "externalDocs"})
 _CEL = "x-kubernetes-validations"
+_TYPE_KEYS = frozenset({"type", "x-kubernetes-int-or-string"})
+# what Kubernetes allows beside x-kubernetes-int-or-string: part of the int-or-string type, not a separate change
+_INT_OR_STRING_COMPANIONS = frozenset({"anyOf", "allOf"})
+_PRESERVE = "x-kubernetes-preserve-unknown-fields"
 
 
 def _one_line(rule: Any) -> str:
@@ -78,7 +86,7 @@ class SchemaWalk:
         self.version = version
         self.out = out
         self._handlers: dict[str, Callable[[str, str, Any, Any], None]] = {
-            "type": self._type, "x-kubernetes-int-or-string": self._type, "enum": self._enum,
+            "enum": self._enum,
             "default": self._default, "pattern": self._pattern, "format": self._format,
             "nullable": self._nullable, _CEL: self._validations,
             "x-kubernetes-preserve-unknown-fields": self._preserve_unknown,
@@ -100,15 +108,23 @@ class SchemaWalk:
         if not isinstance(old, dict) or not isinstance(new, dict):
             self.emit(path, "unhandled-change", "warning", "schema node is not a mapping on one side", old, new)
             return
+        old_type, new_type = _type_of(old), _type_of(new)
+        int_or_string_toggled = (old_type == "int-or-string") != (new_type == "int-or-string")
+        if old_type != new_type:  # one finding, however many of the type keywords differ
+            self._type(path, old_type, new_type)
         for key in old.keys() | new.keys():
-            if key in _STRUCTURAL:
+            if key in _STRUCTURAL or key in _TYPE_KEYS:
+                continue
+            if int_or_string_toggled and key in _INT_OR_STRING_COMPANIONS:
                 continue
             before, after = old.get(key), new.get(key)
             if before != after:
                 self._handlers.get(key, self._unhandled)(path, key, before, after)
         self._properties(old, new, path)
-        self._child(old.get("items"), new.get("items"), path + "[*]", "list items")
-        self._child(old.get("additionalProperties"), new.get("additionalProperties"), path + ".*", "map values")
+        free = bool(old.get(_PRESERVE))  # unknown values were kept, not pruned
+        self._child(old.get("items"), new.get("items"), path + "[*]", "list items", free)
+        self._child(old.get("additionalProperties"), new.get("additionalProperties"), path + ".*", "map values",
+                    free or old.get("additionalProperties") is True)
 
     def _properties(self, old: dict, new: dict, path: str) -> None:
         before: dict = old.get("properties") or {}
@@ -128,6 +144,10 @@ class SchemaWalk:
                         self.emit(prefix + name, "required-field-added", "breaking",
                                   "new required field: existing objects lack it and become invalid",
                                   None, _type_of(schema))
+                    elif old.get(_PRESERVE):  # the key's values were kept as they were: now they are checked
+                        self.emit(prefix + name, "values-restricted", "breaking", "new field where any value was "
+                                  f"kept: existing values that do not fit ({_type_of(schema) or 'its schema'}) "
+                                  "become invalid", None, _type_of(schema))
                     else:
                         kind = _type_of(schema)
                         self.emit(prefix + name, "field-added", "info", f"new optional field ({kind or 'any'})",
@@ -143,13 +163,19 @@ class SchemaWalk:
                 if name in after:
                     self.emit(prefix + name, "field-now-optional", "info", "field is no longer required", True, False)
 
-    def _child(self, old: Any, new: Any, path: str, what: str) -> None:
+    def _child(self, old: Any, new: Any, path: str, what: str, free_before: bool) -> None:
+        """`free_before`: the old side kept any value here (preserve-unknown-fields, additionalProperties true),
+        so a schema added now restricts them; without it, unknown values were pruned and a schema keeps more."""
         if old == new:
             return
         if isinstance(old, dict) and isinstance(new, dict):
             self.walk(old, new, path)
         elif isinstance(old, dict):
             self.emit(path, "field-removed", "breaking", f"schema of the {what} removed", _type_of(old), None)
+        elif isinstance(new, dict) and free_before:
+            self.emit(path, "values-restricted", "breaking", f"schema of the {what} added where any value was "
+                      f"kept: existing values that do not fit ({_type_of(new) or 'its schema'}) become invalid",
+                      None, _type_of(new))
         elif isinstance(new, dict):
             self.emit(path, "field-added", "info", f"schema of the {what} added", None, _type_of(new))
         else:
@@ -161,9 +187,7 @@ class SchemaWalk:
         self.emit(path, "unhandled-change", "warning", f"'{key}' changed; no specific check covers it, review it",
                   old, new)
 
-    def _type(self, path: str, key: str, old: Any, new: Any) -> None:
-        if key == "x-kubernetes-int-or-string":
-            old, new = ("int-or-string" if old else None), ("int-or-string" if new else None)
+    def _type(self, path: str, old: str | None, new: str | None) -> None:
         self.emit(path, "type-changed", "breaking", f"type changed from {old or 'unspecified'} to "
                   f"{new or 'unspecified'}: existing values and clients may no longer fit", old, new)
 

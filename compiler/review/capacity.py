@@ -4,8 +4,10 @@ Per worker group: maxReplicas (else replicas, else 1) x numOfHosts (else 1) Pods
 Per Pod: the sum over its containers of the limit, else the request (CPU, memory, and GPUs from any
 `*/gpu` resource such as nvidia.com/gpu). Counted clusters: RayClusters, the cluster of each RayService
 (`spec.rayClusterConfig`), of each RayJob (`spec.rayClusterSpec`) and of each RayCronJob's job template (one
-run at a time). A RayService whose cluster is replaced by a new one needs it twice during the upgrade: that is
-`upgrade_peak`, shown when a change triggers it.
+run at a time). A RayService whose cluster KubeRay replaces by a new one needs it twice during the upgrade: that
+is `upgrade_peak`, shown only for the changes that do replace it (label rayservice-new-cluster; not scale-only
+changes nor worker groups appended at the end, which KubeRay applies to the running cluster: see
+rayservice_action).
 """
 from __future__ import annotations
 
@@ -132,3 +134,14 @@ def environment_capacity(documents: Iterable[dict]) -> Capacity:
     for document in documents:
         total += object_capacity(document)
     return total
+
+
+def upgrade_peak(after: Capacity, replaced: Iterable[dict]) -> Capacity | None:
+    """`after` plus the new clusters of the RayServices being replaced, or None when none is."""
+    documents = list(replaced)
+    if not documents:
+        return None
+    peak = after
+    for document in documents:
+        peak += object_capacity(document)
+    return peak

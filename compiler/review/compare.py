@@ -11,8 +11,8 @@ from .. import output, yamlio
 from ..pipeline import Render, compile_environments
 from ..problems import KrcError
 from ..project import Project
-from .capacity import environment_capacity, object_capacity
-from .consequences import object_labels, values_labels
+from .capacity import environment_capacity, upgrade_peak
+from .consequences import REPLACES_CLUSTER, object_labels, values_labels
 from .crdgate import crd_gate
 from .fielddiff import diff_documents, text_diff
 from .golden_source import GitGolden, WorkingTreeGolden, git_golden
@@ -82,13 +82,11 @@ def review_environment(project: Project, render: Render, golden: output.Files) -
                     render.chart, new_documents)
     files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
     capacity_after = environment_capacity(new_documents)
-    replaced = [after[o.key][2] for o in objects if any(l.code == "rayservice-new-cluster" for l in o.labels)]
-    peak = capacity_after
-    for document in replaced:
-        peak = peak + object_capacity(document)
+    # only a RayService whose cluster KubeRay replaces runs two clusters at once
+    replaced = [after[o.key][2] for o in objects if any(label.code == REPLACES_CLUSTER for label in o.labels)]
     return EnvironmentReview(name, not golden, tuple(objects), tuple(files), len(after) - sum(
         o.status != "removed" for o in objects), environment_capacity(e[2] for e in before.values()),
-        capacity_after, peak if replaced else None, gate)
+        capacity_after, upgrade_peak(capacity_after, replaced), gate)
 
 
 def golden_source(project: Project, base: str | None) -> WorkingTreeGolden | GitGolden:

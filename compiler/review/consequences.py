@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .fielddiff import FieldChange
+from .rayservice_action import appended_groups, cluster_action
 
 RAY_GROUP = "ray.io"
-# RayService and RayCluster (Recreate) compare a hash of the cluster spec without these: scaling is in place
-_SCALE_ONLY = re.compile(r"\.workerGroupSpecs\[[^\]]*\]\.(replicas|scaleStrategy)(\.|\[|$)")
+REPLACES_CLUSTER = "rayservice-new-cluster"  # the label of a change that runs a second cluster
 _HEAD_TEMPLATE = re.compile(r"(^|\.)headGroupSpec\.template(\.|\[|$)")
 _WORKER_TEMPLATE = re.compile(r"(^|\.)workerGroupSpecs\[[^\]]*\]\.template(\.|\[|$)")
 _WORKER_GROUP = re.compile(r"(^|\.)workerGroupSpecs\[[^\]]*\]$")
@@ -40,32 +40,43 @@ def _spec(document: dict | None) -> dict:
     return spec if isinstance(spec, dict) else {}
 
 
-def _rayservice_labels(new: dict, fields: Sequence[FieldChange]) -> list[Label]:
+def _upgrade_label(new: dict) -> Label:
+    strategy = ((_spec(new).get("upgradeStrategy") or {}).get("type")) or "NewCluster"
+    if strategy == "None":
+        return Label("rayservice-not-upgraded", "rayClusterConfig changed but upgradeStrategy is None: KubeRay "
+                     "does not roll the change out to the running cluster")
+    if strategy == "NewClusterWithIncrementalUpgrade":
+        return Label(REPLACES_CLUSTER, "rayClusterConfig changed: KubeRay creates a new RayCluster and "
+                     "shifts traffic to it step by step (incremental upgrade, needs the RayServiceIncrementalUpgrade "
+                     "gate); both clusters run meanwhile, up to double capacity")
+    return Label(REPLACES_CLUSTER, "rayClusterConfig changed: KubeRay creates a new RayCluster and "
+                 "switches traffic once it is ready; both run meanwhile, so the cluster's capacity is needed twice "
+                 "during the upgrade")
+
+
+def _rayservice_labels(old: dict, new: dict, fields: Sequence[FieldChange]) -> list[Label]:
+    """See rayservice_action for the rule KubeRay applies to `rayClusterConfig` changes."""
     cluster = [f for f in fields if f.path.startswith("spec.rayClusterConfig")]
-    rebuilds = [f for f in cluster if not _SCALE_ONLY.search(f.path)]
+    old_cluster, new_cluster = _spec(old).get("rayClusterConfig"), _spec(new).get("rayClusterConfig")
+    action = cluster_action(old_cluster, new_cluster) if cluster else "none"
     others = [f for f in fields if f.path.startswith("spec.") and not f.path.startswith(("spec.rayClusterConfig",
                                                                                              "spec.serveConfigV2"))]
     labels: list[Label] = []
-    if rebuilds:
-        strategy = ((_spec(new).get("upgradeStrategy") or {}).get("type")) or "NewCluster"
-        if strategy == "None":
-            labels.append(Label("rayservice-not-upgraded", "rayClusterConfig changed but upgradeStrategy is None: "
-                                "KubeRay does not roll the change out to the running cluster"))
-        elif strategy == "NewClusterWithIncrementalUpgrade":
-            labels.append(Label("rayservice-new-cluster", "rayClusterConfig changed: KubeRay creates a new "
-                                "RayCluster and shifts traffic to it step by step (incremental upgrade, needs the "
-                                "RayServiceIncrementalUpgrade gate); both clusters run meanwhile, up to double "
-                                "capacity"))
-        else:
-            labels.append(Label("rayservice-new-cluster", "rayClusterConfig changed: KubeRay creates a new "
-                                "RayCluster and switches traffic once it is ready; both run meanwhile, so the "
-                                "cluster's capacity is needed twice during the upgrade"))
-    if any(f.path == "spec.serveConfigV2" for f in fields) and not rebuilds:
-        labels.append(Label("rayservice-serve-in-place", "only the Serve config changed: applications are updated "
-                            "in place on the running cluster, no new cluster"))
-    elif not rebuilds and cluster:
-        labels.append(Label("rayservice-scale", "only worker replicas changed: applied to the running cluster"))
-    if others and not rebuilds:
+    if action == "new-cluster":
+        labels.append(_upgrade_label(new))
+    elif action == "update":
+        groups = ", ".join(appended_groups(old_cluster, new_cluster))
+        labels.append(Label("rayservice-groups-appended", f"worker groups appended at the end ({groups}): KubeRay "
+                            "updates the running RayCluster in place, no new cluster; the existing groups keep "
+                            "their Pods, and the RayService's replica fields are written to the cluster with it"))
+    elif cluster:
+        labels.append(Label("rayservice-scale", "only replicas/minReplicas/maxReplicas changed: KubeRay leaves "
+                            "them out of its cluster hash, so no new cluster, and it does not update the running "
+                            "RayCluster either: the new values apply with the next in-place update or new cluster"))
+    if any(f.path == "spec.serveConfigV2" for f in fields) and action != "new-cluster":
+        labels.append(Label("rayservice-serve-in-place", "the Serve config changed: applications are updated in "
+                            "place on the running cluster, no new cluster"))
+    if others and action != "new-cluster":
         labels.append(Label("rayservice-settings", "RayService settings changed: "
                             + ", ".join(sorted({f.path for f in others}))))
     return labels
@@ -110,7 +121,7 @@ def object_labels(group: str, kind: str, status: str, old: dict | None, new: dic
     if api:
         labels.append(Label("api-version", f"apiVersion {api[0].old} -> {api[0].new}"))
     if group == RAY_GROUP and kind == "RayService":
-        labels.extend(_rayservice_labels(new or {}, fields))
+        labels.extend(_rayservice_labels(old or {}, new or {}, fields))
     if group == RAY_GROUP:
         labels.extend(_template_labels(kind, new or {}, fields))
     if kind == "Namespace" and any(f.path.startswith("metadata.name") for f in fields):

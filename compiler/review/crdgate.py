@@ -4,6 +4,10 @@ Helm installs a chart's crds/ on first install only, so a chart bump that change
 The gate says which, compares the old chart's CRDs with the new ones (crd-diff), and checks objects across the
 upgrade: golden objects against the new schemas (do live objects stay valid?) and newly rendered objects
 against the old schemas (still live when the CRDs are not upgraded: unknown fields are pruned silently).
+
+When the old chart's CRDs cannot be read (not vendored, no reachable repository) the gate says so instead of
+reporting "no changes": `unavailable` is set, the comparison and the check of new objects are not run, and the
+gate blocks (an incomplete comparison needs an approval).
 """
 from __future__ import annotations
 
@@ -62,6 +66,12 @@ class CrdGate:
     rendered_under_old: tuple[SchemaFinding, ...]
     crd_application: str  # the Argo CD Application that applies this environment's CRDs, if rendered
     approval: Approval
+    unavailable: str = ""  # why the old CRDs could not be compared and checked against; "" when they were
+
+    @property
+    def compared(self) -> bool:
+        """The old chart's CRDs were read: `changes` and `rendered_under_old` are real results."""
+        return not self.unavailable
 
     def named(self, status: str) -> list[CrdStatus]:
         return [c for c in self.crds if c.status == status]
@@ -73,11 +83,20 @@ class CrdGate:
     @property
     def blocking(self) -> tuple[str, ...]:
         """Why this upgrade needs an explicit approval (empty: it does not)."""
-        return blocking_reasons(self.changes, self.named("removed"), self.golden_under_new, self.notes)
+        return blocking_reasons(self.changes, self.named("removed"), self.golden_under_new, self.notes,
+                                self.rendered_under_old)
 
 
 def blocking_reasons(changes: Sequence[crddiff.CrdChange], removed: Sequence[CrdStatus],
-                     golden_under_new: Sequence[SchemaFinding], notes: Sequence[str]) -> tuple[str, ...]:
+                     golden_under_new: Sequence[SchemaFinding], notes: Sequence[str],
+                     rendered_under_old: Sequence[SchemaFinding] = ()) -> tuple[str, ...]:
+    """Why the upgrade needs an explicit approval.
+
+    Fields of new objects that the old CRDs prune block like breaking changes: Helm does not upgrade the CRDs,
+    so deploying these objects first loses the fields silently (the operator then acts on objects without
+    them, e.g. a RayJob without its deadline), and nothing fails to show it. Only the order of the rollout
+    prevents it, so a person must confirm it in the approval's reason: the CRDs are applied before the objects.
+    """
     reasons = []
     breaking = crddiff.severity_counts(changes)["breaking"]
     if breaking:
@@ -87,6 +106,10 @@ def blocking_reasons(changes: Sequence[crddiff.CrdChange], removed: Sequence[Crd
     invalid = sorted({f.object for f in golden_under_new if f.severity == "error"})
     if invalid:
         reasons.append(f"{len(invalid)} golden objects invalid under the new CRDs")
+    pruned = sorted({(f.object, f.path) for f in rendered_under_old if f.pruned})
+    if pruned:
+        fields = f"{len(pruned)} field" + "s" * (len(pruned) != 1)
+        reasons.append(f"{fields} of new objects pruned by the old CRDs until the new CRDs are applied")
     if notes:
         reasons.append("the CRD comparison is incomplete")
     return tuple(reasons)
@@ -120,16 +143,29 @@ def crd_statuses(old: CrdLock, new: CrdLock) -> tuple[CrdStatus, ...]:
     return tuple(out)
 
 
-def _findings(schemas: SchemaSet, documents: Iterable[dict]) -> list[SchemaFinding]:
+def _findings(schemas: SchemaSet, documents: Iterable[dict], pruned_message: str = "") -> list[SchemaFinding]:
+    """Each object's problems under `schemas`; with `pruned_message`, that replaces the message of unknown
+    fields (the linter's "check the field name" is wrong for a field only the old CRDs lack)."""
     found = []
     for document in documents:
         if not schemas.knows(document):
             continue
         ref = key_of(document).ref
         for problem in schemas.validate(document).problems:
-            found.append(SchemaFinding(ref, problem.path, problem.rule, problem.severity, problem.message,
-                                       problem.rule == "schema/unknown-field"))
+            pruned = problem.rule == "schema/unknown-field"
+            message = pruned_message if pruned and pruned_message else problem.message
+            found.append(SchemaFinding(ref, problem.path, problem.rule, problem.severity, message, pruned))
     return sorted(set(found), key=lambda f: (f.object, f.path, f.rule, f.message))
+
+
+def pruned_by_old_crds(chart: str, old_version: str) -> str:
+    return (f"the {chart} {old_version} CRDs lack this field, so the API server drops it silently until the new "
+            "CRDs are applied: apply the new CRDs (server-side) before deploying these objects")
+
+
+def unavailable_words(chart: str, old_version: str) -> str:
+    return (f"the old CRDs ({chart} {old_version}) are unavailable; run krc vendor with that version pinned or "
+            "set KRC_CHART_REPOSITORY")
 
 
 def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict] | None:
@@ -166,22 +202,24 @@ def crd_gate(project_root: Path, environment: str, golden_lock: bytes | None, go
         return None
     notes: list[str] = []
     old_documents = _old_crds(project_root, old, notes)
+    unavailable = unavailable_words(old.chart, old.version) if old_documents is None else ""
     new_documents = [c.document for c in chart.crds]
     changes: list[crddiff.CrdChange] = []
     rendered_under_old: list[SchemaFinding] = []
     golden_under_new = _findings(SchemaSet.from_crds(new_documents), golden_documents)
     if old_documents is not None:
         changes = crddiff.compare_crds(old_documents, new_documents)
-        rendered_under_old = _findings(SchemaSet.from_crds(old_documents), rendered_documents)
+        rendered_under_old = _findings(SchemaSet.from_crds(old_documents), rendered_documents,
+                                       pruned_by_old_crds(old.chart, old.version))
     statuses = crd_statuses(old, new)
     removed = [c for c in statuses if c.status == "removed"]
-    required = bool(blocking_reasons(changes, removed, golden_under_new, notes))
+    required = bool(blocking_reasons(changes, removed, golden_under_new, notes, rendered_under_old))
     expected = expected_approval(environment, new.chart, old.version, new.version, new.digests,
                                  [c.name for c in removed])
     return CrdGate(environment, new.chart, old.version, new.version, statuses,
                    tuple(crddiff.sorted_changes(changes)), tuple(notes), tuple(golden_under_new),
                    tuple(rendered_under_old), _crd_application(rendered_documents),
-                   check_approval(project_root, expected, required))
+                   check_approval(project_root, expected, required), unavailable)
 
 
 def gate_statements(gate: CrdGate) -> list[str]:

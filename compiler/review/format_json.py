@@ -22,13 +22,19 @@ Shape (version 1; fields are only ever added):
           "chart": "kuberay-operator", "oldVersion": "1.6.2", "newVersion": "1.7.0",
           "statements": ["CRD upgrade: ...", "`helm upgrade` installs ..."],   # the plain-words warning
           "crds": [{"name", "kind", "status": "added|removed|changed|unchanged", "oldSha256", "newSha256"}],
-          "counts": {"breaking": 17, "warning": 3, "info": 61},
-          "breaking": [{"crd", "version", "path", "check", "severity", "message", "old", "new"}],
+          "oldCrds": {"status": "compared" | "unavailable",  # could the old chart's CRDs be read?
+                      "reason": null | "the old CRDs (kuberay-operator 1.6.2) are unavailable; run krc vendor ..."},
+          "counts": {"breaking": 17, "warning": 3, "info": 61} | null,      # null: not compared (unavailable)
+          "breaking": [{"crd", "version", "path", "check", "severity", "message", "old", "new"}] | null,  # same
           "notes": ["..."],                               # what could not be compared
           "goldenUnderNewCrds": [{"object", "path", "rule", "severity", "message", "pruned"}],
-          "renderedUnderOldCrds": [{... same, "pruned": true when the API server drops the field}],
+          "renderedUnderOldCrds": [{... same, "pruned": true when the API server drops the field}] | null,
+                                                          # null: not checked (old CRDs unavailable); never
+                                                          # read null as "no changes" or "all valid"
           "crdApplication": "krc-prod-eks-gpu-crds",      # "" when no Argo CD CRD application is rendered
           "blocking": ["17 breaking CRD changes"],        # why an approval is needed; [] when it is not
+                                                          # (breaking changes, removed CRDs, invalid golden
+                                                          # objects, fields the old CRDs prune, incomplete)
           "approval": {"status": "not-required|approved|missing|mismatch", "file", "problems": [], "template"}
         },
         "objects": [{                                     # sorted by group, kind, namespace, name
@@ -51,9 +57,11 @@ Shape (version 1; fields are only ever added):
       }]
     }
 
-Label codes: deleted, api-version, rayservice-new-cluster, rayservice-not-upgraded, rayservice-serve-in-place,
-rayservice-scale, rayservice-settings, head-pod-template, worker-pod-template, worker-group-added,
-worker-group-removed, namespace, operator-values.
+Label codes: deleted, api-version, rayservice-new-cluster (the only one that runs a second cluster, so the only
+one counted in upgradePeak), rayservice-not-upgraded, rayservice-groups-appended (worker groups appended at the
+end: the running cluster is updated in place), rayservice-serve-in-place, rayservice-scale (only
+replicas/minReplicas/maxReplicas: no new cluster), rayservice-settings, head-pod-template, worker-pod-template,
+worker-group-added, worker-group-removed, namespace, operator-values.
 """
 from __future__ import annotations
 
@@ -71,11 +79,12 @@ def gate_dict(gate: CrdGate) -> dict[str, Any]:
         "chart": gate.chart, "oldVersion": gate.old_version, "newVersion": gate.new_version,
         "statements": gate_statements(gate),
         "crds": [c.as_dict() for c in gate.crds],
-        "counts": gate.counts,
-        "breaking": [c.as_dict() for c in gate.changes if c.severity == "breaking"],
+        "oldCrds": {"status": "compared" if gate.compared else "unavailable", "reason": gate.unavailable or None},
+        "counts": gate.counts if gate.compared else None,
+        "breaking": [c.as_dict() for c in gate.changes if c.severity == "breaking"] if gate.compared else None,
         "notes": list(gate.notes),
         "goldenUnderNewCrds": [f.as_dict() for f in gate.golden_under_new],
-        "renderedUnderOldCrds": [f.as_dict() for f in gate.rendered_under_old],
+        "renderedUnderOldCrds": [f.as_dict() for f in gate.rendered_under_old] if gate.compared else None,
         "crdApplication": gate.crd_application,
         "blocking": list(gate.blocking),
         "approval": gate.approval.as_dict(),

@@ -4,7 +4,8 @@ Order: the CRD gate sections first, then a summary table per environment, then a
 GitHub refuses comments over 65,536 characters; the report stays under `max_chars` (default MARKDOWN_BUDGET, which
 leaves room for the marker and footer a workflow adds) by shortening details only: a block that does not fit is
 cut inside (its diff closes cleanly and says how many lines were left out), later blocks are counted, never the
-gate or the summary.
+gate or the summary. What is cut points to the full text report, which the CI workflow puts in the job summary
+and the `krc-review` artifact.
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ FINDINGS_SHOWN = 30  # per list of schema findings in a gate
 CELL_CHARS = 300
 _MIN_PARTIAL = 800  # below this, a block is counted as left out rather than cut
 _NOTICE_ROOM = 400  # kept free for the closing "left out" line of each environment
+# where the uncut report is in CI (.github/workflows/krc-review.yml writes it: krc diff --format text)
+FULL_REPORT = "or see the full report in the CI job summary or the `krc-review` artifact (krc-review.txt)"
 
 
 def _cell(text: str) -> str:
@@ -64,7 +67,8 @@ def gate_section(gate: CrdGate) -> str:
     out += [f"- **{s}**\n" if i == 0 else f"- {s}\n" for i, s in enumerate(gate_statements(gate))]
     out.append("\n| CRD | Kind | Change |\n|---|---|---|\n")
     out += [f"| `{c.name}` | {c.kind} | {c.status} |\n" for c in gate.crds]
-    out.append(f"\n**crd-diff {gate.old_version} → {gate.new_version}: {crddiff.summary_line(gate.changes)}**\n\n")
+    result = crddiff.summary_line(gate.changes) if gate.compared else f"not compared: {gate.unavailable}"
+    out.append(f"\n**crd-diff {gate.old_version} → {gate.new_version}: {_cell(result)}**\n\n")
     breaking = [c for c in gate.changes if c.severity == "breaking"]
     if breaking:
         out.append("<details><summary>Breaking CRD changes</summary>\n\n")
@@ -77,8 +81,11 @@ def gate_section(gate: CrdGate) -> str:
         out.append("\n</details>\n\n")
     out += [f"- note: {_cell(n)}\n" for n in gate.notes]
     out += _findings("Golden objects under the new CRDs", list(gate.golden_under_new), False, gate.environment)
-    out += _findings("New objects under the old CRDs (live until the CRDs are applied)",
-                     list(gate.rendered_under_old), True, gate.environment)
+    old_title = "New objects under the old CRDs (live until the CRDs are applied)"
+    if gate.compared:
+        out += _findings(old_title, list(gate.rendered_under_old), True, gate.environment)
+    else:
+        out.append(f"- {old_title}: **not checked**: {_cell(gate.unavailable)}\n")
     lines = approval_lines(gate)
     mark = ":white_check_mark:" if gate.approval.status in ("approved", "not-required") else ":x:"
     out.append(f"\n{mark} **{lines[0]}**\n")
@@ -124,7 +131,7 @@ class _Block:
         self.parts = [f"<details><summary>{summary}</summary>\n\n"]
         self.closing = "\n</details>\n\n"
         self.limit = limit
-        self.size = len(self.parts[0]) + len(self.closing) + 160  # room for the "cut here" line
+        self.size = len(self.parts[0]) + len(self.closing) + 300  # room for the "cut here" line
         self.cut = False
 
     def add(self, text: str) -> bool:
@@ -147,7 +154,7 @@ class _Block:
         self.parts.append(closing)
 
     def text(self, env: str) -> str:
-        note = f"\n_Cut to fit the comment: run `krc diff {env}` for the rest._\n" if self.cut else ""
+        note = f"\n_Cut to fit the comment: run `krc diff {env}` for the rest, {FULL_REPORT}._\n" if self.cut else ""
         return "".join(self.parts) + note + self.closing
 
 
@@ -203,7 +210,7 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
     head.append(summary_table(review))
     out = "".join(head)
     if len(out) > max_chars:  # only with absurd numbers of environments: never exceed the limit
-        return out[:max_chars - 80] + "\n\n_Report cut at the comment limit: run `krc diff`._\n"
+        return out[:max_chars - 200] + f"\n\n_Report cut at the comment limit: run `krc diff`, {FULL_REPORT}._\n"
     changed_envs = [e for e in review.environments if e.changed]
     for index, env in enumerate(changed_envs):
         # an even share of what is left, so every environment shows some details; unused room carries over
@@ -226,7 +233,7 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
             size += len(text)
         if left:
             counts = ", ".join(f"{n} {status}" for status, n in sorted(left.items()))
-            section.append(f"_{sum(left.values())} more not shown here ({counts}): run `krc diff {env.name}` "
-                           "or read the job summary._\n\n")
+            section.append(f"_{sum(left.values())} more not shown here ({counts}): run `krc diff {env.name}`, "
+                           f"{FULL_REPORT}._\n\n")
         out += "".join(section)
     return out

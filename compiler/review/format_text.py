@@ -48,7 +48,7 @@ def gate_lines(gate: CrdGate) -> list[str]:
         if status.status != "unchanged":
             lines.append(f"   {status.status:<9} {status.name} ({status.kind})")
     lines.append(f"   crd-diff {gate.chart} {gate.old_version} -> {gate.new_version}: "
-                 + crddiff.summary_line(gate.changes))
+                 + (crddiff.summary_line(gate.changes) if gate.compared else f"not compared: {gate.unavailable}"))
     breaking = [c for c in gate.changes if c.severity == "breaking"]
     for change in breaking[:BREAKING_SHOWN]:
         where = " ".join(p for p in (change.version, change.path) if p)
@@ -60,7 +60,8 @@ def gate_lines(gate: CrdGate) -> list[str]:
     lines.append(f"   Golden objects under the new CRDs: {len(gate.golden_under_new) or 'all valid'}")
     lines += [f"     {f.severity} {f.object} {f.path}: {f.message}" for f in gate.golden_under_new]
     lines.append(f"   New objects under the old CRDs (live until the CRDs are applied): "
-                 f"{len(gate.rendered_under_old) or 'all valid'}")
+                 + (f"{len(gate.rendered_under_old) or 'all valid'}" if gate.compared
+                    else f"not checked: {gate.unavailable}"))
     for f in gate.rendered_under_old:
         what = f"field {f.path} of {f.object} would be PRUNED silently" if f.pruned else f"{f.object} {f.path}"
         lines.append(f"     {f.severity} {what}: {f.message}")

@@ -2,8 +2,9 @@
 
 The operator appends suffixes to names (a RayJob's cluster gets `-xxxxx`, a RayCronJob's jobs get
 `-<unix minute>`, Services get `-head-svc`), so each kind has its own length limit: RayCluster 53, RayJob and
-RayService 47, RayCronJob 36. Names must also be DNS-1035 labels (start with a letter); a RayCronJob name is
-not checked by the operator itself, but every RayJob it creates is, so the same applies.
+RayService 47, RayCronJob 36 (from operator 1.7; 1.6 has no RayCronJob name limit). Names must also be
+DNS-1035 labels (start with a letter); a RayCronJob name is not checked by the operator itself, but every
+RayJob it creates is, so the same applies.
 
 Fails:
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..lint.context import LintContext
+from ..lint.facts import applies_to
 from ..lint.k8s_names import dns1035_label_errors
 from ..problems import Problem
 
@@ -33,6 +35,8 @@ SUMMARY = "object names are DNS-1035 labels within the per-kind length limit"
 VERSIONS = ""
 
 MAX_LENGTH = {"RayCluster": 53, "RayJob": 47, "RayService": 47, "RayCronJob": 36}
+# operator versions that enforce a kind's limit; the RayCronJob limit is new in 1.7 (reference section 1.5)
+LIMIT_VERSIONS = {"RayCronJob": ">=1.7"}
 
 
 def check(context: LintContext) -> Iterator[Problem]:
@@ -42,7 +46,7 @@ def check(context: LintContext) -> Iterator[Problem]:
             continue  # generateName: the API server picks the suffix
         path = ("metadata", "name")
         limit = MAX_LENGTH[obj.kind]
-        if len(name) > limit:
+        if len(name) > limit and applies_to(LIMIT_VERSIONS.get(obj.kind, ""), context.operator_version):
             yield obj.problem(f"{obj.kind} name '{name}' has {len(name)} characters, more than the {limit} the "
                               f"operator allows (it appends suffixes to it); shorten the name", path)
         errors = dns1035_label_errors(name)

@@ -14,10 +14,10 @@ Passes:
 """
 from __future__ import annotations
 
-import zoneinfo
 from typing import Iterator
 
 from ..lint.context import LintContext
+from ..lint.go_formats import go_location_known
 from ..lint.ray_objects import objects_of
 from ..problems import Problem
 
@@ -25,16 +25,6 @@ ID = "raycronjob/time-zone"
 SEVERITY = "error"
 SUMMARY = "timeZone is a non-empty IANA time zone name"
 VERSIONS = ">=1.7"
-
-
-def _known(zone: str) -> bool:
-    if zone in ("UTC", "Local"):
-        return True
-    try:
-        zoneinfo.ZoneInfo(zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
 
 
 def check(context: LintContext) -> Iterator[Problem]:
@@ -46,6 +36,6 @@ def check(context: LintContext) -> Iterator[Problem]:
         if zone == "":
             yield obj.problem("timeZone is empty; remove it to use the operator's local zone, or name a zone such as "
                               "Europe/Berlin", path)
-        elif not isinstance(zone, str) or not _known(zone):
+        elif not isinstance(zone, str) or not go_location_known(zone):
             yield obj.problem(f"timeZone '{zone}' is not a known IANA time zone; use a name such as Asia/Taipei or "
                               "UTC", path)

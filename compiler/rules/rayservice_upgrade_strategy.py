@@ -3,7 +3,12 @@
 `upgradeStrategy.type` is None, NewCluster or NewClusterWithIncrementalUpgrade (the CRD has no enum).
 NewClusterWithIncrementalUpgrade shifts traffic through the Gateway API and needs autoscaling on and
 `clusterUpgradeOptions` with a `gatewayClassName`, `intervalSeconds` > 0, and
-0 <= `stepSizePercent` <= `maxSurgePercent` <= 100. `rayClusterDeletionDelaySeconds` is non-negative.
+0 <= `stepSizePercent` <= `maxSurgePercent` <= 100 (the step <= surge check from 1.7).
+`rayClusterDeletionDelaySeconds` is non-negative.
+
+The operator checks the incremental-upgrade prerequisites only when the RayServiceIncrementalUpgrade gate is
+on (IsIncrementalUpgradeEnabled); with the gate off it silently upgrades nothing, which
+feature-gates/controller-off reports, so this rule stays quiet about the options then.
 
 Fails:
 
@@ -75,5 +80,5 @@ def check(context: LintContext) -> Iterator[Problem]:
         if kind not in TYPES:
             yield obj.problem(f"upgradeStrategy.type '{kind}' is not valid; use NewCluster, "
                               "NewClusterWithIncrementalUpgrade or None", ("spec", "upgradeStrategy", "type"))
-        elif kind == "NewClusterWithIncrementalUpgrade":
+        elif kind == "NewClusterWithIncrementalUpgrade" and context.gate("RayServiceIncrementalUpgrade"):
             yield from _incremental(context, obj, spec)

@@ -3,7 +3,13 @@
 GPU node pools are usually tainted `nvidia.com/gpu`; without a matching toleration (or a node selector or
 affinity that picks GPU nodes, where the platform adds the toleration) the Pods stay Pending.
 
-Fails (environment):
+The check reads only the manifest, so it runs on paths and environments alike. Its severity is info because
+whether the Pods really stay Pending depends on the cluster, which neither mode knows: GKE and clusters with
+the ExtendedResourceToleration admission plugin add the toleration themselves, and untainted GPU nodes need
+none (the upstream GPU samples rely on that). Environments render the GPU toleration for every `gpu:` group
+already; a production environment that wants a louder finding raises it with `lint.rules`.
+
+Fails:
 
     template:
       spec:
@@ -27,10 +33,9 @@ from ..lint.ray_resources import NVIDIA_GPU, gpu_limit
 from ..problems import Problem
 
 ID = "resources/gpu-scheduling"
-SEVERITY = "warning"
+SEVERITY = "info"
 SUMMARY = "GPU groups tolerate the GPU taint or select GPU nodes"
 VERSIONS = ""
-ENVIRONMENT_ONLY = True
 
 
 def _reaches_gpu_nodes(group: GroupView) -> bool:
@@ -48,5 +53,6 @@ def check(context: LintContext) -> Iterator[Problem]:
         for group in cluster.groups:
             if gpu_limit(group) > 0 and not _reaches_gpu_nodes(group):
                 yield cluster.obj.problem(f"{group.name} group requests nvidia.com/gpu but neither tolerates the "
-                                          "nvidia.com/gpu taint nor selects GPU nodes; add the toleration or a GPU "
-                                          "node selector", group.path + ("template", "spec"))
+                                          "nvidia.com/gpu taint nor selects GPU nodes, so on tainted GPU nodes "
+                                          "without automatic tolerations its Pods stay Pending; add the toleration "
+                                          "or a GPU node selector", group.path + ("template", "spec"))

@@ -1,8 +1,10 @@
 """Tokens and passwords are referenced from Secrets, never written into manifests.
 
-Flags environment variables whose name says they hold a credential (TOKEN, PASSWORD, SECRET, API_KEY,
-ACCESS_KEY, CREDENTIAL) with a literal `value`, a literal `rayStartParams.redis-password`, and a literal
-`gcsFaultToleranceOptions.redisPassword.value`.
+Flags environment variables whose name says they hold a credential with a literal `value`, a literal
+`rayStartParams.redis-password`, and a literal `gcsFaultToleranceOptions.redisPassword.value`. A name says so
+when one of its `_`-separated words is TOKEN, PASSWORD, PASSWD, SECRET, CREDENTIAL(S), APIKEY or ACCESSKEY, or
+two adjacent words are API/ACCESS/PRIVATE KEY. Whole words only: `VLLM_MAX_TOKENS` or `TOKENIZER` are
+settings, not credentials. Numbers, on/off switches, `$(VAR)` expansions and file paths are not credentials.
 
 Fails:
 
@@ -30,19 +32,34 @@ SEVERITY = "warning"
 SUMMARY = "credentials come from Secret references, not literal values"
 VERSIONS = ""
 
-_CREDENTIAL = re.compile(r"(TOKEN|PASSWORD|PASSWD|SECRET|API_?KEY|ACCESS_?KEY|CREDENTIAL)", re.IGNORECASE)
+_CREDENTIAL_WORDS = frozenset({"TOKEN", "PASSWORD", "PASSWD", "SECRET", "CREDENTIAL", "CREDENTIALS", "APIKEY",
+                               "ACCESSKEY"})
+_KEY_QUALIFIERS = frozenset({"API", "ACCESS", "PRIVATE"})  # a bare KEY (CACHE_KEY, SORT_KEY) is no credential
 # names that say where a credential is, or how it is used, not the credential itself
 _NOT_A_VALUE = re.compile(r"(_FILE|_PATH|_DIR|_NAME|_MODE|_ENABLED|_URL|_ENDPOINT|_REF)$", re.IGNORECASE)
 _EXPANSION = re.compile(r"^\$(\{|\()?[A-Za-z_][A-Za-z0-9_]*(\}|\))?$")
 
 
-_SWITCH = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", "enabled", "disabled"})
+_SWITCH = frozenset({"true", "false", "yes", "no", "on", "off", "enabled", "disabled"})
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)$")  # a limit or a count (MAX_TOKEN: "4096"), not a secret
+_FILE_PATH = re.compile(r"^/\S*$")  # where a credential is mounted, not the credential
+
+
+def names_credential(name: str) -> bool:
+    """Whether an env var name says it holds a credential: a credential word, matched as a whole word."""
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", name.upper()) if w]
+    if any(word in _CREDENTIAL_WORDS for word in words):
+        return True
+    return any(first in _KEY_QUALIFIERS and second == "KEY" for first, second in zip(words, words[1:]))
 
 
 def _literal(value: Any) -> bool:
-    """A value that could be a secret: not empty, not a $(VAR) expansion, not an on/off switch."""
-    return (isinstance(value, str) and value.strip() != "" and not _EXPANSION.match(value.strip())
-            and value.strip().lower() not in _SWITCH)
+    """A value that could be a secret: not empty, not a $(VAR) expansion, switch, number or file path."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    return (text != "" and not _EXPANSION.match(text) and text.lower() not in _SWITCH
+            and not _NUMBER.match(text) and not _FILE_PATH.match(text))
 
 
 def _env_findings(obj: LintObject, value: Any, path: tuple) -> Iterator[Problem]:
@@ -51,7 +68,7 @@ def _env_findings(obj: LintObject, value: Any, path: tuple) -> Iterator[Problem]
             if key == "env" and isinstance(child, list):
                 for i, entry in enumerate(child):
                     name = str(entry.get("name", "")) if isinstance(entry, dict) else ""
-                    if name and _CREDENTIAL.search(name) and not _NOT_A_VALUE.search(name) and _literal(entry.get("value")):
+                    if names_credential(name) and not _NOT_A_VALUE.search(name) and _literal(entry.get("value")):
                         yield obj.problem(f"env {name} holds a literal credential; store it in a Secret and use "
                                           "valueFrom.secretKeyRef", path + (key, i, "value"))
             else:

@@ -161,6 +161,17 @@ M = [  # (id, mutation, expected check, expected severity, expected version, exp
     ("map-value-type", _new(lambda c: _field(c, "labels")["additionalProperties"].__setitem__("type", "integer")),
      "type-changed", "breaking", "v1", "spec.labels.*"),
     ("int-or-string", _drop("port", "x-kubernetes-int-or-string"), "type-changed", "breaking", "v1", "spec.port"),
+    ("integer-to-int-or-string", _new(lambda c: _spec(c)["properties"].__setitem__("replicas", {
+        "x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]})),
+     "type-changed", "breaking", "v1", "spec.replicas"),
+    ("map-values-restricted", _new(lambda c: _field(c, "config").__setitem__("additionalProperties",
+                                                                             {"type": "string"})),
+     "values-restricted", "breaking", "v1", "spec.config.*"),
+    ("field-under-preserved-object", _new(lambda c: _field(c, "config").__setitem__("properties", {
+        "size": {"type": "integer"}})), "values-restricted", "breaking", "v1", "spec.config.size"),
+    ("list-items-restricted", lambda old, new: [_field(crd, "config").update(
+        type="array", **({"items": {"type": "integer"}} if crd is new[0] else {})) for crd in (old[0], new[0])],
+     "values-restricted", "breaking", "v1", "spec.config[*]"),
     ("enum-value-removed", _set("mode", "enum", ["a"]), "enum-value-removed", "breaking", "v1", "spec.mode"),
     ("enum-added", _set("name", "enum", ["x"]), "enum-added", "breaking", "v1", "spec.name"),
     ("enum-value-added", _set("mode", "enum", ["a", "b", "c"]), "enum-value-added", "warning", "v1", "spec.mode"),
@@ -248,6 +259,28 @@ def test_each_mutation_is_caught_with_its_severity(mutation, check, severity, ve
     assert min(SEVERITY_ORDER[c.severity] for c in changes) == SEVERITY_ORDER[severity], changes
     assert has_breaking(changes) == (severity == "breaking")
     assert {c.check for c in changes} <= set(CHECKS)
+
+
+def test_an_int_or_string_change_is_one_finding():
+    # type, x-kubernetes-int-or-string and the anyOf that goes with it all change: still one type change
+    new = base_crd()
+    _spec(new)["properties"]["replicas"] = {"x-kubernetes-int-or-string": True,
+                                            "anyOf": [{"type": "integer"}, {"type": "string"}]}
+    _spec(new)["properties"]["port"] = {"type": "integer"}
+    found = [(c.path, c.check, c.old, c.new) for c in compare_crds([base_crd()], [new])
+             if c.check in ("type-changed", "unhandled-change")]
+    assert sorted(found) == [("spec.port", "type-changed", "int-or-string", "integer"),
+                             ("spec.replicas", "type-changed", "integer", "int-or-string")]
+
+
+def test_a_map_value_schema_is_additive_only_where_values_were_pruned():
+    old, new = base_crd(), base_crd()
+    for crd in (old, new):  # an object with no properties and no preserve-unknown-fields: everything is pruned
+        _spec(crd)["properties"]["pruned"] = {"type": "object"}
+    _field(new, "pruned")["additionalProperties"] = {"type": "string"}
+    _field(new, "config")["additionalProperties"] = {"type": "string"}
+    assert sorted((c.path, c.check, c.severity) for c in compare_crds([old], [new])) == [
+        ("spec.config.*", "values-restricted", "breaking"), ("spec.pruned.*", "field-added", "info")]
 
 
 def test_table_covers_every_check_the_comparison_can_emit():

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from compiler.cli import main
 from compiler.project import Project
 from compiler.rules import RULES
+from compiler.validation.checks import SCHEMA_CHECKS
 
 BAD_JOB = """\
 apiVersion: ray.io/v1
@@ -119,7 +120,9 @@ def test_feature_gates_and_version_change_findings(tmp_path: Path, shared_dir: P
 def test_rules_list_and_document() -> None:
     runner = CliRunner()
     listing = runner.invoke(main, ["rules"]).stdout.splitlines()
-    assert len(listing) == len(RULES) and listing[0].startswith(sorted(RULES)[0])
+    # rules and schema checks, one line each, sorted by id
+    assert len(listing) == len(RULES) + len(SCHEMA_CHECKS)
+    assert listing[0].startswith(sorted([*RULES, *SCHEMA_CHECKS])[0])
     doc = runner.invoke(main, ["rules", "raycronjob/schedule"])
     assert doc.exit_code == 0 and "Fails" in doc.stdout and "Passes" in doc.stdout
     assert runner.invoke(main, ["rules", "no/such-rule"]).exit_code == 2

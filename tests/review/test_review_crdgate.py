@@ -94,14 +94,23 @@ def test_1_5_2_to_1_6_2_reports_raycronjob_as_a_crd_helm_will_not_install(accept
     assert {c["name"]: c["status"] for c in found["crds"]} == {
         "rayclusters.ray.io": "changed", "raycronjobs.ray.io": "added", "rayjobs.ray.io": "changed",
         "rayservices.ray.io": "changed"}
-    # additive: nothing breaking, so no approval is needed, but the gate still trips (exit 1) and says what to do
-    assert found["counts"]["breaking"] == 0 and found["blocking"] == []
-    assert found["approval"]["status"] == "not-required"
+    # additive CRDs, but a new RayJob field the 1.5.2 CRDs prune: deploying before the CRDs loses it silently,
+    # so the rollout order needs an approval like a breaking change
+    assert found["counts"]["breaking"] == 0
+    assert found["blocking"] == ["1 field of new objects pruned by the old CRDs until the new CRDs are applied"]
+    assert found["approval"]["status"] == "missing"
     # rendered objects under the old (1.5.2) CRDs: the RayCronJob is rejected, a new RayJob field is pruned
     old = {(f["object"], f["path"], f["pruned"]) for f in found["renderedUnderOldCrds"]}
     assert ("RayJob ray-prod/train-resnet", "spec.preRunningDeadlineSeconds", True) in old
     assert any(obj == "RayCronJob ray-prod/nightly-eval" and not pruned for obj, _, pruned in old)
-    assert "field spec.preRunningDeadlineSeconds of RayJob ray-prod/train-resnet would be PRUNED silently" \
+    [pruned] = [f for f in found["renderedUnderOldCrds"] if f["pruned"]]
+    assert pruned["message"] == ("the kuberay-operator 1.5.2 CRDs lack this field, so the API server drops it "
+                                 "silently until the new CRDs are applied: apply the new CRDs (server-side) before "
+                                 "deploying these objects")
+    assert "check the field name" not in result.output
+    assert ("field spec.preRunningDeadlineSeconds of RayJob ray-prod/train-resnet would be PRUNED silently: the "
+            "kuberay-operator 1.5.2 CRDs lack this field") in result.output
+    assert "NOT APPROVED (1 field of new objects pruned by the old CRDs until the new CRDs are applied)" \
         in result.output
 
 
@@ -125,3 +134,36 @@ def test_a_chart_bump_with_identical_crds_is_no_gate(accepted: Project):
     env = report["environments"][0]
     assert env["crdGate"] is None and [f["path"] for f in env["files"]] == ["crds.lock.yaml"]
     assert report["changed"] is True
+
+
+def test_unavailable_old_crds_are_reported_as_not_compared_in_every_format(accepted: Project, monkeypatch):
+    # the 1.6.2 chart is not vendored and no repository is reachable: nothing may claim "no changes"/"all valid"
+    (accepted.root / "vendor" / "charts" / "kuberay-operator-1.6.2.tgz").unlink()
+    monkeypatch.setenv("KRC_CHART_REPOSITORY", (accepted.root / "no-repository").as_uri())
+    set_chart_version(accepted, PROD, "1.6.2", "1.7.0")
+    unavailable = ("the old CRDs (kuberay-operator 1.6.2) are unavailable; run krc vendor with that version pinned "
+                   "or set KRC_CHART_REPOSITORY")
+    text = run(accepted, "diff", PROD)
+    assert text.exit_code == 1, text.output
+    assert f"   crd-diff kuberay-operator 1.6.2 -> 1.7.0: not compared: {unavailable}\n" in text.output
+    assert ("   New objects under the old CRDs (live until the CRDs are applied): not checked: "
+            f"{unavailable}\n") in text.output
+    assert "no CRD changes" not in text.output and "live until the CRDs are applied): all valid" not in text.output
+    assert "NOT APPROVED (the CRD comparison is incomplete)" in text.output
+
+    body = run(accepted, "diff", PROD, "--format", "markdown").output
+    assert f"**crd-diff 1.6.2 → 1.7.0: not compared: {unavailable}**" in body
+    assert f"- New objects under the old CRDs (live until the CRDs are applied): **not checked**: {unavailable}" in body
+    assert "no CRD changes" not in body and "applied): all valid" not in body
+
+    found = gate(diff_json(accepted, PROD))
+    assert found["oldCrds"] == {"status": "unavailable", "reason": unavailable}
+    assert found["counts"] is None and found["breaking"] is None and found["renderedUnderOldCrds"] is None
+    assert found["blocking"] == ["the CRD comparison is incomplete"] and found["approval"]["status"] == "missing"
+    assert any("are not available" in note for note in found["notes"])
+
+
+def test_compared_gates_say_so_in_json(accepted: Project):
+    set_chart_version(accepted, PROD, "1.6.2", "1.7.0")
+    found = gate(diff_json(accepted, PROD))
+    assert found["oldCrds"] == {"status": "compared", "reason": None} and found["renderedUnderOldCrds"] == []

@@ -76,6 +76,61 @@ def test_cluster_config_change_creates_a_new_cluster_and_doubles_its_capacity(ac
     assert capacity["upgradePeak"]["gpu"] == 27
 
 
+def edit_service(project: Project, old: str, new: str) -> None:
+    """Replace the first `old` after `services:` (the RayService's part of the environment file)."""
+    path = project.environment_file(PROD)
+    text = path.read_text()
+    start = text.index("services:")
+    assert old in text[start:], old
+    path.write_text(text[:start] + text[start:].replace(old, new, 1))
+
+
+SERVICE_GROUP = "        - name: gpu-a10g\n          minReplicas: 1\n          maxReplicas: 4\n"
+NEW_GROUP = ("        - name: cpu-pre\n          minReplicas: 0\n          maxReplicas: 2\n          cpu: 4\n"
+             "          memory: 16Gi\n")
+
+
+def test_changing_max_replicas_of_a_rayservice_group_is_no_new_cluster(accepted: Project):
+    # KubeRay leaves replicas/minReplicas/maxReplicas out of its cluster hash: no new cluster, no peak
+    edit_service(accepted, "maxReplicas: 4", "maxReplicas: 6")
+    report = diff_json(accepted, PROD)
+    service = objects(report, PROD)[SUMMARIZER]
+    assert [f["path"] for f in service["fields"]] == [
+        "spec.rayClusterConfig.workerGroupSpecs[groupName=gpu-a10g].maxReplicas"]
+    assert [label["code"] for label in service["labels"]] == ["rayservice-scale"]
+    assert "does not update the running RayCluster" in service["labels"][0]["message"]
+    capacity = report["environments"][0]["capacity"]
+    assert capacity["upgradePeak"] is None and capacity["after"]["gpu"] == capacity["before"]["gpu"] + 2
+    text = run(accepted, "diff", PROD).output
+    assert "[rayservice-scale]" in text and "rayservice-new-cluster" not in text
+    assert "during the RayService upgrade" not in text
+    assert "(peak " not in run(accepted, "diff", PROD, "--format", "markdown").output
+
+
+def test_appending_a_worker_group_updates_the_running_cluster_in_place(accepted: Project):
+    # after the last group (followed by jobs:), with the existing group's maxReplicas changed too
+    path = accepted.environment_file(PROD)
+    edit_service(accepted, "maxReplicas: 4", "maxReplicas: 5")
+    edit(path, "            node.kubernetes.io/instance-type: g5.2xlarge\njobs:",
+         "            node.kubernetes.io/instance-type: g5.2xlarge\n" + NEW_GROUP + "jobs:")
+    report = diff_json(accepted, PROD)
+    service = objects(report, PROD)[SUMMARIZER]
+    assert [label["code"] for label in service["labels"]] == ["rayservice-groups-appended", "worker-group-added"]
+    assert "(cpu-pre)" in service["labels"][0]["message"] and "in place" in service["labels"][0]["message"]
+    capacity = report["environments"][0]["capacity"]
+    assert capacity["upgradePeak"] is None
+    assert (capacity["before"]["cpu"], capacity["after"]["cpu"]) == ("285", "300")  # + 7 + 2 x 4
+    assert "during the RayService upgrade" not in run(accepted, "diff", PROD).output
+
+
+def test_inserting_a_worker_group_before_others_is_a_new_cluster(accepted: Project):
+    edit_service(accepted, SERVICE_GROUP, NEW_GROUP + SERVICE_GROUP)
+    report = diff_json(accepted, PROD)
+    service = objects(report, PROD)[SUMMARIZER]
+    assert [label["code"] for label in service["labels"]] == ["rayservice-new-cluster", "worker-group-added"]
+    assert report["environments"][0]["capacity"]["upgradePeak"] is not None
+
+
 def test_deleted_objects_are_labelled(accepted: Project):
     path = accepted.environment_file(PROD)
     text = path.read_text()

@@ -100,3 +100,47 @@ def test_capacity_counts_max_replicas_hosts_and_the_head():
     assert parse_quantity("2Ki") == 2048 and parse_quantity("bogus") == 0
     assert Capacity(1500, 1, 3 * 2 ** 30).as_dict() == {"cpu": "1500m", "cpuMillis": 1500, "gpu": 1,
                                                          "memory": "3Gi", "memoryBytes": 3 * 2 ** 30}
+
+
+def test_rayservice_cluster_action_follows_kuberays_hash_rule():
+    from compiler.review.rayservice_action import cluster_action
+    old = cluster("a", "b")["spec"]
+    scaled = copy.deepcopy(old)
+    scaled["workerGroupSpecs"][0].update(replicas=2, minReplicas=1, maxReplicas=9,
+                                         scaleStrategy={"workersToDelete": ["p"]})
+    assert cluster_action(old, scaled) == "none"
+    assert cluster_action(old, cluster("a", "b", "c")["spec"]) == "update"  # appended at the end
+    appended_and_scaled = copy.deepcopy(scaled)
+    appended_and_scaled["workerGroupSpecs"].append(cluster("c")["spec"]["workerGroupSpecs"][0])
+    assert cluster_action(old, appended_and_scaled) == "update"
+    assert cluster_action(old, cluster("c", "a", "b")["spec"]) == "new-cluster"  # inserted first
+    assert cluster_action(old, cluster("a")["spec"]) == "new-cluster"  # removed
+    assert cluster_action(old, cluster("b", "a")["spec"]) == "new-cluster"  # reordered
+    changed_and_appended = cluster("a", "b", "c")["spec"]
+    changed_and_appended["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["image"] = "ray:2"
+    assert cluster_action(old, changed_and_appended) == "new-cluster"
+    head_only = {k: v for k, v in old.items() if k != "workerGroupSpecs"}
+    assert cluster_action(head_only, {**head_only, "workerGroupSpecs": []}) == "none"
+    assert cluster_action(head_only, cluster("a")["spec"]) == "update"
+
+
+def test_rayservice_labels_for_scale_append_and_serve_changes():
+    def service(*groups: str, serve: str = "a") -> dict:
+        return {"apiVersion": "ray.io/v1", "kind": "RayService", "metadata": {"name": "s", "namespace": "ns"},
+                "spec": {"serveConfigV2": serve, "rayClusterConfig": cluster(*groups)["spec"]}}
+
+    def codes(old: dict, new: dict) -> list[str]:
+        return [label.code for label in object_labels("ray.io", "RayService", "changed", old, new,
+                                                      diff_documents(old, new))]
+
+    scaled = service("a")
+    scaled["spec"]["rayClusterConfig"]["workerGroupSpecs"][0]["maxReplicas"] = 6
+    assert codes(service("a"), scaled) == ["rayservice-scale"]
+    assert codes(service("a"), service("a", "b", serve="b")) == [
+        "rayservice-groups-appended", "rayservice-serve-in-place", "worker-group-added"]
+    assert codes(service("a", "b"), service("b", "a")) == ["rayservice-new-cluster"]
+    none = service("a", "b")
+    none["spec"]["upgradeStrategy"] = {"type": "None"}
+    assert codes(service("a", "b"), none) == ["rayservice-settings"]
+    assert codes(none, {**none, "spec": {**none["spec"], "rayClusterConfig": cluster("b")["spec"]}}) == [
+        "rayservice-not-upgraded", "worker-group-removed"]

@@ -35,8 +35,11 @@ def test_markdown_stays_under_budget_on_a_huge_change(accepted: Project):
     assert "| `prod-eks-gpu` | 0 | 0 | 2 |" in body and "rayservice-serve-in-place ×1" in body
     assert "### Details: `prod-eks-gpu`" in body  # each environment gets a share of the room
     assert "<code>helm/kuberay-operator.values.yaml</code>" in body  # the giant block did not take it all
-    assert re.search(r"_\d+ more not shown here \(\d+ removed\): run `krc diff dev`", body)
-    assert "more lines\n" in body and "_Cut to fit the comment: run `krc diff prod-eks-gpu` for the rest._" in body
+    assert re.search(r"_\d+ more not shown here \(\d+ removed\): run `krc diff dev`, or see the full report in "
+                     r"the CI job summary or the `krc-review` artifact \(krc-review.txt\)._", body)
+    assert "more lines\n" in body and ("_Cut to fit the comment: run `krc diff prod-eks-gpu` for the rest, or see the "
+                                       "full report in the CI job summary or the `krc-review` artifact") in body
+    assert "read the job summary" not in body
     balanced(body)
 
 

@@ -31,6 +31,10 @@ def test_the_workflow_runs_both_checks_and_the_scripts():
     assert steps["golden-current"].rstrip().endswith("krc diff")
     assert 'krc diff --base "$BASE" --format markdown' in steps["review"]
     assert 'krc diff --base "$BASE" --format json' in steps["review"]
+    assert 'krc diff --base "$BASE" --format text > krc-review.txt' in steps["review"]
+    assert "--full-report krc-review.txt" in steps["review"]  # the job summary gets the uncut report
+    artifact = next(s for s in workflow["jobs"]["review"]["steps"] if "upload-artifact" in s.get("uses", ""))
+    assert artifact["with"]["name"] == "krc-review" and artifact["with"]["path"] == "krc-review.*"
     checkout = next(s for s in workflow["jobs"]["review"]["steps"] if s.get("uses", "").startswith("actions/checkout"))
     assert checkout["with"]["fetch-depth"] == 0
     for name in ("krc_review_comment.py", "krc_crd_gate.py"):
@@ -163,3 +167,52 @@ def test_the_crd_gate_passes_without_gates_and_rejects_bad_reports(accepted: Pro
     bad.write_text("[]")
     done = script("krc_crd_gate.py", str(bad))
     assert done.returncode == 2 and "::error::cannot read the krc diff report" in done.stdout
+
+
+def test_the_job_summary_has_the_full_report_the_comment_cuts(accepted: Project, github, tmp_path: Path):
+    fake, api = github
+    set_chart_version(accepted, "prod-eks-gpu", "1.6.2", "1.7.0")
+    manifests = accepted.golden_dir / "dev" / "manifests"
+    cluster = (manifests / "raycluster-ray-cpu-demo.yaml").read_text()
+    for i in range(300):  # removed objects the markdown cannot all show
+        (manifests / f"raycluster-old-{i:03}.yaml").write_text(cluster.replace("name: ray-cpu-demo", f"name: old-{i:03}"))
+    markdown, text = run(accepted, "diff", "--format", "markdown"), run(accepted, "diff", "--format", "text")
+    assert markdown.exit_code == text.exit_code == 1
+    assert "more not shown here" in markdown.output
+    assert "or see the full report in the CI job summary or the `krc-review` artifact" in markdown.output
+    assert "RayCluster ray-demo/old-299" not in markdown.output  # cut from the comment...
+    report, full, summary = tmp_path / "krc-review.md", tmp_path / "krc-review.txt", tmp_path / "summary.md"
+    report.write_text(markdown.output)
+    full.write_text(text.output)
+    env = {"GITHUB_TOKEN": "t0ken", "GITHUB_REPOSITORY": "acme/ray", "GITHUB_API_URL": api,
+           "GITHUB_STEP_SUMMARY": str(summary)}
+    done = script("krc_review_comment.py", "--report", str(report), "--full-report", str(full), "--exit-code", "1",
+                  "--pr", "9", env=env)
+    assert done.returncode == 0, done.stderr
+    written = summary.read_text()
+    assert written.startswith(markdown.output.rstrip("\n"))  # the comment's report first
+    assert text.output in written and "- RayCluster ray-demo/old-299 (ray.io/v1) removed" in written  # ...not here
+    assert written.count("<details>") == written.count("</details>")
+    [comment] = [c for c in fake.comments if MARKER in c["body"]]
+    assert comment["body"] == f"{MARKER}\n{markdown.output}" and text.output not in comment["body"]
+
+
+def test_the_full_report_is_cut_only_beyond_the_summary_limit(tmp_path: Path):
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        import krc_review_comment as comment
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    body = f"{MARKER}\n## krc diff\n\nsmall\n"
+    report = "".join(f"line {i} with ``` fences and é\n" for i in range(40_000))  # ~1.3 MB
+    assert comment.build_summary(body, report[:500_000].rsplit("\n", 1)[0] + "\n").count("line 1") > 1
+    summary = comment.build_summary(body, report)
+    assert len(summary.encode("utf-8")) <= comment.SUMMARY_LIMIT == 1024 * 1024
+    assert "_Full report cut at GitHub's 1 MiB job-summary limit: download the `krc-review` artifact" in summary
+    assert "line 30000 with" in summary and "line 39999 with" not in summary
+    assert "````text\nline 0 with ``` fences" in summary  # a longer fence than any in the report
+    assert summary.count("````") == 2 and summary.endswith("</details>\n")
+    small = comment.build_summary(body, "short report\n")
+    assert small == "## krc diff\n\nsmall\n\n<details><summary>Full report (<code>krc diff --format text</code>)" \
+        "</summary>\n\n```text\nshort report\n```\n\n</details>\n"
+    assert comment.build_summary(body, "") == "## krc diff\n\nsmall\n"

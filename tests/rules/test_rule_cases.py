@@ -120,3 +120,20 @@ def test_every_rule_is_documented(rule_id: str) -> None:
     assert rule.SUMMARY and "\n" not in rule.SUMMARY
     doc = rule.__doc__ or ""
     assert "Fails" in doc and "Passes" in doc, "the docstring shows a failing and a passing example"
+
+
+def test_case_manifests_are_checked_against_the_crds(tmp_path: Path) -> None:
+    """The guard itself: ttlSeconds beside policy (not in the condition) is a field the RayJob CRD lacks."""
+    manifest = tmp_path / "job.yaml"
+    rule = "{policy: DeleteCluster, condition: {jobStatus: SUCCEEDED%s}%s}"
+    job = ("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: j}\nspec:\n  deletionStrategy:\n"
+           "    deletionRules: [%s]\n")
+    manifest.write_text(job % (rule % ("", ", ttlSeconds: 10")), encoding="utf-8")
+    wrong = unknown_field_findings({}, manifest)
+    assert [(p.path, p.location.line) for p in wrong] == [("spec.deletionStrategy.deletionRules[0].ttlSeconds", 6)]
+    manifest.write_text(job % (rule % (", ttlSeconds: 10", "")), encoding="utf-8")
+    assert unknown_field_findings({}, manifest) == []
+    manifest.write_text("apiVersion: ray.io/v1\nkind: RayCronJob\nmetadata: {name: c}\nspec: {timeZone: UTC}\n",
+                        encoding="utf-8")
+    assert unknown_field_findings({"operator": "1.7.0"}, manifest) == []
+    assert len(unknown_field_findings({"operator": "1.6.2"}, manifest)) == 1  # timeZone is new in 1.7
