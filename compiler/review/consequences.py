@@ -70,9 +70,10 @@ def _rayservice_labels(old: dict, new: dict, fields: Sequence[FieldChange]) -> l
                             "updates the running RayCluster in place, no new cluster; the existing groups keep "
                             "their Pods, and the RayService's replica fields are written to the cluster with it"))
     elif cluster:
-        labels.append(Label("rayservice-scale", "only replicas/minReplicas/maxReplicas changed: KubeRay leaves "
-                            "them out of its cluster hash, so no new cluster, and it does not update the running "
-                            "RayCluster either: the new values apply with the next in-place update or new cluster"))
+        labels.append(Label("rayservice-scale", "only worker replicas/minReplicas/maxReplicas/scaleStrategy "
+                            "changed: KubeRay leaves them out of its cluster hash, so no new cluster, and it does "
+                            "not update the running RayCluster either: the new values apply with the next in-place "
+                            "update or new cluster"))
     if any(f.path == "spec.serveConfigV2" for f in fields) and action != "new-cluster":
         labels.append(Label("rayservice-serve-in-place", "the Serve config changed: applications are updated in "
                             "place on the running cluster, no new cluster"))
