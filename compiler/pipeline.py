@@ -45,9 +45,10 @@ def compile_environment(project: Project, name: str) -> Render:
     return Render(env, chart, rendered.helm_values, rendered.objects)
 
 
-def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None) -> Render:
-    """Validate the output against the pinned CRDs and lint it (and, given the project, the Argo CD objects
-    against the Argo CD CRDs the environment names); error-level findings stop the pipeline."""
+def environment_findings(render: Render, project: Project | None = None,
+                         argocd_crds: str | None = None) -> list[Problem]:
+    """Every finding about what an environment renders: schema and rules against the pinned CRDs, and (given the
+    project) its Argo CD objects against the Argo CD CRDs it names or `argocd_crds`."""
     # imported here: the lint and argocd packages build on this module's Render
     from .argocd.validation import environment_problems
     from .lint import lint_objects
@@ -56,10 +57,16 @@ def check_environment(render: Render, project: Project | None = None, argocd_crd
     findings = lint_objects(environment_context(render))
     if project is not None:
         findings += environment_problems(project, render.environment, render.objects, argocd_crds)
+    return sorted_problems(findings)
+
+
+def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None) -> Render:
+    """The render with its findings; error-level findings stop the pipeline."""
+    findings = environment_findings(render, project, argocd_crds)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
-        raise KrcError(sorted_problems(errors))
-    return dataclasses.replace(render, findings=tuple(sorted_problems(findings)))
+        raise KrcError(errors)
+    return dataclasses.replace(render, findings=tuple(findings))
 
 
 def compile_environments(project: Project, names: list[str], lint: bool = True) -> list[Render]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from .. import yamlio
 from ..problems import KrcError
 from . import repository
-from .package import Chart, read_chart
+from .package import Chart, read_chart, read_chart_bytes
 
 LOCK_NAME = "charts.lock.yaml"
 
@@ -107,3 +107,15 @@ def load_vendored_chart(vendor_dir: Path, name: str, version: str) -> Chart:
     if _sha256_file(path) != locked:
         raise KrcError(f"{path} does not match its locked digest sha256:{locked}; delete it and run 'krc vendor'")
     return read_chart(path)
+
+
+def vendored_or_downloaded(vendor_dir: Path | None, name: str, version: str, repository_url: str) -> Chart:
+    """A chart the project has vendored (and locked), else the repository's, downloaded into memory only.
+
+    For commands that name a version no environment pins (`krc lint PATH`, `krc crd-diff NAME@VERSION`).
+    """
+    if vendor_dir is not None and (name, version) in read_lock(vendor_dir) \
+            and archive_path(vendor_dir, name, version).is_file():
+        return load_vendored_chart(vendor_dir, name, version)
+    entry = repository.find_chart(repository.effective_repository(repository_url), name, version)
+    return read_chart_bytes(repository.download(entry), entry.url)

@@ -46,12 +46,9 @@ def _crds_from_files(files: list[Path], origin: Path) -> list[dict]:
 
 def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict]:
     """The vendored chart when the project has it locked, else the chart repository."""
-    if project_root is not None:
-        vendor_dir = project_root / "vendor"
-        if (name, version) in vendor.read_lock(vendor_dir) and vendor.archive_path(vendor_dir, name, version).is_file():
-            return [crd.document for crd in vendor.load_vendored_chart(vendor_dir, name, version).crds]
-    entry = repository.find_chart(repository.effective_repository(DEFAULT_REPOSITORY), name, version)
-    return crds_from_archive(repository.download(entry), entry.url)
+    vendor_dir = project_root / "vendor" if project_root is not None else None
+    chart = vendor.vendored_or_downloaded(vendor_dir, name, version, DEFAULT_REPOSITORY)
+    return [crd.document for crd in chart.crds]
 
 
 def load_crd_source(spec: str, project_root: Path | None) -> list[dict]:

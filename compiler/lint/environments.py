@@ -56,8 +56,7 @@ def environment_context(render: Render) -> LintContext:
 def environment_findings(project: Project, names: list[str], argocd_crds: str | None = None) -> list[Problem]:
     """Every finding of each environment: schema and rules over what it renders, plus its Argo CD objects
     against the Argo CD CRDs it names. Every environment's input errors are reported together."""
-    from ..argocd.validation import environment_problems
-    from .runner import lint_objects
+    from ..pipeline import environment_findings as render_findings
 
     findings: list[Problem] = []
     problems: list[Problem] = []
@@ -65,8 +64,7 @@ def environment_findings(project: Project, names: list[str], argocd_crds: str | 
     for name in project.select(names):
         try:
             render = compile_environment(project, name)
-            findings.extend(lint_objects(environment_context(render)))
-            findings.extend(environment_problems(project, render.environment, render.objects, argocd_crds))
+            findings.extend(render_findings(render, project, argocd_crds))
             renders.append(render)
         except KrcError as err:
             problems.extend(err.problems)

@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 
 from ..charts import repository, vendor
-from ..charts.package import Chart, read_chart_bytes
+from ..charts.package import Chart
 from ..problems import KrcError, Location
 from ..project import find_project
 from ..yamlio import load_all_with_positions
@@ -93,11 +93,7 @@ def newest_version(start: Path) -> str:
 
 def load_chart(version: str, start: Path) -> Chart:
     """The chart from the project's vendor cache when it is there, else from the chart repository."""
-    vendor_dir = _vendor_dir(start)
-    if vendor_dir is not None and vendor.archive_path(vendor_dir, CHART_NAME, version).exists():
-        return vendor.load_vendored_chart(vendor_dir, CHART_NAME, version)
-    entry = repository.find_chart(repository.effective_repository(DEFAULT_REPOSITORY), CHART_NAME, version)
-    return read_chart_bytes(repository.download(entry), entry.url)
+    return vendor.vendored_or_downloaded(_vendor_dir(start), CHART_NAME, version, DEFAULT_REPOSITORY)
 
 
 def paths_context(paths: list[Path], kuberay_version: str | None = None, feature_gates: str = "",
