@@ -16,16 +16,15 @@ import tarfile
 import time
 from pathlib import Path
 
-from timing import best_of  # bench/timing.py, beside this script
-
 from deepdiff import DeepDiff
+from timing import best_of  # bench/timing.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from compiler import yamlio  # noqa: E402
 from compiler.crddiff import compare_crds, load_crd_source  # noqa: E402
-from compiler.charts.crd_yaml import load_crd_documents  # noqa: E402
+from compiler.k8s.crd_yaml import load_crd_documents  # noqa: E402
 
 CHARTS = ROOT / ".." / "shared" / "kuberay" / "charts"
 OLD = CHARTS / "kuberay-operator-1.6.2.tgz"

@@ -12,9 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from timing import best_of  # bench/timing.py, beside this script
-
 import yaml
+from timing import best_of  # bench/timing.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = (ROOT.parent / "shared").resolve()
@@ -22,7 +21,7 @@ SAMPLES = SHARED / "kuberay" / "samples"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("KRC_CHART_REPOSITORY", (SHARED / "kuberay" / "charts").as_uri())
 
-from compiler.lint.paths import paths_context  # noqa: E402
+from compiler.lint.manifest_files import paths_context  # noqa: E402
 from compiler.lint.runner import lint_objects  # noqa: E402
 
 ALL_GATES = ("RayCronJob=true,RayClusterMTLS=true,RayClusterNetworkPolicy=true,RayClusterHistoryServer=true,"
@@ -61,7 +60,7 @@ def bench_environments(krc: str) -> None:
     if not (ROOT / "vendor" / "charts").is_dir():
         print("environments: vendor/charts missing; run 'krc vendor' first to include them")
         return
-    from compiler.lint.environments import environment_context
+    from compiler.lint.environment_context import environment_context
     from compiler.pipeline import compile_environment
     from compiler.project import find_project
 

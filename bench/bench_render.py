@@ -6,11 +6,9 @@ script, so the ratio is stable across machines. Run from the repository root: `m
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from timing import best_of  # bench/timing.py, beside this script

@@ -5,15 +5,18 @@ Exit codes everywhere: 0 fine, 1 findings or differences, 2 bad input (nothing w
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 import click
 
-from . import pipeline, yamlio
-from .problems import KrcError
+from . import argocd, crddiff, pipeline, review, yamlio
+from .lint import report
+from .problems import KrcError, has_errors
 from .project import Project, find_project
+from .rules import describe, summaries
 
 
 def reports_errors(command: Callable) -> Callable:
@@ -104,10 +107,8 @@ def check_command(environments: tuple[str, ...]) -> None:
 @reports_errors
 def diff_command(environments: tuple[str, ...], output_format: str, base: str | None) -> None:
     """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change."""
-    from . import review  # imported here: the other commands never need it
-
     project = current_project()
-    result = review.review_project(project, project.select(environments), base)
+    result = pipeline.review_project(project, project.select(environments), base)
     click.echo(review.format_review(result, output_format), nl=False)
     sys.exit(result.exit_code)
 
@@ -135,14 +136,11 @@ def explain_command(environment: str, path: str) -> None:
 def crd_diff_command(old: str, new: str, output_format: str) -> None:
     """Compare the CRDs of OLD and NEW (each a CRD file, a directory, a chart .tgz or kuberay-operator@VERSION);
     exit 1 when a change is breaking."""
-    from . import crddiff  # imported here: the other commands never need it
-
     try:
         project_root: Path | None = current_project().root  # for its vendored charts, when there is a project
     except KrcError:
         project_root = None
-    changes = crddiff.compare_crds(crddiff.load_crd_source(old, project_root),
-                                   crddiff.load_crd_source(new, project_root))
+    changes = pipeline.compare_crd_sources(old, new, project_root)
     click.echo(crddiff.format_changes(changes, output_format), nl=False)
     sys.exit(1 if crddiff.has_breaking(changes) else 0)
 
@@ -152,12 +150,11 @@ def crd_diff_command(old: str, new: str, output_format: str) -> None:
 @reports_errors
 def policy_command(environments: tuple[str, ...]) -> None:
     """Check environments (default: all) against the CUE policies in policies/; exit 1 on any violation."""
-    from .policy import check_project  # imported here: only this command needs a CUE engine
-
     def counted(n: int, one: str, many: str) -> str:
         return f"{n} {one if n == 1 else many}"
 
-    policies, names, problems = check_project(current_project(), environments)
+    checked = pipeline.check_policies(current_project(), environments)
+    policies, names, problems = checked.policies, checked.environments, checked.findings
     for problem in problems:
         click.echo(problem.one_line())
     summary = (f"{counted(len(policies), 'policy', 'policies')} on "
@@ -179,13 +176,10 @@ def policy_command(environments: tuple[str, ...]) -> None:
 def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: str | None,
                  feature_gates: str, argocd_crds: str | None) -> None:
     """Lint environments (default: all) or YAML files and directories; exit 1 on any error-level finding."""
-    from .lint import formats, lint_targets  # imported here: only lint needs the rules
-    from .problems import has_errors
-
     root = click.get_current_context().find_root().params.get("project")
-    problems = lint_targets(list(targets), Path(root) if root else None, kuberay_version, feature_gates,
+    problems = pipeline.lint_targets(list(targets), Path(root) if root else None, kuberay_version, feature_gates,
                             argocd_crds=argocd_crds)
-    click.echo(formats.render(problems, output_format), nl=False)
+    click.echo(report.render(problems, output_format), nl=False)
     if output_format == "text":
         counts = {s: sum(p.severity == s for p in problems) for s in ("error", "warning", "info")}
         click.echo(f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos", err=True)
@@ -197,8 +191,6 @@ def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: 
 @reports_errors
 def rules_command(rule_id: str | None) -> None:
     """List every lint rule (id, severity, summary), or print one rule's documentation."""
-    from .rules import describe, summaries
-
     if rule_id is None:
         for rid, severity, summary in summaries():
             click.echo(f"{rid:45} {severity:8} {summary}")
@@ -232,11 +224,7 @@ def _argocd_options(command: Callable) -> Callable:
 @reports_errors
 def argocd_generate_command(argocd_crds: str | None, **options: str | None) -> None:
     """Print one environment's objects as one YAML stream; on any error print nothing and exit 2."""
-    import os
-
-    from . import argocd  # imported here: only the plugin commands need it
-
-    generated = argocd.generate(current_project(), argocd.read_request(os.environ, options), argocd_crds)
+    generated = pipeline.argocd_generate(current_project(), os.environ, options, argocd_crds)
     for problem in generated.warnings:
         click.echo(problem.one_line(), err=True)
     sys.stdout.write(generated.stream)  # everything at once, only after everything succeeded
@@ -249,11 +237,7 @@ def argocd_generate_command(argocd_crds: str | None, **options: str | None) -> N
 @reports_errors
 def argocd_init_command(**options: str | None) -> None:
     """Vendor the charts 'generate' needs (the chosen environment's, else all); cached charts are kept."""
-    import os
-
-    from . import argocd
-
-    for result in argocd.init(current_project(), argocd.read_request(os.environ, options)):
+    for result in pipeline.argocd_init(current_project(), os.environ, options):
         state = "downloaded" if result.downloaded else "cached"
         click.echo(f"{result.pin.name} {result.pin.version} sha256:{result.digest} ({state})", err=True)
 
@@ -265,9 +249,7 @@ def argocd_init_command(**options: str | None) -> None:
 @reports_errors
 def argocd_validate_command(environments: tuple[str, ...], crds_path: str | None) -> None:
     """Check environments' Argo CD Applications against Argo CD's CRDs; exit 1 on any error."""
-    from .argocd import validation
-
-    problems = validation.validate_environments(current_project(), environments, crds_path)
+    problems = pipeline.validate_argocd(current_project(), environments, crds_path)
     for problem in problems:
         click.echo(problem.one_line())
     sys.exit(1 if any(p.severity == "error" for p in problems) else 0)

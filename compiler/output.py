@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import yamlio
 from .charts.package import Chart
+from .render import Render
 
 VALUES_FILE = "helm/kuberay-operator.values.yaml"
 CRD_LOCK_FILE = "crds.lock.yaml"
@@ -49,6 +50,11 @@ def crd_lock(chart: Chart) -> dict:
                   "servedVersions": list(c.served_versions), "storageVersion": c.storage_version}
                  for c in chart.crds],
     }
+
+
+def render_files(render: Render, include_crds: bool) -> Files:
+    """The files of one environment's render, as `krc render` (with CRDs) or `krc golden` (without) lays them out."""
+    return environment_files([o.document for o in render.objects], render.helm_values, render.chart, include_crds)
 
 
 def environment_files(documents: list[dict], helm_values: dict, chart: Chart, include_crds: bool) -> Files:

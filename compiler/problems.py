@@ -1,7 +1,7 @@
 """Problems are values: every stage collects them and a formatter reports them at the edge."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Literal
 
 Severity = Literal["error", "warning", "info"]

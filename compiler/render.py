@@ -14,6 +14,7 @@ from .charts.package import Chart
 from .engines import ENGINES, engine_for
 from .environment.layering import merge_values
 from .environment.model import Environment
+from .k8s.objects import ObjectKey, key_of, object_ref
 from .problems import KrcError, Location, Problem
 from .project import Project
 
@@ -31,14 +32,18 @@ class RenderedObject:
 
     @property
     def ref(self) -> str:
-        meta = self.document.get("metadata") or {}
-        return "/".join(p for p in (self.document.get("kind"), meta.get("namespace"), meta.get("name")) if p)
+        return object_ref(self.document)
 
 
 @dataclass(frozen=True)
-class RenderOutput:
+class Render:
+    """One environment compiled in memory: what its templates made from it and its pinned chart."""
+
+    environment: Environment
+    chart: Chart
     helm_values: dict
     objects: tuple[RenderedObject, ...]
+    findings: tuple[Problem, ...] = ()  # schema and lint findings below error level (errors stop the pipeline)
 
 
 def template_context(env: Environment, chart: Chart) -> dict[str, Any]:
@@ -74,7 +79,7 @@ def _located(env: Environment, doc: dict) -> Location | None:
         return None
 
 
-def render_environment(project: Project, env: Environment, chart: Chart) -> RenderOutput:
+def render_environment(project: Project, env: Environment, chart: Chart) -> Render:
     context = template_context(env, chart)
     templates = project.templates_dir
     values_template = templates / VALUES_TEMPLATE
@@ -96,16 +101,14 @@ def render_environment(project: Project, env: Environment, chart: Chart) -> Rend
                 _check_object(doc, shown)
                 objects.append(RenderedObject(doc, shown, _located(env, doc)))
     _check_unique(objects)
-    return RenderOutput(helm_values, tuple(objects))
+    return Render(env, chart, helm_values, tuple(objects))
 
 
 def _check_unique(objects: list[RenderedObject]) -> None:
-    seen: dict[tuple, RenderedObject] = {}
+    seen: dict[ObjectKey, RenderedObject] = {}
     problems = []
     for obj in objects:
-        meta = obj.document["metadata"]
-        key = (obj.document["apiVersion"].split("/")[0] if "/" in obj.document["apiVersion"] else "",
-               obj.document["kind"], meta.get("namespace", ""), meta["name"])
+        key = key_of(obj.document)
         if key in seen:
             problems.append(Problem(f"{obj.ref} is rendered twice ({seen[key].template} and {obj.template}); "
                                     "rename one of them", obj.location or Location(obj.template)))

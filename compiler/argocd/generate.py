@@ -1,17 +1,15 @@
-"""`krc argocd generate` and `init`: the config-management plugin's commands, as pure functions.
+"""`krc argocd generate`: the plugin's output for one checked render, as one string.
 
-generate compiles one environment from the files in the working tree and returns the whole YAML stream as one
-string, so the command prints everything or nothing: Argo CD prunes whatever a partial or empty output lacks.
-No network (charts come from vendor/), no clock, no writes inside the repository.
+The command prints everything or nothing: Argo CD prunes whatever a partial or empty output lacks. The pipeline
+compiles and checks the environment (no network: charts come from vendor/; no clock; no writes).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import pipeline
-from ..charts import vendor
 from ..problems import KrcError, Problem
 from ..project import Project
+from ..render import Render
 from .parameters import Request
 from .selection import select_documents
 from .stream import dump_stream
@@ -33,24 +31,15 @@ def chosen_environment(project: Project, request: Request) -> str:
     return project.select([request.environment])[0]
 
 
-def generate(project: Project, request: Request, argocd_crds: str | None = None) -> Generated:
-    """The documents `request` selects, or KrcError carrying every error (including error-level findings)."""
-    name = chosen_environment(project, request)
-    # schema validation, lint and the Argo CD CRDs, as for `krc render`: error-level findings raise
-    render = pipeline.check_environment(pipeline.compile_environment(project, name), project, argocd_crds)
+def generated(render: Render, request: Request) -> Generated:
+    """The documents `request` selects from a checked render, as one stream; nothing selected is an error."""
+    name = render.environment.name
     documents = select_documents(render.objects, render.chart, request)
     if not documents:
         raise KrcError(f"environment {name} has nothing to deploy for crds={request.crds}, "
                        f"applications={request.applications}; refusing to print an empty stream (Argo CD would "
                        "prune everything): check the plugin parameters")
     return Generated(name, dump_stream(documents), len(documents), render.findings)
-
-
-def init(project: Project, request: Request) -> list[vendor.VendorResult]:
-    """Vendor the charts generate needs: the chosen environment's, or every environment's when none is chosen.
-    Already vendored charts that match the lock are not downloaded again."""
-    names = [chosen_environment(project, request)] if request.environment else project.environment_names()
-    return pipeline.vendor_charts(project, names)
 
 
 def describe(generated: Generated) -> str:

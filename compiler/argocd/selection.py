@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 
 from ..charts.package import Chart
+from ..k8s.objects import api_group
 from ..render import RenderedObject
 from .parameters import Request
 
@@ -22,7 +23,7 @@ CRD_ANNOTATIONS = {SYNC_OPTIONS: "ServerSideApply=true,Prune=false,Delete=false"
 
 
 def is_argocd_object(document: dict) -> bool:
-    return str(document.get("apiVersion", "")).split("/")[0] == ARGOCD_GROUP
+    return api_group(str(document.get("apiVersion", ""))) == ARGOCD_GROUP
 
 
 def role_of(document: dict) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from ..environment.model import Environment
 from ..problems import KrcError, Location, Problem
@@ -72,17 +72,4 @@ def environment_problems(project: Project, env: Environment, objects: tuple[Rend
     problems: list[Problem] = []
     for obj in objects:
         problems.extend(validate_documents([obj.document], schemas, obj.location))
-    return problems
-
-
-def validate_environments(project: Project, names: Sequence[str], override: str | None) -> list[Problem]:
-    """`krc argocd validate`: every environment's Argo CD objects against the named or configured CRDs."""
-    from ..pipeline import compile_environments  # the pipeline itself calls this module
-
-    problems: list[Problem] = []
-    for render in compile_environments(project, project.select(list(names)), lint=False):
-        if override is None and crds_path(project, render.environment) is None:
-            raise KrcError(f"environment {render.environment.name} names no Argo CD CRDs: pass --crds or set "
-                           "argocd.crds")
-        problems.extend(environment_problems(project, render.environment, render.objects, override))
     return problems

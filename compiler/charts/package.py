@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import yamlio
+from ..k8s.crd_yaml import load_crd_documents
 from ..problems import KrcError
-from .crd_yaml import load_crd_documents
 
 
 def canonical_json(document: dict) -> str:

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from ..charts import package, repository, vendor
-from ..charts.crd_yaml import load_crd_documents
+from ..k8s.crd_yaml import load_crd_documents
 from ..problems import KrcError
 
 # KubeRay's published Helm repository; KRC_CHART_REPOSITORY overrides it (for mirrors and tests)

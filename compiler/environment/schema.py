@@ -15,6 +15,7 @@ import jsonschema
 
 from ..problems import Location, Problem
 from ..yamlio import Path, Positions
+from .layering import named_path
 
 SCHEMA_FILE = "environment.schema.json"
 # What a resolved environment must define, whichever layer sets it.
@@ -116,7 +117,6 @@ def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[
 
 def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
     """What only the merged environment can show: required fields no layer set."""
-    from .layering import named_path  # the schema module stays free of merge rules otherwise
 
     problems = []
     for error in _validator().iter_errors(data):

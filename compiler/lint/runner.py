@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from types import ModuleType
 from typing import Iterable
 
 from ..problems import KrcError, Problem, sorted_problems
 from ..rules import RULES
+from ..rules.support.context import LintContext
+from ..rules.support.feature_gates import applies_to
 from ..validation.checks import SCHEMA_CHECKS
 from . import schema_step
-from .context import LintContext
-from .facts import applies_to
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -42,8 +43,6 @@ def check_rule_settings(context: LintContext) -> None:
 
 
 def _closest(word: str, candidates: Iterable[str]) -> str:
-    import difflib
-
     found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return found[0] if found else ""
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import dataclasses
 
 from ..problems import Problem
+from ..rules.support.context import LintContext, LintObject
 from ..validation import SchemaSet, load_crds_from_path, parse_path
-from .context import LintContext, LintObject
 
 
 def _schema_set(context: LintContext) -> SchemaSet | None:

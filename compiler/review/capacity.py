@@ -11,34 +11,18 @@ rayservice_action).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, Iterable
 
-_SUFFIXES = {
-    "Ki": Decimal(2) ** 10, "Mi": Decimal(2) ** 20, "Gi": Decimal(2) ** 30, "Ti": Decimal(2) ** 40,
-    "Pi": Decimal(2) ** 50, "Ei": Decimal(2) ** 60,
-    "n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "": Decimal(1), "k": Decimal("1e3"),
-    "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"), "P": Decimal("1e15"), "E": Decimal("1e18"),
-}
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$")
+from ..k8s.quantities import parse_quantity as k8s_quantity
+from ..k8s.ray_cluster_specs import cluster_specs
 
 
 def parse_quantity(value: Any) -> Decimal:
-    """A Kubernetes resource quantity ("500m", "16Gi", 4) as a number; unreadable values count as 0 (the
-    schema validation reports them)."""
-    if isinstance(value, bool):
-        return Decimal(0)
-    if isinstance(value, (int, float)):
-        return Decimal(str(value))
-    match = _QUANTITY.match(str(value).strip())
-    if not match:
-        return Decimal(0)
-    try:
-        return Decimal(match.group(1)) * _SUFFIXES[match.group(2) or ""]
-    except InvalidOperation:
-        return Decimal(0)
+    """A resource quantity as a number; unreadable values count as 0 (the schema validation reports them)."""
+    quantity = k8s_quantity(value)
+    return Decimal(0) if quantity is None else quantity
 
 
 @dataclass(frozen=True)
@@ -105,26 +89,9 @@ def cluster_capacity(cluster_spec: Any) -> Capacity:
     return total
 
 
-def ray_cluster_specs(document: dict) -> Iterable[Any]:
-    """The cluster specs an object creates (RayService, RayJob and RayCronJob own theirs)."""
-    if not isinstance(document, dict) or not str(document.get("apiVersion", "")).startswith("ray.io/"):
-        return ()
-    spec = document.get("spec") or {}
-    kind = document.get("kind")
-    if kind == "RayCluster":
-        return (spec,)
-    if kind == "RayService":
-        return (spec.get("rayClusterConfig"),)
-    if kind == "RayJob":
-        return (spec.get("rayClusterSpec"),)
-    if kind == "RayCronJob":
-        return ((spec.get("jobTemplate") or {}).get("rayClusterSpec"),)
-    return ()
-
-
 def object_capacity(document: dict) -> Capacity:
     total = Capacity()
-    for cluster in ray_cluster_specs(document):
+    for _, cluster in cluster_specs(document):
         total += cluster_capacity(cluster)
     return total
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import output, yamlio
-from ..pipeline import Render, compile_environments
+from ..k8s.objects import ObjectKey, key_of
 from ..problems import KrcError
 from ..project import Project
+from ..render import Render
 from .capacity import environment_capacity, upgrade_peak
 from .consequences import REPLACES_CLUSTER, object_labels, values_labels
 from .crdgate import crd_gate
 from .fielddiff import diff_documents, text_diff
 from .golden_source import GitGolden, WorkingTreeGolden, git_golden
-from .identity import ObjectKey, key_of
-from .model import EnvironmentReview, FileChange, ObjectChange, Review
+from .model import EnvironmentReview, FileChange, ObjectChange
 
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
 
@@ -73,7 +73,7 @@ def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -
 
 def review_environment(project: Project, render: Render, golden: output.Files) -> EnvironmentReview:
     name = render.environment.name
-    current = render.files(include_crds=False)
+    current = output.render_files(render, include_crds=False)
     before, after = _objects(golden, f"golden/{name}"), _objects(current, f"render of {name}")
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
@@ -91,11 +91,3 @@ def review_environment(project: Project, render: Render, golden: output.Files) -
 
 def golden_source(project: Project, base: str | None) -> WorkingTreeGolden | GitGolden:
     return git_golden(project.root, base) if base else WorkingTreeGolden(project.golden_dir)
-
-
-def review_project(project: Project, names: list[str], base: str | None = None) -> Review:
-    """The review of the named environments against golden/ (the working tree, or as committed at `base`)."""
-    source = golden_source(project, base)
-    renders = compile_environments(project, names)
-    return Review(source.description, base,
-                  tuple(review_environment(project, r, source.files(r.environment.name)) for r in renders))

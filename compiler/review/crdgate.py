@@ -18,10 +18,10 @@ from typing import Any, Iterable, Sequence
 
 from .. import crddiff, output, yamlio
 from ..charts.package import canonical_json
+from ..k8s.objects import key_of
 from ..problems import KrcError
 from ..validation import SchemaSet
 from .approval import Approval, check_approval, expected_approval
-from .identity import key_of
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from .. import crddiff
+from .. import crddiff, yamlio
 from .crdgate import CrdGate, gate_statements
 from .fielddiff import FieldChange
 from .format_text import BREAKING_SHOWN, approval_lines
@@ -188,7 +188,6 @@ def object_block(obj: ObjectChange, env: str, limit: int) -> tuple[str, bool]:
             block.add(f"`{_cell(f.path)}`:\n\n")
             block.add_code(list(f.diff), "diff")
     if obj.document is not None:
-        from .. import yamlio  # only blocks of added and removed objects need the dumper
         block.add_code(yamlio.dump(obj.document).splitlines(), "yaml")
     return block.text(env), not block.cut
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..k8s.objects import ObjectKey
 from .capacity import Capacity
 from .consequences import Label
 from .crdgate import CrdGate
 from .fielddiff import FieldChange
-from .identity import ObjectKey
 
 Status = Literal["added", "removed", "changed"]
 STATUS_MARK = {"added": "+", "removed": "-", "changed": "~"}

@@ -6,8 +6,11 @@ check(context) -> Iterable[Problem].
 """
 from __future__ import annotations
 
+import difflib
 from types import ModuleType
 
+from ..problems import KrcError
+from ..validation.checks import SCHEMA_CHECKS
 from . import (
     argocd_autoscaled_replicas_ignored,
     chart_unread_values,
@@ -112,8 +115,6 @@ RULES: dict[str, ModuleType] = {m.ID: m for m in sorted(_MODULES, key=lambda m: 
 
 def summaries() -> list[tuple[str, str, str]]:
     """(id, severity, summary) of every rule and schema check, sorted by id: what `krc rules` lists."""
-    from ..validation.checks import SCHEMA_CHECKS
-
     rows = [(rid, rule.SEVERITY, rule.SUMMARY) for rid, rule in RULES.items()]
     rows += [(check.id, check.severity, check.summary) for check in SCHEMA_CHECKS.values()]
     return sorted(rows)
@@ -121,16 +122,11 @@ def summaries() -> list[tuple[str, str, str]]:
 
 def describe(rule_id: str) -> str:
     """A rule's documentation as `krc rules ID` prints it; an unknown id is bad input."""
-    from ..problems import KrcError
-    from ..validation.checks import SCHEMA_CHECKS
-
     if rule_id in SCHEMA_CHECKS:
         check = SCHEMA_CHECKS[rule_id]
         return f"{check.id}  ({check.severity}; schema validation against the CRDs)\n{check.document}"
     rule = RULES.get(rule_id)
     if rule is None:
-        import difflib
-
         near = difflib.get_close_matches(rule_id, [*RULES, *SCHEMA_CHECKS], n=1)
         hint = f"did you mean '{near[0]}'? " if near else ""
         raise KrcError(f"no lint rule '{rule_id}'; {hint}run 'krc rules' for the list")

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext, get_in
-from ..lint.ray_objects import objects_of
 from ..problems import Problem
+from .support.context import LintContext, get_in
+from .support.ray_objects import objects_of
 
 ID = "argocd/autoscaled-replicas-ignored"
 SEVERITY = "warning"

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.chart_values import unread_values
-from ..lint.context import LintContext
 from ..problems import Problem
+from .support.chart_values import unread_values
+from .support.context import LintContext
 
 ID = "chart/unread-values"
 SEVERITY = "error"

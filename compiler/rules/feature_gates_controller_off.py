@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext, get_in
-from ..lint.facts import known_gates
-from ..lint.ray_objects import objects_of
 from ..problems import Problem
+from .support.context import LintContext, get_in
+from .support.feature_gates import known_gates
+from .support.ray_objects import objects_of
 
 ID = "feature-gates/controller-off"
 SEVERITY = "warning"

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext, LintObject, get_in
-from ..lint.facts import known_gates
-from ..lint.ray_objects import cluster_views, job_views
 from ..problems import Problem
+from .support.context import LintContext, LintObject, get_in
+from .support.feature_gates import known_gates
+from .support.ray_objects import cluster_views, job_views
 
 ID = "feature-gates/field-needs-gate"
 SEVERITY = "error"

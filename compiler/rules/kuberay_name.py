@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.facts import applies_to
-from ..lint.k8s_names import dns1035_label_errors
+from ..k8s.names import dns1035_label_errors
 from ..problems import Problem
+from .support.context import LintContext
+from .support.feature_gates import applies_to
 
 ID = "kuberay/name"
 SEVERITY = "error"

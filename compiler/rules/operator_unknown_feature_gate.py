@@ -18,9 +18,9 @@ from __future__ import annotations
 import difflib
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.facts import known_gates
 from ..problems import Problem
+from .support.context import LintContext
+from .support.feature_gates import known_gates
 
 ID = "operator/unknown-feature-gate"
 SEVERITY = "error"

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
 from ..problems import Problem
+from .support.context import LintContext
 
 ID = "operator/watched-namespaces"
 SEVERITY = "error"

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.facts import parse_version
-from ..lint.ray_objects import cluster_views
 from ..problems import Problem
+from .support.context import LintContext
+from .support.feature_gates import parse_version
+from .support.ray_objects import cluster_views
 
 ID = "raycluster/auth-options"
 SEVERITY = "error"

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.facts import applies_to
-from ..lint.ray_objects import cluster_views, env_by_name
 from ..problems import Problem
+from .support.context import LintContext
+from .support.feature_gates import applies_to
+from .support.ray_objects import cluster_views, env_by_name
 
 ID = "raycluster/autoscaler"
 SEVERITY = "error"

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.ray_objects import cluster_views
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import cluster_views
 
 ID = "raycluster/autoscaler-version-unset"
 SEVERITY = "warning"

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.k8s_names import label_value_errors, qualified_name_errors
-from ..lint.ray_objects import cluster_views
+from ..k8s.names import label_value_errors, qualified_name_errors
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import cluster_views
 
 ID = "raycluster/group-labels"
 SEVERITY = "error"

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.k8s_names import dns1123_label_errors
-from ..lint.ray_objects import cluster_views
+from ..k8s.names import dns1123_label_errors
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import cluster_views
 
 ID = "raycluster/network-policy"
 SEVERITY = "error"

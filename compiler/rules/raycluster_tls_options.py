@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..lint.context import LintContext
-from ..lint.ray_objects import cluster_views, env_by_name
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import cluster_views, env_by_name
 
 ID = "raycluster/tls-options"
 SEVERITY = "error"

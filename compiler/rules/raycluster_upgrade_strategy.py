@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext, get_in
-from ..lint.ray_objects import cluster_views
 from ..problems import Problem
+from .support.context import LintContext, get_in
+from .support.ray_objects import cluster_views
 
 ID = "raycluster/upgrade-strategy"
 SEVERITY = "error"

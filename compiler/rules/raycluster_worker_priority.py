@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.facts import parse_version
-from ..lint.ray_objects import cluster_views, int_or
 from ..problems import Problem
+from .support.context import LintContext
+from .support.feature_gates import parse_version
+from .support.ray_objects import cluster_views, int_or
 
 ID = "raycluster/worker-priority"
 SEVERITY = "error"

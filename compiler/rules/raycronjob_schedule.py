@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.facts import applies_to
-from ..lint.go_formats import cron_error
-from ..lint.ray_objects import objects_of
 from ..problems import Problem
+from .support.context import LintContext
+from .support.feature_gates import applies_to
+from .support.go_formats import cron_error
+from .support.ray_objects import objects_of
 
 ID = "raycronjob/schedule"
 SEVERITY = "error"

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.go_formats import go_location_known
-from ..lint.ray_objects import objects_of
 from ..problems import Problem
+from .support.context import LintContext
+from .support.go_formats import go_location_known
+from .support.ray_objects import objects_of
 
 ID = "raycronjob/time-zone"
 SEVERITY = "error"

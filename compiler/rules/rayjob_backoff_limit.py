@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.facts import applies_to
-from ..lint.ray_objects import int_or, job_views
 from ..problems import Problem
+from .support.context import LintContext
+from .support.feature_gates import applies_to
+from .support.ray_objects import int_or, job_views
 
 ID = "rayjob/backoff-limit"
 SEVERITY = "error"

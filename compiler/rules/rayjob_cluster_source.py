@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.ray_objects import job_views
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import job_views
 
 ID = "rayjob/cluster-source"
 SEVERITY = "error"

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext, get_in
-from ..lint.ray_objects import JobView, int_or, job_views
 from ..problems import Problem
+from .support.context import LintContext, get_in
+from .support.ray_objects import JobView, int_or, job_views
 
 ID = "rayjob/deletion-strategy"
 SEVERITY = "error"

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.ray_objects import int_or, job_views
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import int_or, job_views
 
 ID = "rayjob/production-settings"
 SEVERITY = "warning"

@@ -19,10 +19,10 @@ from typing import Iterator
 
 import yaml
 
-from ..lint.context import LintContext
-from ..lint.ray_objects import job_views
 from ..problems import Problem
 from ..yamlio import SafeLoader
+from .support.context import LintContext
+from .support.ray_objects import job_views
 
 ID = "rayjob/runtime-env-yaml"
 SEVERITY = "error"

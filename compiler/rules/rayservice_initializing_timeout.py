@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.go_formats import go_duration_seconds
 from ..problems import Problem
+from .support.context import LintContext
+from .support.go_formats import go_duration_seconds
 
 ID = "rayservice/initializing-timeout"
 SEVERITY = "error"

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext, LintObject, get_in
-from ..lint.facts import applies_to
-from ..lint.ray_objects import int_or, objects_of
 from ..problems import Problem
+from .support.context import LintContext, LintObject, get_in
+from .support.feature_gates import applies_to
+from .support.ray_objects import int_or, objects_of
 
 ID = "rayservice/upgrade-strategy"
 SEVERITY = "error"

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.ray_objects import cluster_views, job_views
-from ..lint.ray_resources import gpu_limit, ray_resources
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import cluster_views, job_views
+from .support.ray_resources import gpu_limit, ray_resources
 
 ID = "resources/gpu-in-cpu-only-environment"
 SEVERITY = "error"

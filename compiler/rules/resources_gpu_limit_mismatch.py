@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.ray_objects import cluster_views
-from ..lint.ray_resources import container_limits, gpu_limit, is_gpu_key, ray_resources
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import cluster_views
+from .support.ray_resources import container_limits, gpu_limit, is_gpu_key, ray_resources
 
 ID = "resources/gpu-limit-mismatch"
 SEVERITY = "warning"

@@ -27,10 +27,10 @@ from __future__ import annotations
 import json
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.ray_objects import GroupView, cluster_views
-from ..lint.ray_resources import NVIDIA_GPU, gpu_limit
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import GroupView, cluster_views
+from .support.ray_resources import NVIDIA_GPU, gpu_limit
 
 ID = "resources/gpu-scheduling"
 SEVERITY = "info"

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..lint.context import LintContext
-from ..lint.ray_objects import cluster_views
-from ..lint.ray_resources import ray_resources
 from ..problems import Problem
+from .support.context import LintContext
+from .support.ray_objects import cluster_views
+from .support.ray_resources import ray_resources
 
 ID = "resources/head-accepts-work"
 SEVERITY = "warning"

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..lint.context import LintContext, LintObject, get_in
-from ..lint.ray_objects import cluster_views
 from ..problems import Problem
+from .support.context import LintContext, LintObject, get_in
+from .support.ray_objects import cluster_views
 
 ID = "security/exposed-endpoints"
 SEVERITY = "warning"

@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from ..lint.context import LintContext, LintObject
-from ..lint.ray_objects import cluster_views
 from ..problems import Problem
+from .support.context import LintContext, LintObject
+from .support.ray_objects import cluster_views
 
 ID = "security/literal-credentials"
 SEVERITY = "warning"

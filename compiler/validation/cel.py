@@ -11,9 +11,8 @@ import datetime
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 import celpy
 import lark

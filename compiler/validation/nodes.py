@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Callable
 
 from ..problems import KrcError
-from . import cel, formats
+from . import cel, string_formats
 
 # Exact Python types of JSON-like data as YAML/JSON loaders give it (bool is not an int here).
 _STRINGISH = (str, datetime.date, datetime.datetime)
@@ -152,7 +152,7 @@ class SchemaNode:
 
     def enum_contains(self, value: Any) -> bool:
         if isinstance(value, (datetime.date, datetime.datetime)):
-            value = formats.as_text(value)
+            value = string_formats.as_text(value)
         if isinstance(self.enum, frozenset):
             try:
                 return enum_key(value) in self.enum
@@ -248,8 +248,8 @@ def _compile_value_checks(node: SchemaNode, schema: dict, where: str) -> None:
             raise KrcError(f"{where}: pattern {node.pattern_text!r} is not a valid regex ({err}); fix the CRD")
     fmt = str(schema.get("format", ""))
     node.format_name = fmt
-    node.string_format = formats.STRING_FORMATS.get(fmt)
-    node.integer_range = formats.INTEGER_FORMATS.get(fmt)
+    node.string_format = string_formats.STRING_FORMATS.get(fmt)
+    node.integer_range = string_formats.INTEGER_FORMATS.get(fmt)
     node.minimum = schema.get("minimum")
     node.maximum = schema.get("maximum")
     node.exclusive_minimum = bool(schema.get("exclusiveMinimum", False))

@@ -5,8 +5,14 @@ from __future__ import annotations
 import difflib
 from typing import Any, Callable
 
-from . import formats
-from .paths import LinkedPath
+from ..fieldpath import LinkedPath
+from ..k8s.names import (
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    first_error,
+    label_value_errors,
+    qualified_name_errors,
+)
 
 # (path, rule, message, severity)
 Report = Callable[[LinkedPath, str, str, str], None]
@@ -43,12 +49,12 @@ def check_object_meta(meta: Any, path: LinkedPath, report: Report, require_name:
             return out
     name, generate_name = out.get("name"), out.get("generateName")
     if name:
-        _shape(report, (path, "name"), name, formats.dns_subdomain_problem(name), "name")
+        _shape(report, (path, "name"), name, first_error(dns1123_subdomain_errors(name)), "name")
     elif require_name and not generate_name:
         report((path, "name"), "schema/required",
                "metadata.name is required (or metadata.generateName); add a name", "error")
     if out.get("namespace"):
-        _shape(report, (path, "namespace"), out["namespace"], formats.dns_label_problem(out["namespace"]),
+        _shape(report, (path, "namespace"), out["namespace"], first_error(dns1123_label_errors(out["namespace"])),
                "namespace")
     _check_string_map(out.get("labels"), (path, "labels"), report, labels=True)
     _check_string_map(out.get("annotations"), (path, "annotations"), report, labels=False)
@@ -74,7 +80,7 @@ def _check_string_map(value: Any, path: LinkedPath, report: Report, labels: bool
     size = 0
     for key, item in value.items():
         key_text = str(key)
-        problem = formats.qualified_name_problem(key_text)
+        problem = first_error(qualified_name_errors(key_text))
         if problem:
             report((path, key_text), "schema/metadata", f"{what[:-1]} key '{key_text}' {problem}; rename it",
                    "error")
@@ -84,7 +90,7 @@ def _check_string_map(value: Any, path: LinkedPath, report: Report, labels: bool
                    "error")
             continue
         size += len(key_text) + len(item)
-        if labels and (problem := formats.label_value_problem(item)):
+        if labels and (problem := first_error(label_value_errors(item))):
             report((path, key_text), "schema/metadata", f"label value '{item}' {problem}; change it", "error")
     if not labels and size > TOTAL_ANNOTATION_BYTES:
         report(path, "schema/bounds", f"annotations total {size} bytes, more than {TOTAL_ANNOTATION_BYTES}; "

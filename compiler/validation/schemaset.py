@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .. import yamlio
+from .. import fieldpath, yamlio
 from ..charts.package import Crd
+from ..k8s.objects import object_ref
 from ..problems import SEVERITY_ORDER, KrcError, Location, Problem, has_errors
-from . import paths
 from .nodes import SchemaNode, compile_schema, expand_all
 from .walker import Walker, json_copy
 
@@ -98,14 +98,6 @@ def _read_crd(document: dict, digest: str) -> CompiledCrd:
         raise KrcError(f"a CustomResourceDefinition lacks {err} (metadata.name, spec.group, spec.names.kind "
                        "and spec.versions are required); fix the CRD") from None
     return CompiledCrd(name, group, kind, digest, versions, storage)
-
-
-def object_ref(document: dict) -> str:
-    """`Kind/namespace/name`, or `Kind/name` when the object has no namespace."""
-    meta = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
-    name = meta.get("name") or (f"{meta['generateName']}*" if meta.get("generateName") else "<unnamed>")
-    kind = document.get("kind") or "<no kind>"
-    return f"{kind}/{meta['namespace']}/{name}" if meta.get("namespace") else f"{kind}/{name}"
 
 
 def _group_version(document: Any) -> tuple[str, str]:
@@ -201,9 +193,9 @@ class SchemaSet:
     @staticmethod
     def _problem(ref: str, found: tuple, positions: dict | None) -> Problem:
         linked, rule, message, severity = found
-        segments = paths.path_tuple(linked)
-        location: Location | None = paths.nearest_location(positions, segments) if positions else None
-        return Problem(message, location, severity, rule, ref, paths.render(segments))
+        segments = fieldpath.path_tuple(linked)
+        location: Location | None = fieldpath.nearest_location(positions, segments) if positions else None
+        return Problem(message, location, severity, rule, ref, fieldpath.render(segments))
 
 
 def _order(problem: Problem) -> tuple:

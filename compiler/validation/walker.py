@@ -12,9 +12,9 @@ import difflib
 import json
 from typing import Any
 
-from . import formats, objectmeta
+from ..fieldpath import LinkedPath
+from . import objectmeta, string_formats
 from .nodes import SchemaNode, enum_key
-from .paths import LinkedPath
 
 _EXPECTED = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "a boolean",
              "object": "a map", "array": "a list", "int-or-string": "an integer or a string"}
@@ -37,7 +37,7 @@ def describe(value: Any) -> str:
         return "a map"
     if kind is list:
         return "a list"
-    return f"the string '{formats.as_text(value)}'"
+    return f"the string '{string_formats.as_text(value)}'"
 
 
 def json_copy(value: Any) -> Any:
@@ -196,7 +196,7 @@ class Walker:
 
     def _scalar(self, node: SchemaNode, value: Any, path: LinkedPath) -> None:
         if node.enum is not None and not node.enum_contains(value):
-            close = difflib.get_close_matches(formats.as_text(value), node.enum_strings, n=1, cutoff=0.6)
+            close = difflib.get_close_matches(string_formats.as_text(value), node.enum_strings, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else "use one of them"
             self.report(path, "schema/enum", f"{describe(value)} is not one of {node.enum_text}; {hint}")
         if type(value) in (int, float):
@@ -204,7 +204,7 @@ class Walker:
             return
         if type(value) is bool:
             return
-        text = formats.as_text(value)
+        text = string_formats.as_text(value)
         length = len(text)
         if node.min_length is not None and length < node.min_length:
             self.report(path, "schema/bounds", f"is {length} characters long, shorter than the minimum "

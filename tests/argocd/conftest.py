@@ -4,11 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from argocd_sidecar import sidecar_copy
 
 from compiler.project import Project
 from compiler.validation import SchemaSet, load_crds_from_path
-
-from argocd_sidecar import sidecar_copy
 
 
 @pytest.fixture

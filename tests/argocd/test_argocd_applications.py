@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from argocd_sidecar import KRC
 
 from compiler import pipeline
 from compiler.argocd import validation
@@ -17,8 +18,6 @@ from compiler.argocd.selection import select_documents
 from compiler.problems import KrcError
 from compiler.project import Project
 from compiler.validation import SchemaSet
-
-from argocd_sidecar import KRC
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = REPO_ROOT / "deploy" / "argocd"

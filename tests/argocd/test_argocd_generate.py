@@ -6,11 +6,10 @@ import subprocess
 from pathlib import Path
 
 import yaml
+from argocd_sidecar import KRC, argocd_environ, finish, parameters, run, sidecar_copy, start, tree_digest
 
 from compiler.argocd.selection import CRD_ANNOTATIONS
 from compiler.project import Project
-
-from argocd_sidecar import KRC, argocd_environ, finish, parameters, run, sidecar_copy, start, tree_digest
 
 
 def _documents(stdout: bytes) -> list[dict]:

@@ -12,7 +12,7 @@ from compiler import yamlio
 from compiler.charts import vendor
 from compiler.charts.package import read_chart
 from compiler.crddiff import compare_crds, has_breaking, load_crd_source
-from compiler.charts.crd_yaml import load_crd_documents
+from compiler.k8s.crd_yaml import load_crd_documents
 from compiler.problems import KrcError
 
 CHARTS = Path(__file__).resolve().parents[2] / ".." / "shared" / "kuberay" / "charts"

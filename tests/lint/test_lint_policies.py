@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.lint import lint_targets
+from compiler.pipeline import lint_targets
 from compiler.project import Project
 
 

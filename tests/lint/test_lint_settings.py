@@ -5,7 +5,7 @@ from click.testing import CliRunner
 
 from compiler import pipeline
 from compiler.cli import main
-from compiler.lint import lint_targets
+from compiler.pipeline import lint_targets
 from compiler.project import Project
 
 TYPO = """\

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from compiler import pipeline
-from compiler.lint.provenance import environment_path, object_positions
 from compiler.project import Project
+from compiler.provenance import environment_path, object_positions
 
 
 def line_of(project: Project, env: str, text: str, after: str = "") -> int:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.lint.paths import paths_context
+from compiler.lint.manifest_files import paths_context
 from compiler.lint.runner import lint_objects
 from compiler.problems import Problem
 

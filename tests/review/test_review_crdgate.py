@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 
 import yaml
+from review_support import diff_json, edit, run, set_chart_version
 
 from compiler.project import Project
-from review_support import diff_json, edit, run, set_chart_version
 
 PROD = "prod-eks-gpu"
 HELM_WORDS = "`helm upgrade` installs a chart's crds/ only on first install: it will NOT upgrade the changed CRDs"

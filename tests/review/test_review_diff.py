@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import json
 
-from compiler.project import Project
 from review_support import diff_json, edit, run
+
+from compiler.project import Project
 
 PROD = "prod-eks-gpu"
 SUMMARIZER = "RayService ray-prod/summarizer"

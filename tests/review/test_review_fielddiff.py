@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import copy
 
+from compiler.k8s.objects import key_of
 from compiler.review.capacity import Capacity, cluster_capacity, parse_quantity
 from compiler.review.consequences import object_labels
 from compiler.review.fielddiff import diff_documents
-from compiler.review.identity import key_of
 
 
 def cluster(*groups: str) -> dict:

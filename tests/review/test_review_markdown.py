@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import re
 
+from review_support import edit, run, set_chart_version
+
 from compiler.project import Project
 from compiler.review import COMMENT_LIMIT, MARKDOWN_BUDGET
-from review_support import edit, run, set_chart_version
 
 PROD = "prod-eks-gpu"
 

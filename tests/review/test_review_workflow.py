@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from review_support import run, set_chart_version
 
 from compiler.project import Project
-from review_support import run, set_chart_version
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / ".github" / "scripts"

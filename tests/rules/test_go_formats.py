@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.lint.go_formats import cron_error, go_duration_nanoseconds, go_location_known
+from compiler.rules.support.go_formats import cron_error, go_duration_nanoseconds, go_location_known
 
 ACCEPTED_SCHEDULES = [
     "0 3 * * *",

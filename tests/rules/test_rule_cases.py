@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from compiler.charts.package import read_chart
-from compiler.lint.context import LintContext
-from compiler.lint.facts import chart_default_gates
-from compiler.lint.paths import load_objects
+from compiler.lint.manifest_files import load_objects
 from compiler.lint.runner import run_rules
 from compiler.rules import RULES
+from compiler.rules.support.context import LintContext
+from compiler.rules.support.feature_gates import chart_default_gates
 from compiler.validation import SchemaSet
 from compiler.yamlio import load
 

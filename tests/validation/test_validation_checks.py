@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from validation_support import IMAGE, cluster, job, kuberay_schemas
 
 from compiler.problems import Problem
-from validation_support import IMAGE, cluster, job, kuberay_schemas
 
 WORKER = ["spec", "workerGroupSpecs", 0]
 HEAD_CONTAINER = "spec.headGroupSpec.template.spec.containers[0]"
@@ -268,8 +268,9 @@ def test_every_crd_version_of_every_chart_compiles_with_its_cel_rules():
 
 
 def _rayjob_document() -> dict:
-    from compiler.charts.package import read_chart
     from validation_support import CHARTS
+
+    from compiler.charts.package import read_chart
 
     return next(c.document for c in read_chart(CHARTS / "kuberay-operator-1.7.0.tgz").crds if c.kind == "RayJob")
 

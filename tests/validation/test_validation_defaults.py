@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import copy
 
-from compiler.validation import SchemaSet
 from validation_support import cluster, job, kuberay_schemas
+
+from compiler.validation import SchemaSet
 
 WIDGET_SCHEMA = {
     "type": "object",

@@ -4,11 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from validation_support import SAMPLES, kuberay_schemas
 
 from compiler import yamlio
 from compiler.problems import has_errors
-
-from validation_support import SAMPLES, kuberay_schemas
 
 SAMPLE_FILES = sorted(SAMPLES.rglob("*.yaml"))
 

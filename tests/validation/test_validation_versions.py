@@ -4,12 +4,12 @@ from __future__ import annotations
 import copy
 
 import pytest
+from validation_support import ARGOCD_CRDS, CHARTS, SAMPLES, argocd_schemas, cluster, job, kuberay_schemas
 
 from compiler.charts.package import read_chart
+from compiler.fieldpath import render
 from compiler.problems import KrcError
 from compiler.validation import SchemaSet, load_crds_from_path, parse_path
-from compiler.validation.paths import render
-from validation_support import ARGOCD_CRDS, CHARTS, SAMPLES, argocd_schemas, cluster, job, kuberay_schemas
 
 APPLICATION = {
     "apiVersion": "argoproj.io/v1alpha1",

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from ..charts.package import Chart
+from ...charts.package import Chart
 
 _DOTTED = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 _KEYED = re.compile(r"(?:hasKey|index)\s+\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)*)((?:\s+\"[^\"]+\")+)")

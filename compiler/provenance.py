@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..problems import Location
-from ..render import SOURCE_ANNOTATION
-from ..yamlio import Path, Positions, iter_paths
+from .problems import Location
+from .render import SOURCE_ANNOTATION
+from .yamlio import Path, Positions, iter_paths
 
 Locate = Callable[[Path], "Location | None"]
 

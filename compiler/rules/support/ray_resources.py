@@ -10,27 +10,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ...k8s.quantities import parse_quantity as k8s_quantity
 from .ray_objects import GroupView
 
-_SUFFIXES = {
-    "": 1, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
-    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
-}
-_QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
 _MIG = re.compile(r"nvidia\.com/mig-\d+g\.\d+gb$")
 NVIDIA_GPU = "nvidia.com/gpu"
 
 
 def parse_quantity(value: Any) -> float | None:
     """A Kubernetes quantity ('500m', '2Gi', 4) as a number; None when it does not parse."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    match = _QUANTITY.match(str(value).strip())
-    if not match:
-        return None
-    return float(match.group(1)) * _SUFFIXES[match.group(2) or ""]
+    quantity = k8s_quantity(value)
+    return None if quantity is None else float(quantity)
 
 
 def is_gpu_key(key: str, case_sensitive: bool = True) -> bool:

@@ -9,6 +9,22 @@ _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-
 _QUALIFIED_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 
 
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """Object names of most kinds (metadata.name), and the prefix of a label key."""
+    errors = []
+    if len(value) > 253:
+        errors.append("must be no more than 253 characters")
+    if not _DNS1123_SUBDOMAIN.match(value):
+        errors.append("must consist of lower case alphanumeric characters, '-' or '.', and start and end with an "
+                      "alphanumeric character")
+    return errors
+
+
+def first_error(errors: list[str]) -> str | None:
+    """The first of a validator's errors, for checks that report one message per field."""
+    return errors[0] if errors else None
+
+
 def dns1035_label_errors(value: str) -> list[str]:
     errors = []
     if len(value) > 63:
@@ -32,7 +48,7 @@ def qualified_name_errors(value: str) -> list[str]:
     """A label key: optional DNS subdomain prefix and '/', then a name part of at most 63 characters."""
     prefix, _, name = value.rpartition("/")
     errors = []
-    if "/" in value and (not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix)):
+    if "/" in value and (not prefix or dns1123_subdomain_errors(prefix)):
         errors.append("the prefix must be a DNS subdomain (lower case, digits, '-' and '.')")
     if not name:
         errors.append("the name part must not be empty")

@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from ..charts.package import Chart
-from ..problems import Location, Problem
-from ..yamlio import Path, Positions
+from ...charts.package import Chart
+from ...k8s.objects import object_ref
+from ...problems import Location, Problem
+from ...yamlio import Path, Positions
 
 Mode = Literal["paths", "environment"]
 
@@ -51,7 +52,7 @@ class LintObject:
     @property
     def ref(self) -> str:
         """Kind/namespace/name, or Kind/name without a namespace (as schema validation writes it)."""
-        return "/".join(p for p in (self.kind, self.namespace, self.name) if p)
+        return object_ref(self.document)
 
     @property
     def is_kuberay(self) -> bool:

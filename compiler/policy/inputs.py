@@ -1,17 +1,15 @@
-"""From compiled environments to policy inputs, and the `krc policy` entry point over a project."""
+"""From compiled environments to the inputs CUE policies judge."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from ..environment.layering import named_path
-from ..lint.provenance import object_positions
 from ..problems import Location, Problem
 from ..project import Project
-from .engine import CueEngine, find_engine
+from ..provenance import object_positions
+from ..render import Render
+from .engine import CueEngine
 from .evaluate import InputPath, PolicyInput, evaluate_policies, policy_files
-
-if TYPE_CHECKING:  # the pipeline may import lint, which may import this package: no cycle at run time
-    from ..pipeline import Render
 
 
 def policy_input(render: Render) -> PolicyInput:
@@ -41,22 +39,6 @@ ALWAYS_SET = {"production": False, "cpuOnly": False}
 def policy_environment(name: str, data: dict) -> dict:
     """The `env` that policies see: the resolved environment plus its name and the always-set flags."""
     return {**ALWAYS_SET, **data, "name": name}
-
-
-def check_project(project: Project, names: Sequence[str] = (),
-                  engine: CueEngine | None = None) -> tuple[list[str], list[str], list[Problem]]:
-    """(policy names, environment names, findings) for `krc policy [ENV...]`."""
-    policies = policy_files(project.policies_dir)
-    selected = project.select(tuple(names))
-    if not policies:
-        return [], selected, []
-    from ..pipeline import compile_environments
-
-    engine = engine or find_engine([project.root])  # before compiling: no engine means nothing to do
-    # policies judge what the environment renders; lint findings are `krc lint`'s to report
-    inputs = [policy_input(r) for r in compile_environments(project, selected, lint=False)]
-    problems = evaluate_policies(project.policies_dir, inputs, engine=engine, show_path=project.relative)
-    return [p.stem for p in policies], selected, problems
 
 
 def policy_findings(project: Project, renders: Sequence[Render], engine: CueEngine | None = None) -> list[Problem]:

@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any, Optional
 
-from ..problems import Location
+from .problems import Location
 
 # (parent, segment) or None for the document root
 LinkedPath = Optional[tuple[Any, Any]]

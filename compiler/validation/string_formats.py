@@ -19,9 +19,6 @@ _DATE_TIME = re.compile(
     r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 
 
 def as_text(value: Any) -> str:
@@ -87,36 +84,3 @@ STRING_FORMATS: dict[str, tuple[Callable[[str], bool], str]] = {
 }
 
 INTEGER_FORMATS: dict[str, tuple[int, int]] = {"int32": INT32, "int64": INT64}
-
-
-def dns_subdomain_problem(text: str) -> str | None:
-    if len(text) > 253:
-        return "must be at most 253 characters"
-    if not _DNS_SUBDOMAIN.match(text):
-        return "must be a lowercase DNS subdomain (a-z, 0-9, '-' and '.', starting and ending alphanumeric)"
-    return None
-
-
-def dns_label_problem(text: str) -> str | None:
-    if len(text) > 63:
-        return "must be at most 63 characters"
-    if not _DNS_LABEL.match(text):
-        return "must be a lowercase DNS label (a-z, 0-9 and '-', starting and ending alphanumeric)"
-    return None
-
-
-def qualified_name_problem(text: str) -> str | None:
-    """Label and annotation keys: an optional DNS-subdomain prefix and '/', then a name of at most 63."""
-    prefix, slash, name = text.rpartition("/")
-    if slash and (not prefix or dns_subdomain_problem(prefix)):
-        return "has a prefix that is not a lowercase DNS subdomain"
-    if len(name) > 63 or not _QUALIFIED_NAME_PART.match(name):
-        return "must be at most 63 characters of alphanumerics, '-', '_' or '.', starting and ending alphanumeric"
-    return None
-
-
-def label_value_problem(text: str) -> str | None:
-    if text and (len(text) > 63 or not _QUALIFIED_NAME_PART.match(text)):
-        return "must be empty or at most 63 characters of alphanumerics, '-', '_' or '.', " \
-               "starting and ending alphanumeric"
-    return None

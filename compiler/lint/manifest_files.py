@@ -8,9 +8,9 @@ from ..charts import repository, vendor
 from ..charts.package import Chart
 from ..problems import KrcError, Location
 from ..project import find_project
+from ..rules.support.context import LintContext, LintObject
+from ..rules.support.feature_gates import chart_default_gates, known_gates, parse_version
 from ..yamlio import load_all_with_positions
-from .context import LintContext, LintObject
-from .facts import chart_default_gates, known_gates, parse_version
 
 CHART_NAME = "kuberay-operator"
 # the upstream chart repository; KRC_CHART_REPOSITORY overrides it (mirrors, offline copies)

@@ -1,6 +1,6 @@
-"""Object identity across a change: API group, kind, namespace and name.
+"""Object identity: API group, kind, namespace and name (`ObjectKey`), and the `Kind/namespace/name` reference.
 
-The API version is deliberately not part of it, so `ray.io/v1alpha1` -> `ray.io/v1` reads as a change of the
+For a change the API version is deliberately not part of it, so `ray.io/v1alpha1` -> `ray.io/v1` reads as a change of the
 `apiVersion` field of one object rather than one object deleted and another created (as helm-diff does).
 """
 from __future__ import annotations
@@ -33,3 +33,11 @@ def key_of(document: dict[str, Any]) -> ObjectKey:
     meta = document.get("metadata") or {}
     return ObjectKey(api_group(str(document.get("apiVersion") or "")), str(document.get("kind") or ""),
                      str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
+def object_ref(document: dict[str, Any]) -> str:
+    """`Kind/namespace/name`, or `Kind/name` when the object has no namespace: how findings name an object."""
+    meta = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    name = meta.get("name") or (f"{meta['generateName']}*" if meta.get("generateName") else "<unnamed>")
+    kind = document.get("kind") or "<no kind>"
+    return f"{kind}/{meta['namespace']}/{name}" if meta.get("namespace") else f"{kind}/{name}"

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from ..yamlio import Path
+from ...k8s.ray_cluster_specs import cluster_specs
+from ...yamlio import Path
 from .context import LintContext, LintObject, get_in
 
 MAX_INT32 = 2147483647
@@ -161,18 +162,12 @@ def job_views(context: LintContext) -> Iterator[JobView]:
 
 
 def cluster_views(context: LintContext) -> Iterator[ClusterView]:
+    """Every RayCluster spec of the context's objects, nested ones included (k8s.ray_cluster_specs)."""
     for obj in context.kuberay_objects():
-        spec = obj.document.get("spec")
-        if not isinstance(spec, dict):
-            continue
-        annotations = obj.metadata.get("annotations") or {}
-        if obj.kind == "RayCluster":
-            yield ClusterView(obj, spec, ("spec",), "RayCluster", annotations)
-        elif obj.kind == "RayService" and isinstance(spec.get("rayClusterConfig"), dict):
-            yield ClusterView(obj, spec["rayClusterConfig"], ("spec", "rayClusterConfig"), "RayService", annotations)
-    for job in job_views(context):
-        if job.cluster is not None:
-            yield job.cluster
+        # a RayCronJob's annotations are its own, not those of the RayJobs it creates
+        annotations = {} if obj.kind == "RayCronJob" else obj.metadata.get("annotations") or {}
+        for path, spec in cluster_specs(obj.document):
+            yield ClusterView(obj, spec, path, obj.kind, annotations)
 
 
 def objects_of(context: LintContext, kind: str) -> Iterator[tuple[LintObject, dict]]:
