@@ -12,7 +12,7 @@ from typing import Callable
 
 import click
 
-from . import argocd, crddiff, pipeline, review, yamlio
+from . import argocd, crddiff, output, pipeline, review, yamlio
 from .lint import report
 from .problems import KrcError, has_errors
 from .project import Project, find_project
@@ -90,9 +90,16 @@ def check_command(environments: tuple[str, ...]) -> None:
     project = current_project()
     mismatches = [m for m in pipeline.check_golden(project, project.select(environments)) if not m.clean]
     for mismatch in mismatches:
+        if mismatch.orphaned:
+            click.echo(f"orphaned: golden/{mismatch.environment}/ (environments/{mismatch.environment}.yaml is gone): "
+                       f"deploying this removes the environment; if intended, delete golden/{mismatch.environment}/ "
+                       "too, else restore the file")
+            click.echo(f"  would be pruned ({len(mismatch.removed)} files):")
         for label, paths in (("changed", mismatch.changed), ("new", mismatch.added), ("gone", mismatch.removed)):
             for path in paths:
                 click.echo(f"{label}: golden/{mismatch.environment}/{path}")
+        for line in mismatch.pruned:
+            click.echo(f"  pruned {line}")
     if mismatches:
         click.echo("golden/ differs from the render: review with 'krc diff', accept with 'krc golden'", err=True)
         sys.exit(1)
@@ -104,13 +111,41 @@ def check_command(environments: tuple[str, ...]) -> None:
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="Output format (markdown: a pull-request comment).")
 @click.option("--base", metavar="REF", help="Compare with golden/ as committed at git REF (e.g. origin/main).")
+@click.option("--output", "outputs", metavar="FORMAT=FILE", multiple=True,
+              help="Also write the report in FORMAT to FILE (repeatable), from the same compile: "
+                   "--output json=krc-review.json --output text=krc-review.txt.")
 @reports_errors
-def diff_command(environments: tuple[str, ...], output_format: str, base: str | None) -> None:
+def diff_command(environments: tuple[str, ...], output_format: str, base: str | None,
+                 outputs: tuple[str, ...]) -> None:
     """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change."""
+    targets = []
+    for option in outputs:
+        name, _, file = option.partition("=")
+        if name not in review.FORMATS or not file:
+            raise KrcError(f"--output {option!r}: write FORMAT=FILE with FORMAT one of {', '.join(review.FORMATS)}")
+        targets.append((name, Path(file)))
     project = current_project()
     result = pipeline.review_project(project, project.select(environments), base)
+    for name, file in targets:  # every format from the one review
+        output.replace_file(file, review.format_review(result, name).encode("utf-8"))
     click.echo(review.format_review(result, output_format), nl=False)
     sys.exit(result.exit_code)
+
+
+@main.command("approve")
+@click.argument("environment")
+@click.option("--reason", required=True, help="Why the breaking CRD changes are safe and how the CRDs are applied "
+              "first (reviewed with the pull request).")
+@click.option("--base", metavar="REF", help="The change against golden/ as committed at git REF (needed once "
+              "'krc golden' has run: e.g. origin/main).")
+@reports_errors
+def approve_command(environment: str, reason: str, base: str | None) -> None:
+    """Write approvals/ENV.crd-upgrade.yaml approving ENV's current breaking CRD upgrade."""
+    project = current_project()
+    project.select([environment])
+    written = pipeline.approve_crd_upgrade(project, environment, reason, base)
+    click.echo(f"wrote {written.file}: approves {environment} {written.from_version} -> {written.to_version} "
+               f"({'; '.join(written.blocking)}); commit it with the pull request")
 
 
 @main.command("explain")

@@ -18,6 +18,7 @@ from .environment.model import Environment, load_environment
 from .lint import environment_context, lint_objects, paths_context
 from .policy import CueEngine, find_engine, policy_files, policy_findings, policy_input
 from .policy.evaluate import evaluate_policies
+from .policy.limits import capacity_limits
 from .problems import KrcError, Location, Problem, sorted_problems
 from .project import Project, find_project
 from .render import Render, render_environment
@@ -84,8 +85,15 @@ def render_to_disk(project: Project, names: Sequence[str]) -> list[Render]:
 
 
 def accept_golden(project: Project, names: Sequence[str]) -> list[Render]:
-    """golden/<env>/ becomes the current render, CRD lock included."""
+    """golden/<env>/ becomes the current render, CRD lock included, for environments without error-level
+    findings: lint errors stop the compile, and policy violations are refused here too unless the environment
+    lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused."""
     renders = compile_environments(project, names)
+    refused = [p for found in lint_policies(project, renders).values() for p in found if p.severity == "error"]
+    if refused:
+        raise KrcError([*dict.fromkeys(refused), Problem(
+            "golden/ not updated: fix the findings above, or lower a policy for one environment with "
+            "lint.rules.policy/<name>: {severity: warning, reason: ...} in its file")])
     output.replace_trees({project.golden_dir / r.environment.name: output.render_files(r, include_crds=False)
                           for r in renders})
     return renders
@@ -97,33 +105,71 @@ class GoldenMismatch:
     changed: tuple[str, ...]
     added: tuple[str, ...]  # rendered but not in golden
     removed: tuple[str, ...]  # in golden but no longer rendered
+    orphaned: bool = False  # golden/<env>/ of an environment whose file is gone
+    pruned: tuple[str, ...] = ()  # what deleting the removed objects does, one line per object
 
     @property
     def clean(self) -> bool:
         return not (self.changed or self.added or self.removed)
 
 
+def _mismatch(name: str, current: output.Files, golden: output.Files, orphaned: bool = False) -> GoldenMismatch:
+    removed = tuple(sorted(golden.keys() - current.keys()))
+    return GoldenMismatch(name, tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
+                          tuple(sorted(current.keys() - golden.keys())), removed, orphaned,
+                          tuple(review.pruned_objects(name, golden, removed)))
+
+
 def compare_with_golden(render: Render, golden_dir: Path) -> GoldenMismatch:
-    current = output.render_files(render, include_crds=False)
-    golden = output.read_tree(golden_dir / render.environment.name)
-    return GoldenMismatch(
-        render.environment.name,
-        tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
-        tuple(sorted(current.keys() - golden.keys())),
-        tuple(sorted(golden.keys() - current.keys())))
+    return _mismatch(render.environment.name, output.render_files(render, include_crds=False),
+                     output.read_tree(golden_dir / render.environment.name))
+
+
+def _covers_all(project: Project, names: Sequence[str]) -> bool:
+    """Removed environments are reported when every environment is compared (no names, or all of them)."""
+    return set(names) >= set(project.environment_names())
 
 
 def check_golden(project: Project, names: Sequence[str]) -> list[GoldenMismatch]:
-    return [compare_with_golden(r, project.golden_dir) for r in compile_environments(project, names)]
+    """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
+    mismatches = [compare_with_golden(r, project.golden_dir) for r in compile_environments(project, names)]
+    if _covers_all(project, names):
+        source = review.golden_source(project, None)
+        mismatches += [_mismatch(name, {}, source.files(name), orphaned=True)
+                       for name in sorted(set(source.environments()) - set(project.environment_names()))]
+    return mismatches
 
 
 def review_project(project: Project, names: Sequence[str], base: str | None = None) -> review.Review:
-    """`krc diff`: the named environments against golden/ (the working tree, or as committed at `base`)."""
+    """`krc diff`: the named environments against golden/ (the working tree, or as committed at `base`), each
+    changed one with its checks (lint and policy findings) and capacity against the limits policies state; with
+    every environment selected, also the environments golden/ has and environments/ no longer has."""
     source = review.golden_source(project, base)
     renders = compile_environments(project, names)
-    return review.Review(source.description, base,
-                         tuple(review.review_environment(project, r, source.files(r.environment.name))
-                               for r in renders))
+    limits = capacity_limits(project.policies_dir, project.relative)
+    reviews = {r.environment.name: review.review_environment(
+        project, r, source.files(r.environment.name),
+        limits=[lim for lim in limits if lim.applies(r.environment.data.get("production") is True)])
+        for r in renders}
+    changed = [r for r in renders if reviews[r.environment.name].changed]
+    policies = lint_policies(project, changed)
+    for render in changed:
+        name = render.environment.name
+        reviews[name] = review.with_checks(reviews[name], [*render.findings, *policies.get(name, [])])
+    if _covers_all(project, names):
+        for name in sorted(set(source.environments()) - set(project.environment_names())):
+            reviews[name] = review.removed_environment(name, source.files(name))
+    return review.Review(source.description, base, tuple(reviews[name] for name in sorted(reviews)))
+
+
+def approve_crd_upgrade(project: Project, name: str, reason: str, base: str | None = None) -> review.ApprovalWritten:
+    """`krc approve ENV --reason TEXT`: approvals/<env>.crd-upgrade.yaml for the environment's current CRD
+    change (against golden/ in the working tree, or as committed at `base`)."""
+    review.check_reason(reason)
+    source = review.golden_source(project, base)
+    [render] = compile_environments(project, [name])
+    env_review = review.review_environment(project, render, source.files(name))
+    return review.write_approval(project.root, env_review.gate, name, reason, source.description)
 
 
 @dataclass(frozen=True)
@@ -184,23 +230,25 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
             problems.extend(err.problems)
     if problems:
         raise KrcError(problems)
-    return findings + lint_policies(project, renders)
+    policies = lint_policies(project, renders)
+    return findings + list(dict.fromkeys(p for found in policies.values() for p in found))
 
 
-def lint_policies(project: Project, renders: Sequence[Render]) -> list[Problem]:
-    """The organisation's CUE policies (policies/*.cue), in one engine run for every environment.
+def lint_policies(project: Project, renders: Sequence[Render]) -> dict[str, list[Problem]]:
+    """The organisation's CUE policies (policies/*.cue) by environment, in one engine run for all of them.
 
-    They are the organisation's rules, so an environment's `lint.rules` settings do not change them. Without a
-    CUE engine the other findings are still reported, plus an error saying the policies were not checked: a CI
-    job without the engine must not pass as if they had been.
+    An environment may lower a policy like a lint rule (`lint.rules.policy/<name>` with a severity and a reason).
+    Without a CUE engine the other findings are still reported, plus an error saying the policies were not
+    checked: a CI job without the engine must not pass as if they had been.
     """
     if not renders or not policy_files(project.policies_dir):
-        return []
+        return {}
     try:
         engine = find_engine([project.root])
     except KrcError as err:
-        return [Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
-                        Location(project.relative(project.policies_dir)), "error", "policy/engine")]
+        missing = Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
+                          Location(project.relative(project.policies_dir)), "error", "policy/engine")
+        return {r.environment.name: [missing] for r in renders}
     return policy_findings(project, renders, engine)
 
 

@@ -42,7 +42,8 @@ def test_inserting_a_worker_group_shows_that_group_and_the_capacity(accepted: Pr
     assert (capacity["before"]["cpu"], capacity["after"]["cpu"]) == ("285", "291")
     assert (capacity["before"]["gpu"], capacity["after"]["gpu"]) == (23, 26)
     assert (capacity["before"]["memory"], capacity["after"]["memory"]) == ("1148Gi", "1172Gi")
-    assert "capacity at max scale: CPU 285 -> 291, GPU 23 -> 26, memory 1148Gi -> 1172Gi" in result.output
+    assert ("capacity at max scale: CPU 285 -> 291, GPU 23 -> 26 / 32 ✓ (policy/prod-gpu-limit), memory 1148Gi -> "
+            "1172Gi") in result.output
 
 
 def test_serve_config_change_is_an_in_place_update_with_a_text_diff(accepted: Project):
