@@ -26,10 +26,10 @@ render: vendor
 	$(KRC) render
 	$(KRC) check
 
-golden: vendor
+golden: vendor node_modules
 	$(KRC) golden
 
-diff: vendor
+diff: vendor node_modules
 	$(KRC) diff
 
 lint: vendor node_modules

@@ -20,6 +20,7 @@ from .policy import CueEngine, find_engine, policy_files, policy_findings, polic
 from .policy.evaluate import evaluate_policies
 from .policy.limits import capacity_limits
 from .problems import KrcError, Location, Problem, sorted_problems
+from .rules.support.destinations import Destination, destination_of
 from .project import Project, find_project
 from .render import Render, render_environment
 
@@ -36,19 +37,37 @@ def compile_environment(project: Project, name: str) -> Render:
     return render_environment(project, env, chart)
 
 
-def environment_findings(render: Render, project: Project | None = None,
-                         argocd_crds: str | None = None) -> list[Problem]:
+def project_destinations(project: Project) -> tuple[Destination, ...]:
+    """Where every environment of the project deploys (files that fail to load are reported on their own)."""
+    found = []
+    for name in project.environment_names():
+        try:
+            env = load_environment(project, name)
+        except KrcError:
+            continue
+        destination = destination_of(name, env.data, env.files[-1] if env.files else f"environments/{name}.yaml")
+        if destination is not None:
+            found.append(destination)
+    return tuple(found)
+
+
+def environment_findings(render: Render, project: Project | None = None, argocd_crds: str | None = None,
+                         peers: tuple[Destination, ...] | None = None) -> list[Problem]:
     """Every finding about what an environment renders: schema and rules against the pinned CRDs, and (given the
-    project) its Argo CD objects against the Argo CD CRDs it names or `argocd_crds`."""
-    findings = lint_objects(environment_context(render))
+    project) its Argo CD objects against the Argo CD CRDs it names or `argocd_crds`, and its destination against
+    the other environments' (`peers`, read from the project when not given)."""
+    if peers is None:
+        peers = project_destinations(project) if project is not None else ()
+    findings = lint_objects(environment_context(render, peers))
     if project is not None:
         findings += environment_problems(project, render.environment, render.objects, argocd_crds)
     return sorted_problems(findings)
 
 
-def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None) -> Render:
+def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None,
+                      peers: tuple[Destination, ...] | None = None) -> Render:
     """The render with its findings; error-level findings stop the pipeline."""
-    findings = environment_findings(render, project, argocd_crds)
+    findings = environment_findings(render, project, argocd_crds, peers)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise KrcError(errors)
@@ -58,10 +77,11 @@ def check_environment(render: Render, project: Project | None = None, argocd_crd
 def compile_environments(project: Project, names: Sequence[str], lint: bool = True) -> list[Render]:
     """Every named environment, checked, or every problem of all of them (one bad file does not hide another)."""
     renders, problems = [], []
+    peers = project_destinations(project) if lint else ()
     for name in names:
         try:
             render = compile_environment(project, name)
-            renders.append(check_environment(render, project) if lint else render)
+            renders.append(check_environment(render, project, peers=peers) if lint else render)
         except KrcError as err:
             problems.extend(err.problems)
     if problems:
@@ -221,10 +241,11 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
     findings: list[Problem] = []
     problems: list[Problem] = []
     renders: list[Render] = []
+    peers = project_destinations(project)
     for name in project.select(names):
         try:
             render = compile_environment(project, name)
-            findings.extend(environment_findings(render, project, argocd_crds))
+            findings.extend(environment_findings(render, project, argocd_crds, peers))
             renders.append(render)
         except KrcError as err:
             problems.extend(err.problems)

@@ -14,6 +14,7 @@ from ..validation.checks import SCHEMA_CHECKS
 from . import (
     argocd_autoscaled_replicas_ignored,
     chart_unread_values,
+    environment_destination_collision,
     feature_gates_controller_off,
     feature_gates_field_needs_gate,
     kuberay_name,
@@ -63,6 +64,7 @@ from . import (
 _MODULES: tuple[ModuleType, ...] = (
     argocd_autoscaled_replicas_ignored,
     chart_unread_values,
+    environment_destination_collision,
     feature_gates_controller_off,
     feature_gates_field_needs_gate,
     kuberay_name,

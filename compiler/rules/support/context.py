@@ -7,6 +7,7 @@ from typing import Any, Callable, Literal
 from ...charts.package import Chart
 from ...k8s.objects import object_ref
 from ...problems import Location, Problem
+from .destinations import Destination
 from ...yamlio import Path, Positions
 
 Mode = Literal["paths", "environment"]
@@ -103,6 +104,8 @@ class LintContext:
     # where an environment path (tuple of keys) was written; None when unknown
     locate_environment: Callable[[Path], Location | None] | None = None
     environment_file: str = ""
+    # where the project's other environments deploy (environment/destination-collision)
+    peer_destinations: tuple[Destination, ...] = ()
 
     def gate(self, name: str) -> bool:
         return self.feature_gates.get(name, False)
