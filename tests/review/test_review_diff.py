@@ -104,7 +104,7 @@ def test_changing_max_replicas_of_a_rayservice_group_is_no_new_cluster(accepted:
     capacity = report["environments"][0]["capacity"]
     assert capacity["upgradePeak"] is None and capacity["after"]["gpu"] == capacity["before"]["gpu"] + 2
     text = run(accepted, "diff", PROD).output
-    assert "[rayservice-scale]" in text and "rayservice-new-cluster" not in text
+    assert "    [scale] only worker replicas" in text and "[replacement]" not in text
     assert "during the RayService upgrade" not in text
     assert "(peak " not in run(accepted, "diff", PROD, "--format", "markdown").output
 

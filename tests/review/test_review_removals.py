@@ -37,6 +37,13 @@ def test_a_removed_environment_is_reported_against_base_in_every_format(accepted
                                   "Serve applications are deleted: the service goes down"}]
     assert service["summary"].startswith("RayService ray-prod/summarizer: 32 CPU, 4 GPU, 128Gi memory at max; "
                                      "upgrades by NewClusterWithIncrementalUpgrade")
+    summaries = {o["ref"]: o["summary"] for o in prod["objects"]}
+    assert summaries["RayJob ray-prod/train-resnet"] == ("RayJob ray-prod/train-resnet: 16 CPU, 2 GPU, 64Gi memory at "
+                                                         "max; deadline 4h, 30m to start")
+    assert summaries["RayCronJob ray-prod/nightly-eval"].endswith("; schedule '0 2 * * *'; each run: deadline 1h, "
+                                                                  "15m to start")
+    assert "- RayJob ray-prod/train-resnet (ray.io/v1) removed: 16 CPU, 2 GPU, 64Gi memory at max; deadline 4h" \
+        in text.output
     # the worst consequences first: every outage before what only stops being managed
     impacts = [o["labels"][0]["impact"] for o in prod["objects"]]
     assert impacts == sorted(impacts, key=["outage", "replacement", "restart", "scale", "metadata only"].index)
