@@ -118,13 +118,17 @@ def check_command(environments: tuple[str, ...]) -> None:
 def diff_command(environments: tuple[str, ...], output_format: str, base: str | None,
                  outputs: tuple[str, ...]) -> None:
     """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change."""
+    project = current_project()
     targets = []
     for option in outputs:
         name, _, file = option.partition("=")
         if name not in review.FORMATS or not file:
             raise KrcError(f"--output {option!r}: write FORMAT=FILE with FORMAT one of {', '.join(review.FORMATS)}")
-        targets.append((name, Path(file)))
-    project = current_project()
+        target = Path(file).resolve()
+        if not target.is_relative_to(project.root.resolve()):
+            raise KrcError(f"--output {option!r}: {target} is outside the project {project.root}; write reports "
+                           "inside it")
+        targets.append((name, target))
     result = pipeline.review_project(project, project.select(environments), base)
     for name, file in targets:  # every format from the one review
         output.replace_file(file, review.format_review(result, name).encode("utf-8"))
