@@ -20,9 +20,9 @@ from .policy import CueEngine, find_engine, policy_files, policy_findings, polic
 from .policy.evaluate import evaluate_policies
 from .policy.limits import capacity_limits
 from .problems import KrcError, Location, Problem, sorted_problems
-from .rules.support.destinations import Destination, destination_of
 from .project import Project, find_project
 from .render import Render, render_environment
+from .rules.support.destinations import Destination, destination_of
 
 
 def chart_pin(env: Environment) -> vendor.ChartPin:

@@ -11,9 +11,9 @@ number beside the capacity at maximum scale.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..problems import KrcError, Location
 from .evaluate import policy_files

@@ -43,7 +43,8 @@ def _objects(files: output.Files, shown: str) -> Parsed:
     return parsed
 
 
-def _object_change(key: ObjectKey, old: tuple | None, new: tuple | None) -> ObjectChange | None:
+def _object_change(key: ObjectKey, old: tuple[str, bytes, dict[str, Any]] | None,
+                   new: tuple[str, bytes, dict[str, Any]] | None) -> ObjectChange | None:
     if old is None:
         file, _, document = new  # type: ignore[misc]
         return ObjectChange(key, "added", "", document["apiVersion"], file, (), (), document, object_summary(document))

@@ -18,8 +18,20 @@ from .. import yamlio
 from .fielddiff import FieldChange
 from .format_text import group_words
 from .grouping import grouped_places
-from .markdown_sections import (COMMENT_LIMIT, FULL_REPORT, MARKDOWN_BUDGET, cell, check_item, code, fence,
-                                gate_section, gate_short, removed_section, removed_short, summary_table)
+from .markdown_sections import (
+    COMMENT_LIMIT,
+    FULL_REPORT,
+    MARKDOWN_BUDGET,
+    cell,
+    check_item,
+    code,
+    fence,
+    gate_section,
+    gate_short,
+    removed_section,
+    removed_short,
+    summary_table,
+)
 from .model import STATUS_MARK, EnvironmentReview, ObjectChange, Review
 
 __all__ = ["COMMENT_LIMIT", "MARKDOWN_BUDGET", "format_markdown"]

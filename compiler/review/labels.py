@@ -5,8 +5,8 @@ codes stay in the JSON report.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 # worst first: the order reports rank consequences in
 IMPACTS = ("outage", "replacement", "restart", "scale", "metadata only")

@@ -41,7 +41,7 @@ def fence(lines: list[str], language: str) -> tuple[str, str]:
     return f"{fence}{language}\n", f"{fence}\n"
 
 
-def _findings(title: str, findings: list, pruned_words: bool, env: str) -> list[str]:
+def _findings(title: str, findings: list[Any], pruned_words: bool, env: str) -> list[str]:
     if not findings:
         return [f"- {title}: all valid\n"]
     out = [f"- {title}: {len(findings)} findings\n"]
@@ -55,8 +55,8 @@ def _findings(title: str, findings: list, pruned_words: bool, env: str) -> list[
 
 
 def gate_section(gate: CrdGate) -> str:
-    out = [f"### :warning: CRD upgrade gate: `{gate.environment}` ({gate.chart} {gate.old_version} → "
-           f"{gate.new_version})\n\n"]
+    out = [(f"### :warning: CRD upgrade gate: `{gate.environment}` ({gate.chart} {gate.old_version} → "
+           f"{gate.new_version})\n\n")]
     out += [f"- **{s}**\n" if i == 0 else f"- {s}\n" for i, s in enumerate(gate_statements(gate))]
     out.append("\n| CRD | Kind | Change |\n|---|---|---|\n")
     out += [f"| `{c.name}` | {c.kind} | {c.status} |\n" for c in gate.crds]
@@ -110,8 +110,8 @@ def consequences_cell(env: EnvironmentReview) -> str:
 
 
 def summary_table(review: Review) -> str:
-    out = ["### Summary\n\n| Environment | Added | Removed | Changed | Unchanged | CRDs | CPU at max | GPU at max "
-           "| Memory at max | Consequences |\n|---|---|---|---|---|---|---|---|---|---|\n"]
+    out = [("### Summary\n\n| Environment | Added | Removed | Changed | Unchanged | CRDs | CPU at max | GPU at max "
+           "| Memory at max | Consequences |\n|---|---|---|---|---|---|---|---|---|---|\n")]
     for env in review.environments:
         consequences = consequences_cell(env)
         if env.check_errors:
@@ -138,8 +138,8 @@ def gate_short(gate: CrdGate) -> str:
 
 
 def removed_section(env: EnvironmentReview, shown: int = 40) -> str:
-    out = [f"### :x: Environment removed: `{env.name}`\n\n`environments/{env.name}.yaml` is gone and golden/ "
-           f"still has it: deploying this prunes all {env.count('removed')} objects.\n\n"]
+    out = [(f"### :x: Environment removed: `{env.name}`\n\n`environments/{env.name}.yaml` is gone and golden/ "
+           f"still has it: deploying this prunes all {env.count('removed')} objects.\n\n")]
     for obj in env.objects[:shown]:
         words = "; ".join(f"**{label.severity}**: {cell(label.message)}" for label in obj.labels)
         out.append(f"- <code>{html.escape(obj.summary or obj.key.ref)}</code>" + (f": {words}" if words else "")

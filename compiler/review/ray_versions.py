@@ -12,7 +12,8 @@ the new version, a running one keeps its cluster.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .fielddiff import FieldChange
 from .labels import Label
@@ -46,14 +47,14 @@ def _what_changed(fields: Sequence[FieldChange]) -> tuple[str, str] | None:
     return None
 
 
-def _strategy(document: dict, *path: str) -> str:
+def _strategy(document: dict[str, Any], *path: str) -> str:
     node: Any = document
     for step in path:
         node = node.get(step) if isinstance(node, dict) else None
     return str(node.get("type")) if isinstance(node, dict) and node.get("type") else ""
 
 
-def ray_version_labels(kind: str, old: dict, new: dict, fields: Sequence[FieldChange]) -> list[Label]:
+def ray_version_labels(kind: str, old: dict[str, Any], new: dict[str, Any], fields: Sequence[FieldChange]) -> list[Label]:
     """The label for a Ray version or image change of a KubeRay object; [] when neither changed."""
     changed = _what_changed(fields)
     if changed is None or kind not in ("RayCluster", "RayService"):

@@ -37,7 +37,8 @@ def destination_of(environment: str, data: dict[str, Any], file: str) -> Destina
     argocd = data.get("argocd")
     if not isinstance(argocd, dict) or argocd.get("enabled") is False:
         return None
-    target = argocd.get("destination") if isinstance(argocd.get("destination"), dict) else {}
+    found = argocd.get("destination")
+    target: dict[str, Any] = found if isinstance(found, dict) else {}
     cluster = str(target.get("name") or target.get("server") or IN_CLUSTER)
     names = [target.get("namespace") or data.get("namespace"), _get(data, "operator", "namespace")]
     names += [item.get("name") for item in data.get("namespaces") or [] if isinstance(item, dict)]
