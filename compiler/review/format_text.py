@@ -66,7 +66,8 @@ def approval_lines(gate: CrdGate) -> list[str]:
         return [f"Breaking CRD upgrade approved by {approval.file}."]
     lines = [f"NOT APPROVED ({'; '.join(gate.blocking)}): {approval.status} {approval.file}"]
     lines += [f"  - {p}" for p in approval.problems]
-    lines.append(f"After review, commit {approval.file} with a reason:")
+    lines.append(f"After review, run 'krc approve {gate.environment} --reason \"...\"' (with --base once golden/ "
+                 f"moved) and commit {approval.file}; it writes:")
     lines += ["    " + line for line in approval.template.rstrip("\n").splitlines()]
     return lines
 

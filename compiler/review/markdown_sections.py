@@ -86,8 +86,9 @@ def gate_section(gate: CrdGate) -> str:
     out.append(f"\n{mark} **{lines[0]}**\n")
     if gate.approval.status in ("missing", "mismatch"):
         out += [f"- {cell(p)}\n" for p in gate.approval.problems]
-        out.append(f"\nAfter review, commit `{gate.approval.file}` (fill in `reason`):\n\n```yaml\n"
-                   f"{gate.approval.template}```\n")
+        out.append(f"\nAfter review, run `krc approve {gate.environment} --base <base branch> --reason \"...\"` "
+                   f"and commit `{gate.approval.file}` (a maintainer approves it as its code owner); it writes:"
+                   f"\n\n```yaml\n{gate.approval.template}```\n")
     return "".join(out) + "\n"
 
 
