@@ -13,6 +13,13 @@ from ..problems import KrcError
 from ..validation.checks import SCHEMA_CHECKS
 from . import (
     argocd_autoscaled_replicas_ignored,
+    autoscaler_generator_error,
+    autoscaler_gpu_count,
+    autoscaler_hosts_per_replica,
+    autoscaler_idle_timeout_default,
+    autoscaler_idle_timeout_ignored,
+    autoscaler_nothing_schedulable,
+    autoscaler_unbounded_workers,
     chart_unread_values,
     feature_gates_controller_off,
     feature_gates_field_needs_gate,
@@ -62,6 +69,13 @@ from . import (
 
 _MODULES: tuple[ModuleType, ...] = (
     argocd_autoscaled_replicas_ignored,
+    autoscaler_generator_error,
+    autoscaler_gpu_count,
+    autoscaler_hosts_per_replica,
+    autoscaler_idle_timeout_default,
+    autoscaler_idle_timeout_ignored,
+    autoscaler_nothing_schedulable,
+    autoscaler_unbounded_workers,
     chart_unread_values,
     feature_gates_controller_off,
     feature_gates_field_needs_gate,
