@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import argocd, crddiff, output, review
-from .autoscaler import AutoscalerView, Batch, autoscaler_views
+from .autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_version
 from .argocd.validation import crds_path, environment_problems
 from .charts import vendor
 from .environment.model import Environment, load_environment
@@ -209,8 +209,10 @@ def autoscaler_nodes(project: Project, names: Sequence[str]) -> list[AutoscalerN
 
 
 def ray_versions(project: Project) -> list[str]:
-    """The Ray versions the environments name (`make ray-generators` installs one generator for each)."""
-    return sorted({ray_version(load_environment(project, name)) for name in project.environment_names()} - {""})
+    """The Ray versions the environments name (`make ray-generators` installs one generator for each); a value
+    that is not a release version is left to `krc lint` to report, never handed to a shell or pip."""
+    versions = {ray_version(load_environment(project, name)) for name in project.environment_names()}
+    return sorted(v for v in versions if valid_ray_version(v))
 
 
 # ---- lint and policies ---------------------------------------------------------------------------------------

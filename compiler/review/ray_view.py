@@ -76,6 +76,7 @@ class ClusterRows:
     cluster: str
     config: GeneratedConfig
     rows: tuple[NodeRow, ...]
+    autoscaled: bool  # enableInTreeAutoscaling: without it no autoscaler reads the config
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ def cluster_rows(documents: Iterable[dict[str, Any]], view: AutoscalerView) -> l
                 pod = pod_capacity(group.get("template"))
                 nodes, pods = (1, 1) if node.is_head else (node.max_workers, _pods(group))
                 rows.append(NodeRow(name, node, nodes, pods, pod, _reasons(group, node, pod, nodes, pods)))
-            out.append(ClusterRows(name, config, tuple(rows)))
+            out.append(ClusterRows(name, config, tuple(rows), spec.get("enableInTreeAutoscaling") is True))
     return out
 
 
