@@ -72,11 +72,16 @@ def _number(value: Any) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
+def _one_line(text: Any) -> str:
+    """Ray's messages span lines; findings are one line each."""
+    return " ".join(str(text).split())
+
+
 def config_from_answer(answer: Mapping[str, Any], ray_version: str) -> GeneratedConfig:
     """One cluster's entry of the generator runner's JSON answer as a record."""
-    warnings = tuple(str(w) for w in answer.get("warnings") or ())
+    warnings = tuple(_one_line(w) for w in answer.get("warnings") or ())
     if answer.get("error") or not isinstance(answer.get("config"), dict):
-        return GeneratedConfig(ray_version, error=str(answer.get("error") or "no config"), warnings=warnings)
+        return GeneratedConfig(ray_version, error=_one_line(answer.get("error") or "no config"), warnings=warnings)
     config = answer["config"]
     types = config.get("available_node_types") or {}
     head_name = str(config.get("head_node_type") or HEAD_NODE_TYPE)
