@@ -35,7 +35,7 @@ def _one(generate: Any, cluster: Any, collect: _Collect) -> dict[str, Any]:
     try:
         config = generate(cluster)
         answer: dict[str, Any] = {"config": config}
-    except Exception as err:  # the autoscaler would fail the same way: report it as the answer
+    except Exception as err:  # noqa: BLE001 - the autoscaler would fail the same way: that is the answer
         answer = {"error": f"{type(err).__name__}: {err}"}
     answer["warnings"] = list(collect.messages)
     return answer

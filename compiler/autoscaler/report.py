@@ -64,8 +64,9 @@ def format_text(environments: Sequence[EnvironmentNodes]) -> str:
 def as_dict(environments: Sequence[EnvironmentNodes]) -> dict[str, Any]:
     return {"format": "krc-autoscaler/1", "environments": [{
         "name": env.environment, "rayVersion": env.ray_version,
-        "clusters": [{"cluster": c.cluster, "autoscaled": c.autoscaled, "error": c.config.error or None, "warnings": list(c.config.warnings),
-                      "idleTimeoutMinutes": c.config.idle_timeout_minutes, "maxWorkers": c.config.max_workers,
+        "clusters": [{"cluster": c.cluster, "autoscaled": c.autoscaled, "error": c.config.error or None,
+                      "warnings": list(c.config.warnings), "idleTimeoutMinutes": c.config.idle_timeout_minutes,
+                      "maxWorkers": c.config.max_workers,
                       "nodeTypes": [r.as_dict() for r in c.rows]} for c in env.clusters]}
         for env in environments]}
 

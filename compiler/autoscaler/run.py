@@ -33,7 +33,8 @@ def generator_input(document: dict[str, Any], spec: dict[str, Any]) -> dict[str,
     that, which is what an autoscaled cluster would do. Without autoscaling no autoscaler reads it, so Ray's view
     of its capacity is taken with an empty list.
     """
-    meta = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    found = document.get("metadata")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     if "workerGroupSpecs" not in spec and spec.get("enableInTreeAutoscaling") is not True:
         spec = {**spec, "workerGroupSpecs": []}
     return {"apiVersion": "ray.io/v1", "kind": "RayCluster",
@@ -91,7 +92,8 @@ def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[s
     if answer.get("rayVersion") != generator.ray_version:
         raise KrcError(f"{generator.python} runs Ray {answer.get('rayVersion')}, not {generator.ray_version}; "
                        "recreate that environment with 'make ray-generators'")
-    return answer["results"]
+    results: dict[str, Any] = answer["results"]
+    return results
 
 
 def generate(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, GeneratedConfig]:

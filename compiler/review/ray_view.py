@@ -101,10 +101,11 @@ class TwoViews:
         if self.unavailable:
             return [f"Ray's view: not computed ({self.unavailable})"]
         custom = "".join(f", {name} {amount}" for name, amount in self.ray.custom)
-        out = [f"Ray's view at max scale (autoscaler config of Ray {self.ray_version}): CPU {self.ray.cpus}, "
-               f"GPU {self.ray.gpus}, memory {format_memory(self.ray.memory_bytes)}{custom}; Kubernetes': CPU "
-               f"{format_cpu(self.kubernetes.cpu_millis)}, GPU {self.kubernetes.gpus}, memory "
-               f"{format_memory(self.kubernetes.memory_bytes)}"]
+        summary = (f"Ray's view at max scale (autoscaler config of Ray {self.ray_version}): CPU {self.ray.cpus}, "
+                   f"GPU {self.ray.gpus}, memory {format_memory(self.ray.memory_bytes)}{custom}; Kubernetes': CPU "
+                   f"{format_cpu(self.kubernetes.cpu_millis)}, GPU {self.kubernetes.gpus}, memory "
+                   f"{format_memory(self.kubernetes.memory_bytes)}")
+        out = [summary]
         out += [f"  differs: {reason}" for reason in self.reasons]
         out += [f"  the generator rejects {failure}" for failure in self.failed]
         return out

@@ -21,7 +21,8 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.autoscaler_clusters import scaled_clusters
@@ -55,8 +56,8 @@ def check(context: LintContext) -> Iterator[Problem]:
             group = scaled.view.head if node.is_head else scaled.worker(node)
             if group is None:
                 continue
-            own = group.spec.get("resources") if isinstance(group.spec.get("resources"), dict) else {}
-            if "num-gpus" in group.ray_start_params or "GPU" in own:
+            own = group.spec.get("resources")
+            if "num-gpus" in group.ray_start_params or (isinstance(own, dict) and "GPU" in own):
                 continue  # an explicit count: resources/gpu-limit-mismatch compares it with the limit
             kubernetes, names = _pod_gpus(group)
             ray = node.amount("GPU")

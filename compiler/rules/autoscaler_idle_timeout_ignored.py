@@ -25,7 +25,8 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.autoscaler_clusters import ScaledCluster, environment_cluster, scaled_clusters
@@ -61,7 +62,8 @@ def _environment_findings(context: LintContext, scaled: ScaledCluster) -> Iterat
     if found is None:
         return
     path, item = found
-    autoscaling = item.get("autoscaling") if isinstance(item.get("autoscaling"), dict) else {}
+    found_autoscaling = item.get("autoscaling")
+    autoscaling: dict[str, Any] = found_autoscaling if isinstance(found_autoscaling, dict) else {}
     enabled = scaled.view.autoscaling
     applied = scaled.config.idle_timeout_minutes * 60
     wanted = _seconds(autoscaling.get("idleTimeoutSeconds"))
