@@ -14,6 +14,7 @@ from pathlib import Path
 from .. import yamlio
 from ..k8s.crd_yaml import load_crd_documents
 from ..problems import KrcError
+from ..user_cache import cache_dir
 
 
 def canonical_json(document: dict) -> str:
@@ -91,14 +92,6 @@ def parse_crd_documents(text: str, source: str) -> list[Crd]:
         if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
             crds.append(Crd.from_document(doc, source, text))
     return crds
-
-
-def cache_dir() -> Path:
-    """Where parsed CRDs are cached, outside any repository: KRC_CACHE_DIR, else the XDG cache."""
-    explicit = os.environ.get("KRC_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / "v3"
 
 
 def _cached_crd_documents(digest: str) -> list[list[list]] | None:

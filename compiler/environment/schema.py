@@ -99,9 +99,17 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
     yield Problem(message, _nearest(positions, path, fallback), path=_dotted(path))
 
 
+def _missing_fields(error: jsonschema.ValidationError) -> list[str]:
+    """The fields a `required` error is about, read from the schema and the instance (not from its message)."""
+    if error.validator != "required" or not isinstance(error.instance, dict):
+        return []
+    return [str(field) for field in error.validator_value if field not in error.instance]
+
+
 def _layer_may_omit(error: jsonschema.ValidationError) -> bool:
     """A layer may leave out a required field another layer sets; only an item's `name` must always be there."""
-    return error.validator == "required" and "'name'" not in error.message
+    missing = _missing_fields(error)
+    return bool(missing) and "name" not in missing
 
 
 def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[Problem]:
@@ -118,14 +126,14 @@ def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[
 def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
     """What only the merged environment can show: required fields no layer set."""
 
-    problems = []
+    problems: set[Problem] = set()  # jsonschema reports each missing field once per required list
     for error in _validator().iter_errors(data):
         if _layer_may_omit(error):
             path = tuple(error.absolute_path)
-            missing = error.message.split("'")[1]
             where = ".".join(str(p) for p in named_path(data, path)) or "(top level)"
-            problems.append(Problem(f"{where} has no '{missing}' in any layer; add it",
-                                    locate(named_path(data, path)) or fallback, path=where))
+            problems.update(Problem(f"{where} has no '{missing}' in any layer; add it",
+                                    locate(named_path(data, path)) or fallback, path=where)
+                            for missing in _missing_fields(error))
     return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
 

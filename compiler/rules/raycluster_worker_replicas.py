@@ -26,6 +26,7 @@ ID = "raycluster/worker-replicas"
 SEVERITY = "error"
 SUMMARY = "worker minReplicas and maxReplicas are non-negative and ordered"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

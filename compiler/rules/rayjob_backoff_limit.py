@@ -22,13 +22,14 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import applies_to
 from .support.ray_objects import int_or, job_views
+from .support.versions import applies_to
 
 ID = "rayjob/backoff-limit"
 SEVERITY = "error"
 SUMMARY = "backoffLimit is non-negative and 0 in InteractiveMode and clusterSelector mode"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -39,6 +39,7 @@ ID = "rayjob/deletion-strategy"
 SEVERITY = "error"
 SUMMARY = "deletionStrategy uses legacy policies or deletionRules, consistently"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 ORDER = ("DeleteWorkers", "DeleteCluster", "DeleteSelf")
 CLUSTER_POLICIES = ("DeleteCluster", "DeleteWorkers")

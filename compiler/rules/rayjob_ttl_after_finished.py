@@ -27,6 +27,7 @@ ID = "rayjob/ttl-after-finished"
 SEVERITY = "error"
 SUMMARY = "ttlSecondsAfterFinished is non-negative and comes with shutdownAfterJobFinishes"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
