@@ -13,13 +13,9 @@ from pathlib import Path
 
 from .. import yamlio
 from ..k8s.crd_yaml import load_crd_documents
+from ..k8s.crds import canonical_json
 from ..problems import KrcError
 from ..user_cache import cache_dir
-
-
-def canonical_json(document: dict) -> str:
-    """The canonical form of a document: insensitive to key order, comments and whitespace."""
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,7 @@ class Crd:
 
     @functools.cached_property
     def digest(self) -> str:
-        return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()
+        return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()  # = k8s.crds.crd_digest(document)
 
     def sha256(self) -> str:
         return self.digest

@@ -7,13 +7,12 @@ schema is compiled the first time an object of that version is validated.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .. import fieldpath, yamlio
 from ..charts.package import Crd
+from ..k8s.crds import crd_digest
 from ..k8s.objects import object_ref
 from ..problems import SEVERITY_ORDER, KrcError, Location, Problem, has_errors
 from .nodes import SchemaNode, compile_schema, expand_all
@@ -60,8 +59,7 @@ _BY_IDENTITY: dict[int, tuple[dict, CompiledCrd]] = {}
 
 
 def _digest(document: dict) -> str:
-    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return crd_digest(document)
 
 
 def compile_crd(document: dict | Crd) -> CompiledCrd:

@@ -15,7 +15,6 @@ from ...yamlio import Path
 from .context import LintContext, LintObject, get_in
 
 
-
 @dataclass(frozen=True)
 class GroupView:
     """The head group or one worker group of a cluster spec."""
