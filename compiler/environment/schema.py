@@ -68,7 +68,7 @@ def _unknown_key_problems(error: jsonschema.ValidationError, positions: Position
         close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
         hint = f"did you mean '{close[0]}'?" if close else f"allowed here: {', '.join(allowed)}"
         yield Problem(f"unknown key '{key}' in {_dotted(path[:-1])}; {hint}",
-                      _nearest(positions, path, fallback), path=_dotted(path))
+                      _nearest(positions, path, fallback), segments=path)
 
 
 def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallback: Location) -> Iterator[Problem]:
@@ -96,7 +96,7 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
         message = f"{_dotted(path)}: {_shown(error.instance)} should be {wanted}; change the value"
     else:
         message = f"{_dotted(path)}: {_shown(error.instance)} breaks '{error.validator}: {_shown(error.validator_value)}'; fix the value"
-    yield Problem(message, _nearest(positions, path, fallback), path=_dotted(path))
+    yield Problem(message, _nearest(positions, path, fallback), segments=path)
 
 
 def _missing_fields(error: jsonschema.ValidationError) -> list[str]:
@@ -132,7 +132,7 @@ def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
             path = tuple(error.absolute_path)
             where = ".".join(str(p) for p in named_path(data, path)) or "(top level)"
             problems.update(Problem(f"{where} has no '{missing}' in any layer; add it",
-                                    locate(named_path(data, path)) or fallback, path=where)
+                                    locate(named_path(data, path)) or fallback, segments=named_path(data, path))
                             for missing in _missing_fields(error))
     return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
@@ -147,5 +147,5 @@ def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]
         if value in (None, ""):
             problems.append(Problem(f"{_dotted(path)} is not set by this environment or any layer it extends; "
                                     f"set it (usually in environments/base.yaml)", locate(path) or fallback,
-                                    path=_dotted(path)))
+                                    segments=path))
     return problems
