@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
-from .problems import Location
+LocationT = TypeVar("LocationT")
 
 # (parent, segment) or None for the document root
 LinkedPath = Optional[tuple[Any, Any]]
@@ -60,7 +60,7 @@ def parse(text: str) -> tuple[Any, ...]:
     return tuple(segments)
 
 
-def nearest_location(positions: dict[tuple[Any, ...], Location], segments: tuple[Any, ...]) -> Location | None:
+def nearest_location(positions: dict[tuple[Any, ...], LocationT], segments: tuple[Any, ...]) -> LocationT | None:
     """Where a field is, or its closest ancestor that exists (a missing required field points at its parent)."""
     for end in range(len(segments), -1, -1):
         location = positions.get(segments[:end])

@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..charts.package import cache_dir, canonical_json
+from ..k8s.crds import canonical_json
 from ..problems import KrcError
 from ..rules.support.autoscaler_view import GeneratedConfig, config_from_answer
+from ..user_cache import cache_dir
 from .generators import Generator
 
 RUNNER = Path(__file__).with_name("generator_runner.py")

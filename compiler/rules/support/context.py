@@ -13,14 +13,6 @@ from .autoscaler_view import AutoscalerView
 Mode = Literal["paths", "environment"]
 
 
-def dotted(path: Path) -> str:
-    """('spec', 'workerGroupSpecs', 0, 'groupName') -> 'spec.workerGroupSpecs[0].groupName'."""
-    out = ""
-    for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out
-
-
 @dataclass(frozen=True)
 class LintObject:
     """One manifest: the document rules see (defaulted once schemas run), and where it came from."""
@@ -70,7 +62,7 @@ class LintObject:
 
     def problem(self, message: str, path: Path = ()) -> Problem:
         """A finding about this object; the runner fills in the rule id and severity."""
-        return Problem(message, self.locate(path), object=self.ref, path=dotted(path))
+        return Problem(message, self.locate(path), object=self.ref, segments=tuple(path))
 
 
 KUBERAY_KINDS = frozenset({"RayCluster", "RayJob", "RayService", "RayCronJob"})
@@ -125,7 +117,7 @@ class LintContext:
     def environment_problem(self, message: str, path: Path = ()) -> Problem:
         """A finding about the environment as a whole (Helm values, gates, namespaces)."""
         return Problem(message, self.environment_location(path),
-                       object=f"environment/{self.environment_name}", path=dotted(path))
+                       object=f"environment/{self.environment_name}", segments=tuple(path))
 
 
 def get_in(data: Any, path: Path, default: Any = None) -> Any:
