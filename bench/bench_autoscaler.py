@@ -17,8 +17,8 @@ SHARED = (ROOT.parent / "shared").resolve()
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("KRC_CHART_REPOSITORY", (SHARED / "kuberay" / "charts").as_uri())
 
-from compiler import pipeline
-from compiler.project import find_project
+from compiler import pipeline  # noqa: E402
+from compiler.project import find_project  # noqa: E402
 
 
 def main() -> None:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import argocd, crddiff, output, review
-from .autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_version
 from .argocd.validation import crds_path, environment_problems
+from .autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_version
 from .charts import vendor
 from .environment.model import Environment, load_environment
 from .lint import LintContext, environment_context, lint_objects, lint_validated, paths_context, validate_objects
@@ -66,7 +66,8 @@ def autoscaler_of(project: Project, validated: Sequence[Validated]) -> list[Auto
 def _generator_missing(render: Render, view: AutoscalerView) -> Problem:
     where = render.environment.location_of(("ray", "version")) or Location(f"environment {render.environment.name}")
     return Problem(f"the autoscaler's view was not checked: {view.unavailable}", where, "error",
-                   "autoscaler/generator", object=f"environment/{render.environment.name}", path="ray.version")
+                   "autoscaler/generator", object=f"environment/{render.environment.name}",
+                   segments=("ray", "version"))
 
 
 def validated_findings(validated: Validated, project: Project | None = None, argocd_crds: str | None = None,
@@ -249,7 +250,7 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
     together."""
     problems: list[Problem] = []
     validated: list[Validated] = []
-    for name in project.select(names):
+    for name in project.select(list(names)):
         try:
             validated.append(validate_render(compile_environment(project, name)))
         except KrcError as err:

@@ -17,9 +17,16 @@ HEADERS = ("NODE TYPE", "MIN", "MAX", "CPU", "GPU", "MEMORY", "CUSTOM", "IDLE", 
 
 
 class EnvironmentNodes(Protocol):
-    environment: str
-    ray_version: str
-    clusters: tuple[ClusterRows, ...]
+    """pipeline.AutoscalerNodes, as far as the report reads it."""
+
+    @property
+    def environment(self) -> str: ...
+
+    @property
+    def ray_version(self) -> str: ...
+
+    @property
+    def clusters(self) -> tuple[ClusterRows, ...]: ...
 
 
 def _idle(row: NodeRow, cluster: ClusterRows) -> str:

@@ -26,12 +26,12 @@ from collections.abc import Iterator
 from ..problems import Problem
 from .support.autoscaler_clusters import scaled_clusters
 from .support.context import LintContext
-from .support.ray_objects import MAX_INT32
 
 ID = "autoscaler/unbounded-workers"
 SEVERITY = "warning"
 SUMMARY = "an autoscaled worker group has a maxReplicas below the CRD default 2147483647"
 VERSIONS = ""
+MAX_INT32 = 2147483647  # the CRD's default maxReplicas
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -27,7 +27,6 @@ from compiler.rules.support.feature_gates import chart_default_gates
 from compiler.validation import SchemaSet
 from compiler.yamlio import load
 
-
 CASES_DIR = Path(__file__).parent / "cases"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED = REPO_ROOT / ".." / "shared"
