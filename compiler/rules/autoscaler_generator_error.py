@@ -34,6 +34,7 @@ ID = "autoscaler/generator-error"
 SEVERITY = "error"
 SUMMARY = "Ray's autoscaling-config generator reads every autoscaled cluster without failing"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

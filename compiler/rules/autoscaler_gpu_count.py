@@ -34,6 +34,7 @@ ID = "autoscaler/gpu-count"
 SEVERITY = "warning"
 SUMMARY = "a group's Kubernetes GPUs equal the GPU count in Ray's autoscaler config"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def _pod_gpus(group: GroupView) -> tuple[int, list[str]]:

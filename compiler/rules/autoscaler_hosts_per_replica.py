@@ -27,6 +27,7 @@ ID = "autoscaler/hosts-per-replica"
 SEVERITY = "info"
 SUMMARY = "Ray's autoscaler counts a multi-host group's maxReplicas in hosts (times numOfHosts)"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -29,6 +29,7 @@ ID = "autoscaler/idle-timeout-default"
 SEVERITY = "info"
 SUMMARY = "the idle timeout Ray's autoscaler applies when none is set"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

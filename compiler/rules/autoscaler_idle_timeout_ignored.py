@@ -36,6 +36,7 @@ ID = "autoscaler/idle-timeout-ignored"
 SEVERITY = "warning"
 SUMMARY = "an idle timeout that is set is the one Ray's autoscaler config applies"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def _seconds(value: Any) -> float | None:

@@ -33,6 +33,7 @@ ID = "autoscaler/nothing-schedulable"
 SEVERITY = "warning"
 SUMMARY = "an autoscaled worker group offers Ray some CPU, GPU or custom resource in the generator's view"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -31,6 +31,7 @@ ID = "autoscaler/unbounded-workers"
 SEVERITY = "warning"
 SUMMARY = "an autoscaled worker group has a maxReplicas below the CRD default 2147483647"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 MAX_INT32 = 2147483647  # the CRD's default maxReplicas
 
 
