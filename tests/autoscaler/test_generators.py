@@ -132,6 +132,9 @@ def test_review_shows_rays_view_beside_kubernetes(project: Project) -> None:
     assert ("Ray's view at max scale (autoscaler config of Ray 2.58.0): CPU 3, GPU 0, memory 8Gi; Kubernetes': "
             "CPU 4, GPU 0, memory 8Gi") in out
     assert "differs: RayCluster/ray-demo/ray-cpu-demo headgroup: CPU: Ray 0 from rayStartParams num-cpus '0'" in out
+    code, out, _ = _krc(project, "diff", "dev", "--format", "markdown")
+    assert "Ray's view at max scale (autoscaler config of Ray 2.58.0): CPU 3, GPU 0, memory 8Gi; Kubernetes'" in out
+    assert "- differs: RayCluster/ray-demo/ray-cpu-demo headgroup: CPU: Ray 0 from rayStartParams num-cpus" in out
     code, out, _ = _krc(project, "diff", "dev", "--format", "json")
     ray_view = json.loads(out)["environments"][0]["capacity"]["rayView"]
     assert ray_view["ray"]["cpu"] == 3 and ray_view["kubernetes"]["cpu"] == "4" and ray_view["unavailable"] is None
