@@ -5,7 +5,7 @@ package of one Ray version (`.venv-ray/<version>/`), so krc itself never imports
 library and Ray, and prints nothing but its one JSON answer.
 
 stdin:  {"clusters": {"<key>": <RayCluster object>, ...}}
-stdout: {"rayVersion": "2.58.0", "results": {"<key>": {"config": {...}, "warnings": [...]}
+stdout: {"rayVersion": "2.58.0", "results": {"<key>": {"config": {...}, "nodeTypeOrder": [...], "warnings": [...]}
                                           or {"error": "...", "warnings": [...]}}}
 """
 from __future__ import annotations
@@ -34,7 +34,8 @@ def _one(generate: Any, cluster: Any, collect: _Collect) -> dict[str, Any]:
     collect.messages = []
     try:
         config = generate(cluster)
-        answer: dict[str, Any] = {"config": config}
+        # the answer is written with sorted keys: keep the node types' order (head, then spec order) beside it
+        answer: dict[str, Any] = {"config": config, "nodeTypeOrder": list(config["available_node_types"])}
     except Exception as err:  # noqa: BLE001 - the autoscaler would fail the same way: that is the answer
         answer = {"error": f"{type(err).__name__}: {err}"}
     answer["warnings"] = list(collect.messages)
