@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..k8s.objects import object_ref
 from ..k8s.ray_cluster_specs import cluster_specs
 from ..rules.support.autoscaler_view import AutoscalerView, GeneratedConfig, NodeType
 from .capacity import Capacity, format_cpu, format_memory, parse_quantity, pod_capacity
@@ -190,10 +191,7 @@ def cluster_rows(documents: Iterable[dict[str, Any]], view: AutoscalerView) -> l
             config = view.config_for(document, path)
             if config is None:
                 continue
-            name = f"{document.get('kind')}/{_dict(document.get('metadata')).get('namespace') or ''}/" \
-                   f"{_dict(document.get('metadata')).get('name')}".replace("//", "/")
-            if path[-1] != "spec":
-                name += f" {'.'.join(path)}"
+            name = object_ref(document) + ("" if path == ("spec",) else f" {'.'.join(path)}")
             groups = {str(g.get("groupName")): g for g in spec.get("workerGroupSpecs") or [] if isinstance(g, dict)}
             rows = []
             for node in config.node_types:
