@@ -13,6 +13,8 @@ real CRD shape: a field the CRD does not declare fails the case unless the case 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -64,9 +66,28 @@ def tmp_name(path: Path) -> str:
     return path.stem + ".manifest.yaml"
 
 
+@functools.cache
+def _generator_answers_cached() -> int:
+    """Every autoscaler/ case's clusters through the generator in one process (as `krc lint` does for all
+    environments), so each case below reads its answers from the cache instead of starting a process."""
+    batches = []
+    with tempfile.TemporaryDirectory() as folder:
+        for param in _all_cases():
+            rule_id, case, file_name = param.values
+            if rule_id.startswith("autoscaler/"):
+                manifest = Path(folder) / file_name
+                manifest.write_text(case.get("manifests") or "", encoding="utf-8")
+                defaulted, _ = validate_objects(context_for(case, manifest))
+                documents = tuple(o.document for o in defaulted.objects)
+                batches.append(Batch(str(case.get("rayVersion", "2.58.0")), documents))
+    autoscaler_views(REPO_ROOT, batches)
+    return len(batches)
+
+
 def with_autoscaler(defaulted: LintContext, case: dict) -> LintContext:
     """An autoscaler/ rule sees what the pipeline gives it: the objects as stored (CRD defaults applied) and the
     answers of the real generator of the case's Ray version (`rayVersion`, default 2.58.0) for them."""
+    _generator_answers_cached()
     [view] = autoscaler_views(REPO_ROOT, [Batch(str(case.get("rayVersion", "2.58.0")),
                                                 tuple(o.document for o in defaulted.objects))])
     assert not view.unavailable, view.unavailable
