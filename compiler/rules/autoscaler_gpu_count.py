@@ -1,4 +1,4 @@
-"""The GPUs Kubernetes gives a group's Pod are the GPUs Ray's autoscaler counts for its node type.
+"""The GPUs Kubernetes gives an autoscaled group's Pod are the GPUs Ray's autoscaler counts for its node type.
 
 The autoscaler's config generator takes a node type's GPUs from `resources.GPU`, else `num-gpus`, else the first
 resource of the Ray container (the first container) whose name ends in `gpu`, limits before requests. It does not
@@ -8,12 +8,14 @@ that group for GPU work Kubernetes could run. (`num-gpus` or the `resources` map
 
 Fails:
 
+    enableInTreeAutoscaling: true
     workerGroupSpecs:
     - groupName: mig
       template: {spec: {containers: [{name: w, resources: {limits: {cpu: "4", nvidia.com/mig-1g.10gb: 1}}}]}}
 
 Passes:
 
+    enableInTreeAutoscaling: true
     workerGroupSpecs:
     - groupName: mig
       rayStartParams: {num-gpus: "1"}
@@ -52,7 +54,7 @@ def _pod_gpus(group: GroupView) -> tuple[int, list[str]]:
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for scaled in scaled_clusters(context, autoscaled_only=False):
+    for scaled in scaled_clusters(context):
         for node in scaled.config.node_types:
             group = scaled.view.head if node.is_head else scaled.worker(node)
             if group is None:
