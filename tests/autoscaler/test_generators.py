@@ -121,6 +121,11 @@ def test_node_types_as_a_table_and_as_json(project: Project) -> None:
     gpu = next(n for n in train["nodeTypes"] if n["name"] == "gpu-a10g-x4")
     assert gpu["resources"]["GPU"] == 4 and gpu["maxWorkers"] == 2 and gpu["rayAtMaxScale"]["gpu"] == 8
     assert _krc(project, "autoscaler", "prod-eks-gpu", "--format", "json")[1] == out  # deterministic
+    code, out, _ = _krc(project, "autoscaler", "prod-eks-gpu", "--cluster", "summarizer")
+    assert code == 0 and [line for line in out.splitlines() if line.startswith("Ray")] == [
+        "RayService/ray-prod/summarizer spec.rayClusterConfig: autoscaled, idle timeout 300s, max workers 4"]
+    code, _, err = _krc(project, "autoscaler", "dev", "--cluster", "nope")
+    assert code == 2 and "no RayCluster, RayJob, RayService or RayCronJob named 'nope' in dev" in err
 
 
 def test_review_shows_rays_view_beside_kubernetes(project: Project) -> None:
