@@ -7,6 +7,7 @@ times max_workers). krc's side is what `krc diff` and `krc autoscaler` report: t
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -19,8 +20,9 @@ from compiler import pipeline
 from compiler.autoscaler import Batch, autoscaler_views
 from compiler.k8s.ray_cluster_specs import cluster_specs
 from compiler.lint.manifest_files import paths_context
-from compiler.lint.runner import validate_objects
+from compiler.lint.runner import run_rules, validate_objects
 from compiler.review.ray_view import RayCapacity, cluster_rows, ray_capacity, two_views
+from compiler.rules.support.context import LintContext, LintObject
 
 RAY_VERSION = "2.58.0"
 REFERENCE = """
@@ -87,15 +89,36 @@ def _compare(groups: dict[str, list[dict[str, Any]]]) -> int:
     return len(clusters)
 
 
-def test_every_upstream_sample_agrees_with_the_generator(shared_dir: Path) -> None:
+@pytest.fixture(scope="module")
+def stored_samples(shared_dir: Path) -> tuple[LintContext, dict[str, list[LintObject]]]:
+    """The upstream samples as the API server stores them, and their objects by file."""
     samples = shared_dir / "kuberay" / "samples"
     context = paths_context([samples], "1.7.0", "", samples)
     assert len({o.location.file for o in context.objects}) == 94
     defaulted, _ = validate_objects(context)
-    by_file: dict[str, list[dict[str, Any]]] = {}
+    by_file: dict[str, list[LintObject]] = {}
     for obj in defaulted.objects:
-        by_file.setdefault(obj.location.file, []).append(obj.document)
-    assert _compare(by_file) == 88  # every RayCluster spec of the samples, nested ones included
+        by_file.setdefault(obj.location.file, []).append(obj)
+    return defaulted, by_file
+
+
+def test_every_upstream_sample_agrees_with_the_generator(stored_samples) -> None:
+    _, by_file = stored_samples
+    documents = {file: [o.document for o in objects] for file, objects in by_file.items()}
+    assert _compare(documents) == 88  # every RayCluster spec of the samples, nested ones included
+
+
+def test_the_autoscaler_rules_are_quiet_on_the_upstream_samples(stored_samples) -> None:
+    """The reference corpus has no autoscaler problems: at most notes (the default idle timeout)."""
+    defaulted, by_file = stored_samples
+    files = sorted(by_file)
+    views = autoscaler_views(Path.cwd(), [Batch(RAY_VERSION, tuple(o.document for o in by_file[f])) for f in files])
+    found = []
+    for file, view in zip(files, views, strict=True):
+        context = dataclasses.replace(defaulted, objects=tuple(by_file[file]), autoscaler=view)
+        found += [p for p in run_rules(context) if p.rule.startswith("autoscaler/")]
+    assert [p.one_line() for p in found if p.severity != "info"] == []
+    assert {p.rule for p in found} == {"autoscaler/idle-timeout-default"} and len(found) == 3
 
 
 @pytest.mark.parametrize("name", ["dev", "prod-eks-gpu"])
