@@ -102,7 +102,8 @@ def check_environment(render: Render, project: Project | None = None, argocd_crd
 
 def compile_environments(project: Project, names: Sequence[str], lint: bool = True) -> list[Render]:
     """Every named environment, checked, or every problem of all of them (one bad file does not hide another)."""
-    renders, problems = [], []
+    renders: list[Render] = []
+    problems: list[Problem] = []
     for name in names:
         try:
             render = compile_environment(project, name)

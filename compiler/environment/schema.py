@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 import jsonschema
 
+from .. import fieldpath
 from ..problems import Location, Problem
 from ..yamlio import Path, Positions
 from .layering import named_path
@@ -38,10 +39,7 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _nearest(positions: Positions, path: Path, fallback: Location) -> Location:
-    for n in range(len(path), -1, -1):
-        if path[:n] in positions:
-            return positions[path[:n]]
-    return fallback
+    return fieldpath.nearest_location(positions, path) or fallback
 
 
 _TYPE_WORDS = {"object": "a map", "array": "a list", "string": "text", "integer": "a whole number",

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
+from ... import fieldpath
 from ...charts.package import Chart
 from ...k8s.objects import object_ref
 from ...problems import Location, Problem
@@ -53,12 +54,8 @@ class LintObject:
 
     def locate(self, path: Path) -> Location:
         """The closest recorded place for a field: itself, else its nearest parent, else the object."""
-        if self.positions:
-            for end in range(len(path), -1, -1):
-                found = self.positions.get(tuple(path[:end]))
-                if found is not None:
-                    return found
-        return self.location
+        found = fieldpath.nearest_location(self.positions, tuple(path)) if self.positions else None
+        return found or self.location
 
     def problem(self, message: str, path: Path = ()) -> Problem:
         """A finding about this object; the runner fills in the rule id and severity."""
@@ -107,12 +104,8 @@ class LintContext:
 
     def environment_location(self, path: Path) -> Location:
         """Where a value of the environment was set, falling back to its nearest parent, then the file."""
-        if self.locate_environment is not None:
-            for end in range(len(path), -1, -1):
-                found = self.locate_environment(tuple(path[:end]))
-                if found is not None:
-                    return found
-        return Location(self.environment_file or f"environment {self.environment_name}")
+        found = fieldpath.nearest(self.locate_environment, tuple(path)) if self.locate_environment else None
+        return found or Location(self.environment_file or f"environment {self.environment_name}")
 
     def environment_problem(self, message: str, path: Path = ()) -> Problem:
         """A finding about the environment as a whole (Helm values, gates, namespaces)."""
