@@ -86,7 +86,8 @@ def config_from_answer(answer: Mapping[str, Any], ray_version: str) -> Generated
     types = config.get("available_node_types") or {}
     head_name = str(config.get("head_node_type") or HEAD_NODE_TYPE)
     # the generator's own order (head, then worker groups in spec order), which the runner records
-    order = answer.get("nodeTypeOrder") if isinstance(answer.get("nodeTypeOrder"), list) else list(types)
+    recorded = answer.get("nodeTypeOrder")
+    order: list[Any] = recorded if isinstance(recorded, list) else list(types)
     ordered = [head_name, *(str(n) for n in order if n != head_name and n in types)]
     nodes = []
     for name in ordered:
