@@ -10,13 +10,22 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from . import argocd, crddiff, output, review
+from . import argocd, crddiff, output, review, yamlio
 from .argocd.validation import crds_path, environment_problems
 from .autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_version
 from .charts import vendor
 from .environment.model import Environment, load_environment
-from .lint import LintContext, environment_context, lint_objects, lint_validated, paths_context, validate_objects
+from .lint import (
+    LintContext,
+    LintObject,
+    environment_context,
+    lint_objects,
+    lint_validated,
+    paths_context,
+    validate_objects,
+)
 from .policy import CueEngine, find_engine, policy_files, policy_findings, policy_input
 from .policy.evaluate import evaluate_policies
 from .problems import KrcError, Location, Problem, sorted_problems
@@ -168,11 +177,37 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     """`krc diff`: the named environments against golden/ (the working tree, or as committed at `base`)."""
     source = review.golden_source(project, base)
     renders = compile_environments(project, names)
-    views = autoscaler_of(project, [validate_render(r) for r in renders])
+    goldens = [source.files(r.environment.name) for r in renders]
+    stored_after = [[o.document for o in validate_render(r).context.objects] for r in renders]
+    stored_before = [_stored_golden(r, files) for r, files in zip(renders, goldens, strict=True)]
+    versions = [ray_version(r.environment) for r in renders] * 2
+    batches = [Batch(v, tuple(d)) for v, d in zip(versions, stored_after + stored_before, strict=True)]
+    views = autoscaler_views(project.root, batches)  # after and before: one generator process
+    after, before = views[:len(renders)], views[len(renders):]
     return review.Review(source.description, base, tuple(
-        dataclasses.replace(review.review_environment(project, r, source.files(r.environment.name)),
-                            ray_view=two_views((o.document for o in r.objects), view))
-        for r, view in zip(renders, views, strict=True)))
+        dataclasses.replace(review.review_environment(project, r, files), ray_view=two_views(
+            [o.document for o in r.objects], view, before=(old, old_view)))
+        for r, files, view, old, old_view in zip(renders, goldens, after, stored_before, before, strict=True)))
+
+
+def _stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:
+    """golden's Ray objects as the API server stores them under the render's CRDs (so Ray's view before and
+    after compare like with like); files krc diff itself reports as unreadable are left out here."""
+    shown = f"golden/{render.environment.name}"
+    objects = []
+    for path, content in sorted(files.items()):
+        if not path.startswith(f"{output.MANIFESTS_DIR}/"):
+            continue
+        try:
+            document = yamlio.load(content.decode("utf-8"), f"{shown}/{path}")
+        except (KrcError, UnicodeDecodeError):
+            continue
+        if isinstance(document, dict) and str(document.get("apiVersion", "")).startswith("ray.io/"):
+            objects.append(LintObject(document, Location(f"{shown}/{path}")))
+    context = LintContext(tuple(objects), render.chart.version, {}, render.chart)
+    return [o.document for o in validate_objects(context)[0].objects]
+
+
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ Shape (version 1; fields are only ever added):
           "upgradePeak": {...} | null,                    # while replaced RayService clusters run twice
           "rayView": null | {                             # after, as Ray's autoscaler sees it (review/ray_view.py)
             "rayVersion": "2.58.0", "ray": {"cpu", "gpu", "memory", "memoryBytes", "custom"} | null,
+            "rayBefore": {...} | null,                    # golden's, through the same generator
             "kubernetes": {...}, "reasons": ["... headgroup: CPU: Ray 0 from rayStartParams num-cpus '0', ..."],
             "failed": [], "unavailable": null | "the autoscaler config generator of Ray X is not installed; ..."}
         },

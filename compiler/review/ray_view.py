@@ -91,9 +91,11 @@ class TwoViews:
     reasons: tuple[str, ...]
     failed: tuple[str, ...] = ()
     unavailable: str = ""
+    ray_before: RayCapacity | None = None  # golden's, when the review has it
 
     def as_dict(self) -> dict[str, Any]:
         return {"rayVersion": self.ray_version, "ray": None if self.unavailable else self.ray.as_dict(),
+                "rayBefore": self.ray_before.as_dict() if self.ray_before and not self.unavailable else None,
                 "kubernetes": self.kubernetes.as_dict(), "reasons": list(self.reasons), "failed": list(self.failed),
                 "unavailable": self.unavailable or None}
 
@@ -101,15 +103,23 @@ class TwoViews:
         """The text report's lines (indented by the caller)."""
         if self.unavailable:
             return [f"Ray's view: not computed ({self.unavailable})"]
-        custom = "".join(f", {name} {amount}" for name, amount in self.ray.custom)
-        summary = (f"Ray's view at max scale (autoscaler config of Ray {self.ray_version}): CPU {self.ray.cpus}, "
-                   f"GPU {self.ray.gpus}, memory {format_memory(self.ray.memory_bytes)}{custom}; Kubernetes': CPU "
+        before = self.ray_before or self.ray
+        custom = "".join(f", {name} {_change(dict(before.custom).get(name, 0), amount)}"
+                         for name, amount in self.ray.custom)
+        summary = (f"Ray's view at max scale (autoscaler config of Ray {self.ray_version}): CPU "
+                   f"{_change(before.cpus, self.ray.cpus)}, GPU {_change(before.gpus, self.ray.gpus)}, memory "
+                   f"{_change(format_memory(before.memory_bytes), format_memory(self.ray.memory_bytes))}{custom}; "
+                   f"Kubernetes' (after): CPU "
                    f"{format_cpu(self.kubernetes.cpu_millis)}, GPU {self.kubernetes.gpus}, memory "
                    f"{format_memory(self.kubernetes.memory_bytes)}")
         out = [summary]
         out += [f"  differs: {reason}" for reason in self.reasons]
         out += [f"  the generator rejects {failure}" for failure in self.failed]
         return out
+
+
+def _change(before: object, after: object) -> str:
+    return str(after) if before == after else f"{before} -> {after}"
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -203,10 +213,18 @@ def cluster_rows(documents: Iterable[dict[str, Any]], view: AutoscalerView) -> l
     return out
 
 
-def two_views(documents: Iterable[dict[str, Any]], view: AutoscalerView) -> TwoViews:
-    """The environment's capacity in both views (Kubernetes' over the clusters the generator answered for)."""
+def two_views(documents: Iterable[dict[str, Any]], view: AutoscalerView,
+              before: tuple[Iterable[dict[str, Any]], AutoscalerView] | None = None) -> TwoViews:
+    """The environment's capacity in both views (Kubernetes' over the clusters the generator answered for), and
+    Ray's view of `before` (golden's stored objects and the generator's answers for them) when given."""
     if view.unavailable:
         return TwoViews(view.ray_version, RayCapacity(), Capacity(), (), (), view.unavailable)
+    ray_before = None
+    if before is not None:
+        ray_before = RayCapacity()
+        for cluster in cluster_rows(*before):
+            if not cluster.config.error:
+                ray_before += ray_capacity(cluster.config)
     ray, kube, reasons, failed = RayCapacity(), Capacity(), [], []
     for cluster in cluster_rows(documents, view):
         if cluster.config.error:
@@ -216,7 +234,7 @@ def two_views(documents: Iterable[dict[str, Any]], view: AutoscalerView) -> TwoV
             ray += row.ray
             kube += row.kubernetes
             reasons += [f"{row.cluster} {row.node_type.name}: {reason}" for reason in row.reasons]
-    return TwoViews(view.ray_version, ray, kube, tuple(reasons), tuple(failed))
+    return TwoViews(view.ray_version, ray, kube, tuple(reasons), tuple(failed), ray_before=ray_before)
 
 
 def ray_capacity(config: GeneratedConfig) -> RayCapacity:

@@ -134,15 +134,16 @@ def test_review_shows_rays_view_beside_kubernetes(project: Project) -> None:
     environment.write_text(text.replace("        maxReplicas: 2\n", "        maxReplicas: 3\n"), encoding="utf-8")
     code, out, _ = _krc(project, "diff", "dev")
     assert code == 1
-    assert ("Ray's view at max scale (autoscaler config of Ray 2.58.0): CPU 3, GPU 0, memory 8Gi; Kubernetes': "
-            "CPU 4, GPU 0, memory 8Gi") in out
+    assert ("Ray's view at max scale (autoscaler config of Ray 2.58.0): CPU 2 -> 3, GPU 0, memory 6Gi -> 8Gi; "
+            "Kubernetes' (after): CPU 4, GPU 0, memory 8Gi") in out
     assert "differs: RayCluster/ray-demo/ray-cpu-demo headgroup: CPU: Ray 0 from rayStartParams num-cpus '0'" in out
     code, out, _ = _krc(project, "diff", "dev", "--format", "markdown")
-    assert "Ray's view at max scale (autoscaler config of Ray 2.58.0): CPU 3, GPU 0, memory 8Gi; Kubernetes'" in out
+    assert "Ray's view at max scale (autoscaler config of Ray 2.58.0): CPU 2 -> 3, GPU 0, memory 6Gi -> 8Gi;" in out
     assert "- differs: RayCluster/ray-demo/ray-cpu-demo headgroup: CPU: Ray 0 from rayStartParams num-cpus" in out
     code, out, _ = _krc(project, "diff", "dev", "--format", "json")
     ray_view = json.loads(out)["environments"][0]["capacity"]["rayView"]
     assert ray_view["ray"]["cpu"] == 3 and ray_view["kubernetes"]["cpu"] == "4" and ray_view["unavailable"] is None
+    assert ray_view["rayBefore"]["cpu"] == 2  # golden's stored objects through the same generator
 
 
 def test_lint_of_an_environment_reads_the_environment_file_against_the_generator(project: Project) -> None:
