@@ -7,7 +7,7 @@ no counterpart falls back to its nearest mapped parent, and at worst to the envi
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .problems import Location
 from .render import SOURCE_ANNOTATION

@@ -4,7 +4,8 @@ The C loader and dumper are used when PyYAML was built with libyaml; both produc
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import yaml
 

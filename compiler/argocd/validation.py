@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..environment.model import Environment
 from ..problems import KrcError, Location, Problem

@@ -50,7 +50,7 @@ class Crd:
         return self.digest
 
     @classmethod
-    def from_document(cls, document: dict, source: str, text: str) -> "Crd":
+    def from_document(cls, document: dict, source: str, text: str) -> Crd:
         try:
             spec = document["spec"]
             versions = spec["versions"]

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 Severity = Literal["breaking", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("breaking", "warning", "info")

@@ -49,7 +49,8 @@ upgrade-safety preflight, which runs it):
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .changes import CrdChange, Severity
 

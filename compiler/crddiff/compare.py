@@ -4,7 +4,8 @@ Severities are argued in the docstring of `checks`.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..problems import KrcError
 from .changes import CrdChange, sorted_changes

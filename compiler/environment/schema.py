@@ -8,8 +8,9 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+from collections.abc import Iterator
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..problems import KrcError, Location, Problem, sorted_problems
 from . import workspace

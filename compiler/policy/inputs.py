@@ -1,7 +1,7 @@
 """From compiled environments to the inputs CUE policies judge."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..environment.layering import named_path
 from ..problems import Location, Problem

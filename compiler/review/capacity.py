@@ -11,9 +11,10 @@ rayservice_action).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any
 
 from ..k8s.quantities import parse_quantity as k8s_quantity
 from ..k8s.ray_cluster_specs import cluster_specs

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .fielddiff import FieldChange
 from .rayservice_action import appended_groups, cluster_action

@@ -12,9 +12,10 @@ gate blocks (an incomplete comparison needs an approval).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .. import crddiff, output, yamlio
 from ..charts.package import canonical_json

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
 Op = Literal["changed", "added", "removed", "text", "reordered"]
 

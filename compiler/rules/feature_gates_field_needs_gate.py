@@ -18,7 +18,7 @@ Passes: the same with `--feature-gates RayClusterNetworkPolicy=true` (or `featur
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext, LintObject, get_in

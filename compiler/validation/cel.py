@@ -50,7 +50,7 @@ def _environment() -> celpy.Environment:
     return celpy.Environment()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _program(expression: str) -> Any:
     """Compiling is the slow part (lark parse, ~1-20 ms); identical rules appear many times across CRDs."""
     environment = _environment()

@@ -12,8 +12,8 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from collections.abc import Iterator, Mapping
-from typing import Any, Callable
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from ..problems import KrcError
 from . import cel, string_formats
@@ -31,7 +31,7 @@ ACCEPTED_TYPES: dict[str, frozenset[type]] = {
 INT_OR_STRING = frozenset((int,) + _STRINGISH)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _regex(pattern: str) -> re.Pattern[str]:
     # ECMA/RE2 patterns in CRDs are, in practice, a subset Python's re reads the same way; the API server
     # searches (unanchored) like re.search.
@@ -54,7 +54,7 @@ class LazyNodes(Mapping[str, "SchemaNode"]):
         self._where = where
         self._value_only = value_only
 
-    def __getitem__(self, name: str) -> "SchemaNode":
+    def __getitem__(self, name: str) -> SchemaNode:
         node = self._compiled.get(name)
         if node is None:
             node = self._compiled[name] = _compile(self._raw[name], self._where, self._value_only)
@@ -138,13 +138,13 @@ class SchemaNode:
             self._additional = _compile(additional, where, value_only)
 
     @property
-    def items(self) -> "SchemaNode | None":
+    def items(self) -> SchemaNode | None:
         if self._lazy is not None:
             self._expand()
         return self._items
 
     @property
-    def additional(self) -> "SchemaNode | bool | None":
+    def additional(self) -> SchemaNode | bool | None:
         """A node, True (anything goes) or None (not declared)."""
         if self._lazy is not None:
             self._expand()

@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from .. import fieldpath, yamlio
 from ..charts.package import Crd

@@ -9,8 +9,9 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ...charts.package import Chart
 

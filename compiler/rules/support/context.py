@@ -1,8 +1,9 @@
 """The record every rule reads: the objects under lint and the facts about where they will run."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from ...charts.package import Chart
 from ...k8s.objects import object_ref

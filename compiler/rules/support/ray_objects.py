@@ -7,8 +7,9 @@ operator would see after the API server's CRD defaults, so rules behave the same
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ...k8s.ray_cluster_specs import cluster_specs
 from ...yamlio import Path
