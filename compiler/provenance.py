@@ -34,7 +34,8 @@ def _group(doc_group: dict, rest: Path) -> Path:
         if field == "resources" and len(rest) > 6:
             return _RESOURCE_KEYS.get(rest[6], ())
         return _CONTAINER_FIELDS.get(field, ())
-    if rest[0] == "template" and rest[1:2] == ("spec",) and len(rest) > 2 and rest[2] in ("nodeSelector", "tolerations", "serviceAccountName"):
+    if (rest[0] == "template" and rest[1:2] == ("spec",) and len(rest) > 2
+            and rest[2] in ("nodeSelector", "tolerations", "serviceAccountName")):
         return (rest[2],) + tuple(rest[3:4])
     if rest[0] == "groupName":
         return ("name",)

@@ -128,7 +128,7 @@ def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd,
     cached = _cached_crd_documents(digest)
     crds: list[Crd] = []
     if cached is not None and len(cached) == len(names):
-        for name, documents in zip(names, cached):
+        for name, documents in zip(names, cached, strict=True):
             text = members[name].decode("utf-8")
             crds.extend(Crd(crd_name, name[len(root) + 1:], text, canonical, group, kind, tuple(served), storage)
                         for crd_name, group, kind, served, storage, canonical in documents)

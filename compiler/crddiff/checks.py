@@ -321,8 +321,9 @@ class SchemaWalk:
             else:
                 self.emit(path, "validation-rule-changed", "warning", f"CEL rule `{text}` changed its options: "
                           "check existing objects against it", was, now)
-        # a rule rewritten in place shows up as one removed and one added: report it as a change
-        for was, now in zip(removed, added):
+        # a rule rewritten in place shows up as one removed and one added: report it as a change; the unpaired
+        # rest of either list is reported as removed or added below, so the lists may differ in length
+        for was, now in zip(removed, added, strict=False):
             self.emit(path, "validation-rule-changed", "warning", f"CEL rule `{_one_line(was.get('rule'))}` "
                       f"replaced by `{_one_line(now.get('rule'))}`: check existing objects against it", was, now)
         for now in added[len(removed):]:

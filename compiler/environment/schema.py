@@ -86,7 +86,8 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
     if error.validator == "required":
         message = f"{message} in {_dotted(path)}; add it"
     elif error.validator == "enum":
-        message = f"{_dotted(path)}: {_shown(error.instance)} is not one of {_shown(error.validator_value)}; use one of them"
+        message = (f"{_dotted(path)}: {_shown(error.instance)} is not one of {_shown(error.validator_value)}; "
+                   "use one of them")
     elif error.validator == "pattern" and path and path[-1] == "name":
         message = (f"{_dotted(path)}: {_shown(error.instance)} is not a valid Kubernetes name; use lowercase letters, "
                    "digits and '-', starting and ending with a letter or digit")
@@ -96,7 +97,8 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
         wanted = _TYPE_WORDS.get(str(error.validator_value), str(error.validator_value))
         message = f"{_dotted(path)}: {_shown(error.instance)} should be {wanted}; change the value"
     else:
-        message = f"{_dotted(path)}: {_shown(error.instance)} breaks '{error.validator}: {_shown(error.validator_value)}'; fix the value"
+        message = (f"{_dotted(path)}: {_shown(error.instance)} breaks "
+                   f"'{error.validator}: {_shown(error.validator_value)}'; fix the value")
     yield Problem(message, _nearest(positions, path, fallback), path=_dotted(path))
 
 

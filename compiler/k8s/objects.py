@@ -1,7 +1,7 @@
 """Object identity: API group, kind, namespace and name (`ObjectKey`), and the `Kind/namespace/name` reference.
 
-For a change the API version is deliberately not part of it, so `ray.io/v1alpha1` -> `ray.io/v1` reads as a change of the
-`apiVersion` field of one object rather than one object deleted and another created (as helm-diff does).
+For a change the API version is deliberately not part of it, so `ray.io/v1alpha1` -> `ray.io/v1` reads as a change of
+the `apiVersion` field of one object rather than one object deleted and another created (as helm-diff does).
 """
 from __future__ import annotations
 

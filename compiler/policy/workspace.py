@@ -53,7 +53,7 @@ def read_policy(path: Path, shown: str) -> Policy:
 
 def _package_of(text: str, shown: str) -> str:
     """The package clause: it must come first, after comments, so krc can import the file as a package."""
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("//"):
             continue

@@ -57,6 +57,11 @@ def format_memory(size: int) -> str:
     return str(size)
 
 
+def _amount(limits: dict[str, Any], requests: dict[str, Any], name: str) -> Decimal:
+    """The limit of a resource, else its request, else 0."""
+    return parse_quantity(limits.get(name, requests.get(name, 0)))
+
+
 def pod_capacity(template: Any) -> Capacity:
     spec = (template or {}).get("spec") or {} if isinstance(template, dict) else {}
     total = Capacity()
@@ -65,13 +70,10 @@ def pod_capacity(template: Any) -> Capacity:
             continue
         resources = container.get("resources") or {}
         limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
-
-        def amount(name: str) -> Decimal:
-            return parse_quantity(limits.get(name, requests.get(name, 0)))
-
         gpus = sum((parse_quantity(v) for k, v in {**requests, **limits}.items() if str(k).endswith("/gpu")),
                    Decimal(0))
-        total += Capacity(int(amount("cpu") * 1000), int(gpus), int(amount("memory")))
+        total += Capacity(int(_amount(limits, requests, "cpu") * 1000), int(gpus),
+                          int(_amount(limits, requests, "memory")))
     return total
 
 

@@ -129,7 +129,8 @@ def parse_lock(data: bytes | dict, source: str) -> CrdLock:
     try:
         crds = document.get("crds") or []
         return CrdLock(str(document["chart"]), str(document["version"]),
-                       {str(c["name"]): str(c["sha256"]) for c in crds}, {str(c["name"]): str(c.get("kind", "")) for c in crds})
+                       {str(c["name"]): str(c["sha256"]) for c in crds},
+                       {str(c["name"]): str(c.get("kind", "")) for c in crds})
     except (KeyError, TypeError, AttributeError):
         raise KrcError(f"{source} is not a CRD lock (chart, version, crds with name and sha256); restore it "
                        "from git or accept the render with 'krc golden'") from None
@@ -227,7 +228,8 @@ def gate_statements(gate: CrdGate) -> list[str]:
     """The plain words every format prints, in this order (markdown adds emphasis, never other words)."""
     env = gate.environment
     changed, added, removed = gate.named("changed"), gate.named("added"), gate.named("removed")
-    parts = [f"{len(changed)} changed"] + [f"{len(added)} new"] * bool(added) + [f"{len(removed)} removed"] * bool(removed)
+    parts = ([f"{len(changed)} changed"] + [f"{len(added)} new"] * bool(added)
+             + [f"{len(removed)} removed"] * bool(removed))
     lines = [f"CRD upgrade: {env} moves {gate.chart} {gate.old_version} -> {gate.new_version} and its CRDs change "
              f"({', '.join(parts)})."]
     if changed:

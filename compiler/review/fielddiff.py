@@ -103,7 +103,7 @@ def _diff_lists(old: list, new: list, path: str, field: str) -> Iterator[FieldCh
             yield FieldChange(path, "reordered", kept_before, kept_after)
         return
     if all(not isinstance(v, (dict, list)) for v in (*old, *new)):
-        if len(old) != len(new) or not all(_same_scalar(a, b) for a, b in zip(old, new)):
+        if len(old) != len(new) or not all(_same_scalar(a, b) for a, b in zip(old, new, strict=True)):
             yield FieldChange(path, "changed", old, new)
         return
     for index in range(max(len(old), len(new))):

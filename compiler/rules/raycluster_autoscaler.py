@@ -69,4 +69,5 @@ def check(context: LintContext) -> Iterator[Problem]:
                                       "set restartPolicy: Never", group.path + ("template", "spec", "restartPolicy"))
         if applies_to(">=1.7", context.operator_version) and START_CMD in env_by_name(options.get("env")):
             yield obj.problem(f"autoscalerOptions.env sets {START_CMD}, which KubeRay injects itself; remove it "
-                              "(reference it from autoscalerOptions.args instead)", cluster.at("autoscalerOptions", "env"))
+                              "(reference it from autoscalerOptions.args instead)",
+                              cluster.at("autoscalerOptions", "env"))

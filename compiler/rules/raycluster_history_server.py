@@ -34,7 +34,8 @@ VERSIONS = ">=1.7"
 
 RESERVED_ENV = ("POD_IP", "FQ_RAY_IP", "RAY_CLUSTER_NAME", "RAY_CLUSTER_NAMESPACE", "RAY_ROLE", "OWNER_KIND",
                 "OWNER_NAME", "EVENTS_PORT")
-BACKEND_NEEDS = {"GCS": ("GCS_BUCKET",), "S3": ("S3_REGION",), "ALIYUNOSS": ("OSS_BUCKET", "OSS_ENDPOINT", "OSS_REGION")}
+BACKEND_NEEDS = {"GCS": ("GCS_BUCKET",), "S3": ("S3_REGION",),
+                 "ALIYUNOSS": ("OSS_BUCKET", "OSS_ENDPOINT", "OSS_REGION")}
 COLLECTOR = "ray-history-collector"
 
 
@@ -90,4 +91,5 @@ def check(context: LintContext) -> Iterator[Problem]:
             if any(c.get("name") == COLLECTOR for c in group.containers):
                 what = "the head pod template" if group.is_head else f"worker group '{group.name}'"
                 yield obj.problem(f"{what} defines a container named '{COLLECTOR}', which KubeRay adds for the "
-                                  "history server; rename the container", group.path + ("template", "spec", "containers"))
+                                  "history server; rename the container",
+                                  group.path + ("template", "spec", "containers"))

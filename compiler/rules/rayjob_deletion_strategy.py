@@ -29,6 +29,7 @@ Passes:
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 from ..problems import Problem
@@ -106,7 +107,7 @@ def _rules(job: JobView, rules: list) -> Iterator[Problem]:
             ttls.setdefault(condition_key, {}).setdefault(policy, (ttl, i))  # a duplicate is reported above
     for (key, value), by_policy in ttls.items():
         present = [p for p in ORDER if p in by_policy]
-        for earlier, later in zip(present, present[1:]):
+        for earlier, later in itertools.pairwise(present):
             (earlier_ttl, _), (later_ttl, later_index) = by_policy[earlier], by_policy[later]
             if later_ttl < earlier_ttl:
                 yield job.obj.problem(f"for {key} {value}, {later} has ttlSeconds {later_ttl}, less than "

@@ -20,6 +20,7 @@ Passes:
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -51,7 +52,7 @@ def names_credential(name: str) -> bool:
     words = [w for w in re.split(r"[^A-Za-z0-9]+", name.upper()) if w]
     if any(word in _CREDENTIAL_WORDS for word in words):
         return True
-    return any(first in _KEY_QUALIFIERS and second == "KEY" for first, second in zip(words, words[1:]))
+    return any(first in _KEY_QUALIFIERS and second == "KEY" for first, second in itertools.pairwise(words))
 
 
 def _literal(value: Any) -> bool:

@@ -78,7 +78,8 @@ class SchemaNode:
 
     __slots__ = (
         "type", "accepted", "nullable", "properties", "property_names", "_additional", "preserve", "embedded",
-        "is_root", "required", "defaults", "_items", "_lazy", "enum", "enum_strings", "enum_text", "pattern", "pattern_text",
+        "is_root", "required", "defaults", "_items", "_lazy", "enum", "enum_strings", "enum_text", "pattern",
+        "pattern_text",
         "string_format", "integer_range", "format_name", "minimum", "maximum", "exclusive_minimum",
         "exclusive_maximum", "multiple_of", "min_length", "max_length", "min_items", "max_items",
         "min_properties", "max_properties", "unique_items", "list_type", "map_keys", "any_of", "all_of",
@@ -245,7 +246,7 @@ def _compile_value_checks(node: SchemaNode, schema: dict, where: str) -> None:
         try:
             node.pattern = _regex(node.pattern_text)
         except re.error as err:
-            raise KrcError(f"{where}: pattern {node.pattern_text!r} is not a valid regex ({err}); fix the CRD")
+            raise KrcError(f"{where}: pattern {node.pattern_text!r} is not a valid regex ({err}); fix the CRD") from err
     fmt = str(schema.get("format", ""))
     node.format_name = fmt
     node.string_format = string_formats.STRING_FORMATS.get(fmt)
