@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
@@ -41,7 +41,7 @@ class Problem:
         rule = f" [{self.rule}]" if self.rule else ""
         return f"{where}: {self.severity} {self.message}{rule}"
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         loc = self.location or Location("")
         return (loc.file, loc.line, loc.column, SEVERITY_ORDER[self.severity], self.rule, self.message)
 

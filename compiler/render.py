@@ -26,7 +26,7 @@ SOURCE_ANNOTATION = "krc.dev/source"
 
 @dataclass(frozen=True)
 class RenderedObject:
-    document: dict
+    document: dict[str, Any]
     template: str  # the template that produced it, relative to the project
     location: Location | None  # where its environment item was set, when the template names one
 
@@ -41,7 +41,7 @@ class Render:
 
     environment: Environment
     chart: Chart
-    helm_values: dict
+    helm_values: dict[str, Any]
     objects: tuple[RenderedObject, ...]
     findings: tuple[Problem, ...] = ()  # schema and lint findings below error level (errors stop the pipeline)
 
@@ -69,7 +69,7 @@ def _check_object(doc: Any, shown: str) -> None:
         raise KrcError(f"a {doc['kind']} without metadata.name; give it a name", Location(shown))
 
 
-def _located(env: Environment, doc: dict) -> Location | None:
+def _located(env: Environment, doc: dict[str, Any]) -> Location | None:
     source = ((doc.get("metadata") or {}).get("annotations") or {}).get(SOURCE_ANNOTATION)
     if not source:
         return None

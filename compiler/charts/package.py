@@ -10,13 +10,14 @@ import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import yamlio
 from ..k8s.crd_yaml import load_crd_documents
 from ..problems import KrcError
 
 
-def canonical_json(document: dict) -> str:
+def canonical_json(document: dict[str, Any]) -> str:
     """The canonical form of a document: insensitive to key order, comments and whitespace."""
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -39,8 +40,9 @@ class Crd:
     storage_version: str
 
     @functools.cached_property
-    def document(self) -> dict:
-        return json.loads(self.canonical)
+    def document(self) -> dict[str, Any]:
+        document: dict[str, Any] = json.loads(self.canonical)
+        return document
 
     @functools.cached_property
     def digest(self) -> str:
@@ -50,7 +52,7 @@ class Crd:
         return self.digest
 
     @classmethod
-    def from_document(cls, document: dict, source: str, text: str) -> Crd:
+    def from_document(cls, document: dict[str, Any], source: str, text: str) -> Crd:
         try:
             spec = document["spec"]
             versions = spec["versions"]
@@ -62,7 +64,7 @@ class Crd:
             raise KrcError(f"{source}: a CustomResourceDefinition lacks {err} (metadata.name, spec.group, "
                            "spec.names.kind and spec.versions are required); fix the CRD") from None
 
-    def facts(self) -> list:
+    def facts(self) -> list[Any]:
         """What the parse cache keeps besides the text: everything but the shipped file."""
         return [self.name, self.group, self.kind, list(self.served_versions), self.storage_version, self.canonical]
 
@@ -72,7 +74,7 @@ class Chart:
     name: str
     version: str
     app_version: str
-    values: dict
+    values: dict[str, Any]
     templates: tuple[tuple[str, str], ...]  # (path inside templates/, text), sorted
     crds: tuple[Crd, ...]  # sorted by name
 
@@ -101,15 +103,16 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / "v3"
 
 
-def _cached_crd_documents(digest: str) -> list[list[list]] | None:
+def _cached_crd_documents(digest: str) -> list[list[list[Any]]] | None:
     """Per CRD file, the facts of its CRDs (see Crd.facts)."""
     try:
-        return json.loads((cache_dir() / f"crds-{digest}.json").read_text(encoding="utf-8"))
+        documents: list[list[list[Any]]] = json.loads((cache_dir() / f"crds-{digest}.json").read_text(encoding="utf-8"))
+        return documents
     except (OSError, ValueError):
         return None
 
 
-def _store_crd_documents(digest: str, documents: list[list[list]]) -> None:
+def _store_crd_documents(digest: str, documents: list[list[list[Any]]]) -> None:
     """Best effort: a read-only home (an Argo CD sidecar) only costs speed, never correctness."""
     try:
         folder = cache_dir()

@@ -167,7 +167,7 @@ class _Merger:
         return result
 
 
-def merge_layers(layers: list[tuple[Any, Positions, Location]]) -> tuple[dict, Origins]:
+def merge_layers(layers: list[tuple[Any, Positions, Location]]) -> tuple[dict[str, Any], Origins]:
     """Fold layers (data, named positions, file location), the base first, into one value with origins."""
     origins: Origins = {}
     result: Any = {}

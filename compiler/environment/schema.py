@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from typing import Any
 
@@ -27,8 +27,10 @@ REQUIRED_AFTER_MERGE: tuple[Path, ...] = (
 
 
 @functools.cache
-def environment_schema() -> dict:
-    return json.loads(resources.files("compiler.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+def environment_schema() -> dict[str, Any]:
+    text = resources.files("compiler.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 @functools.cache
@@ -61,8 +63,11 @@ def _dotted(path: Path) -> str:
 
 def _unknown_key_problems(error: jsonschema.ValidationError, positions: Positions,
                           fallback: Location) -> Iterator[Problem]:
-    allowed = sorted((error.schema.get("properties") or {}).keys())
-    for key in error.instance:
+    # the caller passes additionalProperties errors on maps only, so both are maps (the types allow bool, unset)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    instance = error.instance if isinstance(error.instance, Mapping) else {}
+    allowed = sorted((schema.get("properties") or {}).keys())
+    for key in instance:
         if key in allowed:
             continue
         path = tuple(error.absolute_path) + (key,)
@@ -118,7 +123,7 @@ def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[
     return sorted(problems, key=Problem.sort_key)
 
 
-def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+def check_merged(data: dict[str, Any], locate: Any, fallback: Location) -> list[Problem]:
     """What only the merged environment can show: required fields no layer set."""
 
     problems = []
@@ -132,7 +137,7 @@ def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
     return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
 
-def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+def check_required(data: dict[str, Any], locate: Any, fallback: Location) -> list[Problem]:
     """Keys every resolved environment needs; `locate(path)` finds where the nearest parent was set."""
     problems = []
     for path in REQUIRED_AFTER_MERGE:

@@ -37,7 +37,8 @@ def key_of(document: dict[str, Any]) -> ObjectKey:
 
 def object_ref(document: dict[str, Any]) -> str:
     """`Kind/namespace/name`, or `Kind/name` when the object has no namespace: how findings name an object."""
-    meta = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    raw_meta = document.get("metadata")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
     name = meta.get("name") or (f"{meta['generateName']}*" if meta.get("generateName") else "<unnamed>")
     kind = document.get("kind") or "<no kind>"
     return f"{kind}/{meta['namespace']}/{name}" if meta.get("namespace") else f"{kind}/{name}"
