@@ -17,6 +17,7 @@ from typing import Any
 import celpy
 import lark
 from celpy import celtypes
+from celpy.evaluation import CELEvalError
 
 from ..charts.package import cache_dir
 from ..problems import KrcError
@@ -92,7 +93,7 @@ class CelRule:
             result = _program(self.rule).evaluate(activation)
         except Exception as err:  # celpy raises its own and Python errors for runtime faults
             return f"failed rule: {self.rule} (evaluation error: {err})"
-        if isinstance(result, celpy.CELEvalError):
+        if isinstance(result, CELEvalError):
             return f"failed rule: {self.rule} (evaluation error: {result.args[0] if result.args else result})"
         if result is True or (isinstance(result, celtypes.BoolType) and bool(result)):
             return None

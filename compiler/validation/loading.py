@@ -11,7 +11,7 @@ from ..problems import KrcError, Location
 _SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def _crds_in(data: Any) -> list[dict]:
+def _crds_in(data: Any) -> list[dict[str, Any]]:
     if not isinstance(data, dict):
         return []
     if data.get("kind") == "CustomResourceDefinition":
@@ -22,14 +22,14 @@ def _crds_in(data: Any) -> list[dict]:
 
 
 @functools.lru_cache(maxsize=64)
-def _crds_in_file(path: str, size: int, mtime_ns: int) -> tuple[dict, ...]:
+def _crds_in_file(path: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], ...]:
     # parsed once per process while the file is unchanged: CRD files are megabytes of YAML.
     # The dicts are shared between callers, who must not modify them (the validator never does).
     text = Path(path).read_text(encoding="utf-8")
     return tuple(crd for document in yamlio.load_all(text, path) for crd in _crds_in(document))
 
 
-def load_crds_from_path(path: Path | str) -> list[dict]:
+def load_crds_from_path(path: Path | str) -> list[dict[str, Any]]:
     """Every CustomResourceDefinition in a file, or in the *.yaml/*.yml/*.json files of a directory (sorted,
     recursively); other documents are skipped. Finding none is an error: the path is likely wrong."""
     path = Path(path)
@@ -39,7 +39,7 @@ def load_crds_from_path(path: Path | str) -> list[dict]:
         files = [path]
     else:
         raise KrcError(f"{path} does not exist; give a CRD file or a directory of CRD files")
-    crds: list[dict] = []
+    crds: list[dict[str, Any]] = []
     for file in files:
         try:
             stat = file.stat()

@@ -48,7 +48,7 @@ class LazyNodes(Mapping[str, "SchemaNode"]):
 
     __slots__ = ("_raw", "_compiled", "_where", "_value_only")
 
-    def __init__(self, raw: dict, where: str, value_only: bool):
+    def __init__(self, raw: dict[str, Any], where: str, value_only: bool):
         self._raw = raw
         self._compiled: dict[str, SchemaNode] = {}
         self._where = where
@@ -60,7 +60,7 @@ class LazyNodes(Mapping[str, "SchemaNode"]):
             node = self._compiled[name] = _compile(self._raw[name], self._where, self._value_only)
         return node
 
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, name: str, default: Any = None) -> Any:
         return self[name] if name in self._raw else default
 
     def __contains__(self, name: object) -> bool:
@@ -168,7 +168,7 @@ def _is_int_or_string_pair(branches: Any) -> bool:
         b.get("type", "") for b in branches if isinstance(b, dict) and len(b) == 1) == ["integer", "string"]
 
 
-def compile_schema(schema: dict, where: str, root: bool = True) -> SchemaNode:
+def compile_schema(schema: dict[str, Any], where: str, root: bool = True) -> SchemaNode:
     """Compile an openAPIV3Schema; `where` (CRD name and version) is named in errors about the schema."""
     node = _compile(schema, where, value_only=False)
     node.is_root = root
@@ -232,7 +232,7 @@ def expand_all(node: SchemaNode) -> None:
                 stack.append(child)
 
 
-def _compile_value_checks(node: SchemaNode, schema: dict, where: str) -> None:
+def _compile_value_checks(node: SchemaNode, schema: dict[str, Any], where: str) -> None:
     if "enum" in schema:
         values = list(schema["enum"] or [])
         try:
