@@ -22,6 +22,7 @@ Passes:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -39,12 +40,12 @@ BACKEND_NEEDS = {"GCS": ("GCS_BUCKET",), "S3": ("S3_REGION",),
 COLLECTOR = "ray-history-collector"
 
 
-def _set(env: dict[str, dict], name: str) -> bool:
+def _set(env: dict[str, dict[str, Any]], name: str) -> bool:
     entry = env.get(name)
     return entry is not None and (bool(entry.get("value")) or entry.get("valueFrom") is not None)
 
 
-def _backend_problems(env: dict[str, dict], backend: str) -> Iterator[str]:
+def _backend_problems(env: dict[str, dict[str, Any]], backend: str) -> Iterator[str]:
     for name in BACKEND_NEEDS.get(backend, ()):
         if not _set(env, name):
             yield f"STORAGE_BACKEND is {backend} but {name} is not set; add it to collectorOptions.env"

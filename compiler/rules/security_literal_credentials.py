@@ -64,7 +64,7 @@ def _literal(value: Any) -> bool:
             and not _NUMBER.match(text) and not _FILE_PATH.match(text))
 
 
-def _env_findings(obj: LintObject, value: Any, path: tuple) -> Iterator[Problem]:
+def _env_findings(obj: LintObject, value: Any, path: tuple[Any, ...]) -> Iterator[Problem]:
     if isinstance(value, dict):
         for key, child in value.items():
             if key == "env" and isinstance(child, list):

@@ -6,6 +6,7 @@ operator binary's default (every alpha gate is off). Source: the operator's feat
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # gate name -> default in the operator binary, per operator minor version
 _GATES_1_5 = {
@@ -35,7 +36,7 @@ _GATES_1_7 = {
     "RayClusterHistoryServer": False,
     "KubernetesWAS": False,
 }
-_GATES_BY_MINOR: dict[tuple[int, int], dict[str, bool]] = {(1, 5): _GATES_1_5, (1, 6): _GATES_1_6, (1, 7): _GATES_1_7}
+_GATES_BY_MINOR: dict[tuple[int, ...], dict[str, bool]] = {(1, 5): _GATES_1_5, (1, 6): _GATES_1_6, (1, 7): _GATES_1_7}
 
 Version = tuple[int, ...]
 
@@ -62,7 +63,7 @@ def known_gates(operator_version: str) -> dict[str, bool]:
     return dict(_GATES_BY_MINOR[max(older)] if older else _GATES_1_5)
 
 
-def chart_default_gates(operator_version: str, chart_values: dict) -> dict[str, bool]:
+def chart_default_gates(operator_version: str, chart_values: dict[str, Any]) -> dict[str, bool]:
     """The gates an install of the chart turns on or off when its featureGates value is left alone."""
     gates = known_gates(operator_version)
     for entry in chart_values.get("featureGates") or []:
