@@ -30,7 +30,7 @@ class CrdChange:
     old: Any = None
     new: Any = None
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         # breaking first inside each CRD, so a reviewer reads what matters before the additions
         return (self.crd, SEVERITY_ORDER[self.severity], self.version, self.path, self.check, self.message,
                 json.dumps([self.old, self.new], sort_keys=True, default=str))
@@ -49,7 +49,7 @@ def has_breaking(changes: Iterable[CrdChange]) -> bool:
 
 
 def severity_counts(changes: Iterable[CrdChange]) -> dict[str, int]:
-    counts = {name: 0 for name in SEVERITIES}
+    counts: dict[str, int] = {name: 0 for name in SEVERITIES}
     for change in changes:
         counts[change.severity] += 1
     return counts

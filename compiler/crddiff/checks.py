@@ -98,7 +98,8 @@ class SchemaWalk:
             **{key: self._bound for key in _BOUNDS}, **{key: self._documentation for key in _DOCUMENTATION},
         }
 
-    def emit(self, path: str, check: str, severity: Severity, message: str, old: Any = None, new: Any = None):
+    def emit(self, path: str, check: str, severity: Severity, message: str, old: Any = None,
+             new: Any = None) -> None:
         self.out.append(CrdChange(self.crd, self.version, path, check, severity, message, old, new))
 
     # -- the walk --------------------------------------------------------------------------------------------
@@ -127,9 +128,9 @@ class SchemaWalk:
         self._child(old.get("additionalProperties"), new.get("additionalProperties"), path + ".*", "map values",
                     free or old.get("additionalProperties") is True)
 
-    def _properties(self, old: dict, new: dict, path: str) -> None:
-        before: dict = old.get("properties") or {}
-        after: dict = new.get("properties") or {}
+    def _properties(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
+        before: dict[str, Any] = old.get("properties") or {}
+        after: dict[str, Any] = new.get("properties") or {}
         old_required = set(old.get("required") or ())
         new_required = set(new.get("required") or ())
         prefix = path + "." if path else ""

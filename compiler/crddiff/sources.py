@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from ..charts import package, repository, vendor
 from ..k8s.crd_yaml import load_crd_documents
@@ -17,7 +18,7 @@ _CHART_REFERENCE = re.compile(r"^(?P<name>[a-z0-9][a-z0-9._-]*)@(?P<version>[0-9
 _YAML_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def _crds_in(text: str, source: str) -> list[dict]:
+def _crds_in(text: str, source: str) -> list[dict[str, Any]]:
     return [doc for doc in load_crd_documents(text, source)
             if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition"]
 
@@ -29,13 +30,13 @@ def _read_text(path: Path) -> str:
         raise KrcError(f"cannot read {path} ({err}); check the path and that it is UTF-8 YAML") from None
 
 
-def crds_from_archive(data: bytes, origin: str) -> list[dict]:
+def crds_from_archive(data: bytes, origin: str) -> list[dict[str, Any]]:
     """The CRDs a packaged chart ships in its `crds/` directory, in name order (parsed once per chart digest)."""
     return [crd.document for crd in package.read_chart_bytes(data, origin).crds]
 
 
-def _crds_from_files(files: list[Path], origin: Path) -> list[dict]:
-    crds: list[dict] = []
+def _crds_from_files(files: list[Path], origin: Path) -> list[dict[str, Any]]:
+    crds: list[dict[str, Any]] = []
     for file in files:
         crds.extend(_crds_in(_read_text(file), str(file)))
     if not crds:
@@ -44,14 +45,14 @@ def _crds_from_files(files: list[Path], origin: Path) -> list[dict]:
     return crds
 
 
-def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict]:
+def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict[str, Any]]:
     """The vendored chart when the project has it locked, else the chart repository."""
     vendor_dir = project_root / "vendor" if project_root is not None else None
     chart = vendor.vendored_or_downloaded(vendor_dir, name, version, DEFAULT_REPOSITORY)
     return [crd.document for crd in chart.crds]
 
 
-def load_crd_source(spec: str, project_root: Path | None) -> list[dict]:
+def load_crd_source(spec: str, project_root: Path | None) -> list[dict[str, Any]]:
     """The CRDs named by a command-line argument: a CRD file, a directory of them (searched recursively),
     a chart `.tgz`, or `NAME@VERSION` (the vendored copy under `<project_root>/vendor/charts/` when locked,
     else the chart repository, `KRC_CHART_REPOSITORY` or KubeRay's)."""

@@ -29,8 +29,8 @@ class PolicyInput:
     """One environment as policies see it: `env` (the resolved environment) and `objects` (rendered manifests)."""
 
     name: str
-    environment: dict
-    objects: tuple[dict, ...]
+    environment: dict[str, Any]
+    objects: tuple[dict[str, Any], ...]
     # where the value at an input path was set, e.g. ("env", "clusters", 0, "head", "gpu") -> environments/x.yaml:12
     locate: Callable[[InputPath], Location | None] = field(default=_nowhere, compare=False)
 
@@ -84,7 +84,7 @@ def _policy_location(position: CuePosition, policies: Sequence[workspace.Policy]
 def _findings(errors: list[CueError], policies: Sequence[workspace.Policy],
               inputs: Sequence[PolicyInput]) -> list[Problem]:
     broken: list[Problem] = []
-    found: dict[tuple, Problem] = {}
+    found: dict[tuple[Any, ...], Problem] = {}
     for error in errors:
         places = list(dict.fromkeys(loc for p in error.positions if (loc := _policy_location(p, policies))))
         target = _target(error.path, len(policies), len(inputs))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..environment.layering import named_path
 from ..problems import Location, Problem
@@ -36,7 +37,7 @@ def policy_input(render: Render) -> PolicyInput:
 ALWAYS_SET = {"production": False, "cpuOnly": False}
 
 
-def policy_environment(name: str, data: dict) -> dict:
+def policy_environment(name: str, data: dict[str, Any]) -> dict[str, Any]:
     """The `env` that policies see: the resolved environment plus its name and the always-set flags."""
     return {**ALWAYS_SET, **data, "name": name}
 

@@ -81,7 +81,7 @@ def _cue_json(value: Any, what: str) -> str:
 
 
 def write_workspace(root: Path, policies: Sequence[Policy],
-                    environments: Sequence[tuple[str, dict, Sequence[dict]]]) -> None:
+                    environments: Sequence[tuple[str, dict[str, Any], Sequence[dict[str, Any]]]]) -> None:
     """Write the files above into the empty directory `root`; environments are (name, data, objects)."""
     (root / "cue.mod").mkdir()
     # CUE from v0.9 on wants a language version; v0.4 (the WebAssembly build) ignores the field

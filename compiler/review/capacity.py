@@ -92,21 +92,21 @@ def cluster_capacity(cluster_spec: Any) -> Capacity:
     return total
 
 
-def object_capacity(document: dict) -> Capacity:
+def object_capacity(document: dict[str, Any]) -> Capacity:
     total = Capacity()
     for _, cluster in cluster_specs(document):
         total += cluster_capacity(cluster)
     return total
 
 
-def environment_capacity(documents: Iterable[dict]) -> Capacity:
+def environment_capacity(documents: Iterable[dict[str, Any]]) -> Capacity:
     total = Capacity()
     for document in documents:
         total += object_capacity(document)
     return total
 
 
-def upgrade_peak(after: Capacity, replaced: Iterable[dict]) -> Capacity | None:
+def upgrade_peak(after: Capacity, replaced: Iterable[dict[str, Any]]) -> Capacity | None:
     """`after` plus the new clusters of the RayServices being replaced, or None when none is."""
     documents = list(replaced)
     if not documents:

@@ -124,7 +124,7 @@ class CrdLock:
     kinds: dict[str, str]  # CRD name -> kind
 
 
-def parse_lock(data: bytes | dict, source: str) -> CrdLock:
+def parse_lock(data: bytes | dict[str, Any], source: str) -> CrdLock:
     document = data if isinstance(data, dict) else yamlio.load(data.decode("utf-8"), source)
     try:
         crds = document.get("crds") or []
@@ -145,7 +145,7 @@ def crd_statuses(old: CrdLock, new: CrdLock) -> tuple[CrdStatus, ...]:
     return tuple(out)
 
 
-def _findings(schemas: SchemaSet, documents: Iterable[dict], pruned_message: str = "") -> list[SchemaFinding]:
+def _findings(schemas: SchemaSet, documents: Iterable[dict[str, Any]], pruned_message: str = "") -> list[SchemaFinding]:
     """Each object's problems under `schemas`; with `pruned_message`, that replaces the message of unknown
     fields (the linter's "check the field name" is wrong for a field only the old CRDs lack)."""
     found = []
@@ -170,7 +170,7 @@ def unavailable_words(chart: str, old_version: str) -> str:
             "set KRC_CHART_REPOSITORY")
 
 
-def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict] | None:
+def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict[str, Any]] | None:
     try:
         documents = crddiff.load_crd_source(f"{old.chart}@{old.version}", project_root)
     except KrcError as err:
@@ -184,7 +184,7 @@ def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict] 
     return documents
 
 
-def _crd_application(documents: Iterable[dict]) -> str:
+def _crd_application(documents: Iterable[dict[str, Any]]) -> str:
     for document in documents:
         labels = (document.get("metadata") or {}).get("labels") or {}
         if document.get("kind") == "Application" and labels.get("krc.dev/argocd-role") == "crds":
@@ -192,8 +192,9 @@ def _crd_application(documents: Iterable[dict]) -> str:
     return ""
 
 
-def crd_gate(project_root: Path, environment: str, golden_lock: bytes | None, golden_documents: Sequence[dict],
-             chart: Any, rendered_documents: Sequence[dict]) -> CrdGate | None:
+def crd_gate(project_root: Path, environment: str, golden_lock: bytes | None,
+             golden_documents: Sequence[dict[str, Any]], chart: Any,
+             rendered_documents: Sequence[dict[str, Any]]) -> CrdGate | None:
     """The gate for one environment, or None when its CRDs match the golden lock (or it has none yet: a first
     install installs the CRDs)."""
     if golden_lock is None:
