@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
 from ..problems import Problem
-from ..rules import RULES
+from ..rules import RULES, Rule
 
 FORMATS = ("text", "json", "sarif", "github")
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -43,7 +42,7 @@ def as_json(problems: list[Problem]) -> str:
     return json.dumps([as_dict(p) for p in problems], indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _rule_descriptor(rule_id: str, rule: ModuleType | None) -> dict[str, Any]:
+def _rule_descriptor(rule_id: str, rule: Rule | None) -> dict[str, Any]:
     if rule is None:  # schema findings and other non-rule checks
         return {"id": rule_id, "shortDescription": {"text": rule_id}}
     return {

@@ -35,12 +35,13 @@ from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext, get_in
-from .support.ray_objects import JobView, int_or, job_views
+from .support.ray_objects import JobView, defaulted_int, job_views
 
 ID = "rayjob/deletion-strategy"
 SEVERITY = "error"
 SUMMARY = "deletionStrategy uses legacy policies or deletionRules, consistently"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 ORDER = ("DeleteWorkers", "DeleteCluster", "DeleteSelf")
 CLUSTER_POLICIES = ("DeleteCluster", "DeleteWorkers")
@@ -75,7 +76,7 @@ def _rules(job: JobView, rules: list[Any]) -> Iterator[Problem]:
     base = job.at("deletionStrategy", "deletionRules")
     autoscaling = job.cluster is not None and job.cluster.autoscaling
     seen: set[tuple[Any, ...]] = set()
-    ttls: dict[tuple[Any, ...], dict[str, tuple[int, int]]] = {}  # condition -> policy -> (ttl, rule index)
+    ttls: dict[tuple[Any, ...], dict[str, tuple[int | None, int]]] = {}  # condition -> policy -> (ttl, rule index)
     for i, rule in enumerate(rules):
         if not isinstance(rule, dict):
             continue
@@ -88,8 +89,8 @@ def _rules(job: JobView, rules: list[Any]) -> Iterator[Problem]:
             how = "both" if keys else "neither"
             yield job.obj.problem(f"deletionRules[{i}].condition sets {how} of jobStatus and jobDeploymentStatus; "
                                   "set exactly one", path + ("condition",))
-        ttl = int_or(condition.get("ttlSeconds"), 0)  # the CRD puts the TTL in the condition, default 0
-        if ttl < 0:
+        ttl = defaulted_int(condition.get("ttlSeconds"))  # the CRD puts the TTL in the condition
+        if ttl is not None and ttl < 0:
             yield job.obj.problem(f"deletionRules[{i}].condition.ttlSeconds is {ttl}; use 0 or more",
                                   path + ("condition", "ttlSeconds"))
         if job.cluster_selector and policy in CLUSTER_POLICIES:
@@ -111,7 +112,8 @@ def _rules(job: JobView, rules: list[Any]) -> Iterator[Problem]:
         present = [p for p in ORDER if p in by_policy]
         for earlier, later in itertools.pairwise(present):
             (earlier_ttl, _), (later_ttl, later_index) = by_policy[earlier], by_policy[later]
-            if later_ttl < earlier_ttl:
+            # a TTL that is not a number has no order (schema validation reports it)
+            if later_ttl is not None and earlier_ttl is not None and later_ttl < earlier_ttl:
                 yield job.obj.problem(f"for {key} {value}, {later} has ttlSeconds {later_ttl}, less than "
                                       f"{earlier}'s {earlier_ttl}; order the TTLs DeleteWorkers <= "
                                       "DeleteCluster <= DeleteSelf", base + (later_index, "condition", "ttlSeconds"))
