@@ -19,7 +19,7 @@ def format_review(review: Review, output_format: str) -> str:
     return format_text(review)
 
 
-__all__ = ["ApprovalWritten", "check_reason", "pruned_objects", "removed_environment", "with_checks",
-           "write_approval", "COMMENT_LIMIT", "FORMATS", "MARKDOWN_BUDGET", "EnvironmentReview", "FileChange", "ObjectChange",
-           "Review", "format_json", "format_markdown", "format_review", "format_text", "review_environment",
-           "golden_source"]
+__all__ = ["ApprovalWritten", "COMMENT_LIMIT", "EnvironmentReview", "FORMATS", "FileChange", "MARKDOWN_BUDGET",
+           "ObjectChange", "Review", "check_reason", "format_json", "format_markdown", "format_review",
+           "format_text", "golden_source", "pruned_objects", "removed_environment", "review_environment",
+           "with_checks", "write_approval"]

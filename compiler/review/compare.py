@@ -1,12 +1,13 @@
 """Build the review: one environment's render against its golden files, object by object.
 
-Both sides are compared as files (the render laid out exactly as `krc golden` would write it, then parsed), so
-what is reviewed is what would be committed; identical bytes short-cut the field diff.
+The golden side is read from its files; the render side is its objects with the bytes `krc golden` would write
+for each, so what is reviewed is what would be committed; identical bytes short-cut the field diff.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import output, yamlio
 from ..k8s.objects import ObjectKey, key_of
@@ -41,6 +42,14 @@ def _objects(files: output.Files, shown: str) -> Parsed:
                            "delete one, or run 'krc golden'")
         parsed[key] = (path, content, document)
     return parsed
+
+
+def _rendered_objects(render: Render, files: output.Files) -> Parsed:
+    """The render's own objects, with the file and bytes `krc golden` would write for each (no parse back: the
+    canonical dump reads back as the same data, which tests/properties checks)."""
+    documents = [o.document for o in render.objects]
+    return {key_of(document): (name, files[name], document)
+            for name, document in zip(output.manifest_names(documents), documents, strict=True)}
 
 
 def _object_change(key: ObjectKey, old: tuple[str, bytes, dict[str, Any]] | None,
@@ -83,9 +92,9 @@ def _limit_checks(limits: Sequence[CapacityLimit], capacity: Capacity) -> tuple[
                  for limit in limits if limit.resource in values)
 
 
-def _review(name: str, golden: output.Files, current: output.Files, gate: CrdGate | None, removed: bool,
-            checks: Sequence[Problem], limits: Sequence[CapacityLimit]) -> EnvironmentReview:
-    before, after = _objects(golden, f"golden/{name}"), _objects(current, f"render of {name}")
+def _review(name: str, golden: output.Files, current: output.Files, after: Parsed, gate: CrdGate | None,
+            removed: bool, checks: Sequence[Problem], limits: Sequence[CapacityLimit]) -> EnvironmentReview:
+    before = _objects(golden, f"golden/{name}")
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     objects.sort(key=lambda o: o.rank)  # the worst consequences first; otherwise by group, kind, name
@@ -118,12 +127,12 @@ def review_environment(project: Project, render: Render, golden: output.Files, c
     gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE),
                     [e[2] for e in _objects(golden, f"golden/{name}").values()], render.chart,
                     [o.document for o in render.objects])
-    return _review(name, golden, current, gate, False, checks, limits)
+    return _review(name, golden, current, _rendered_objects(render, current), gate, False, checks, limits)
 
 
 def removed_environment(name: str, golden: output.Files) -> EnvironmentReview:
     """An environment whose file is gone while golden/ still holds it: every object in it would be pruned."""
-    return _review(name, golden, {}, None, True, (), ())
+    return _review(name, golden, {}, {}, None, True, (), ())
 
 
 def pruned_objects(name: str, golden: output.Files, paths: Sequence[str]) -> list[str]:

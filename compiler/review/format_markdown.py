@@ -32,7 +32,7 @@ from .markdown_sections import (
     removed_short,
     summary_table,
 )
-from .model import STATUS_MARK, EnvironmentReview, ObjectChange, Review
+from .model import STATUS_MARK, EnvironmentReview, FileChange, ObjectChange, Review
 
 __all__ = ["COMMENT_LIMIT", "MARKDOWN_BUDGET", "format_markdown"]
 
@@ -119,12 +119,26 @@ def object_block(obj: ObjectChange, env: str, limit: int, grouped: frozenset[tup
     return block.text(env), not block.cut
 
 
-def file_block(file, env: str, limit: int) -> tuple[str, bool]:
+def file_block(file: FileChange, env: str, limit: int) -> tuple[str, bool]:
     block = _Block(f"{STATUS_MARK[file.status]} <code>{html.escape(file.path)}</code> {file.status}", limit)
     for label in file.labels:
         block.add(f"- **{label.severity}**: {cell(label.message)}\n\n")
     block.add_code(list(file.diff), "diff")
     return block.text(env), not block.cut
+
+
+_RAY_REASONS_SHOWN = 10
+
+
+def _ray_view(env: EnvironmentReview) -> list[str]:
+    """Capacity in Ray's autoscaler's view beside Kubernetes' (review/ray_view.py), and why they differ."""
+    if env.ray_view is None:
+        return []
+    summary, *rest = env.ray_view.lines()
+    shown = [f"- {cell(line.strip())}\n" for line in rest[:_RAY_REASONS_SHOWN]]
+    if len(rest) > _RAY_REASONS_SHOWN:
+        shown.append(f"- _{len(rest) - _RAY_REASONS_SHOWN} more: run `krc autoscaler {env.name}`_\n")
+    return [f"{cell(summary)}\n\n", *shown, "\n" if shown else ""]
 
 
 def _fitted(full: list[str], short: list[str], room: int) -> str:
@@ -164,24 +178,24 @@ def checks_section(review: Review, room: int) -> str:
 
 
 def _details(env: EnvironmentReview, limit: int, used: int) -> str:
-    section = [f"### Details: `{env.name}`\n\n"]
+    section = [f"### Details: `{env.name}`\n\n", *_ray_view(env)]
     if env.groups:
         section.append("**The same change in several places:**\n\n"
                        + "".join(f"- {cell(group_words(g))}\n" for g in env.groups) + "\n")
     grouped = frozenset(grouped_places(env.groups))
     left: Counter[str] = Counter()
     size = used + sum(len(part) for part in section)
-    entries: list[tuple[object, str]] = [(o, "object") for o in env.objects] + [(f, "file") for f in env.files]
+    entries: list[ObjectChange | FileChange] = [*env.objects, *env.files]
     # objects with KubeRay consequences first (already worst first): they are what a cut must not hide
-    entries.sort(key=lambda entry: not entry[0].labels)  # type: ignore[attr-defined]
-    for position, (item, what) in enumerate(entries):
+    entries.sort(key=lambda entry: not entry.labels)
+    for position, item in enumerate(entries):
         room = limit - size - _NOTICE_ROOM
         if left or room < _MIN_PARTIAL:
-            left[item.status] += 1  # type: ignore[attr-defined]
+            left[item.status] += 1
             continue
         # one huge block (a giant serveConfig) may take half the room, not all of it
         share = room if position == len(entries) - 1 else max(room // 2, _MIN_PARTIAL)
-        text, _ = (object_block(item, env.name, share, grouped) if what == "object"  # type: ignore[arg-type]
+        text, _ = (object_block(item, env.name, share, grouped) if isinstance(item, ObjectChange)
                    else file_block(item, env.name, share))
         section.append(text)
         size += len(text)

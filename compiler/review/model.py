@@ -11,6 +11,7 @@ from .crdgate import CrdGate
 from .fielddiff import FieldChange
 from .grouping import ChangeGroup
 from .labels import Label, worst_rank
+from .ray_view import TwoViews
 
 Status = Literal["added", "removed", "changed"]
 STATUS_MARK = {"added": "+", "removed": "-", "changed": "~"}
@@ -84,6 +85,7 @@ class EnvironmentReview:
     groups: tuple[ChangeGroup, ...] = ()  # the same change in several places, said once
     checks: tuple[Problem, ...] = ()  # lint and policy findings of the environment, errors first
     limits: tuple[LimitCheck, ...] = ()  # capacity at max against the limits policies state
+    ray_view: TwoViews | None = None  # capacity after, as Ray's autoscaler sees it beside Kubernetes (ray_view.py)
 
     @property
     def changed(self) -> bool:

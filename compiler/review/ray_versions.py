@@ -54,7 +54,8 @@ def _strategy(document: dict[str, Any], *path: str) -> str:
     return str(node.get("type")) if isinstance(node, dict) and node.get("type") else ""
 
 
-def ray_version_labels(kind: str, old: dict[str, Any], new: dict[str, Any], fields: Sequence[FieldChange]) -> list[Label]:
+def ray_version_labels(kind: str, old: dict[str, Any], new: dict[str, Any],
+                       fields: Sequence[FieldChange]) -> list[Label]:
     """The label for a Ray version or image change of a KubeRay object; [] when neither changed."""
     changed = _what_changed(fields)
     if changed is None or kind not in ("RayCluster", "RayService"):

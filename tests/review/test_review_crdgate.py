@@ -64,7 +64,8 @@ def test_an_approval_file_naming_the_change_approves_it(accepted: Project):
     approval.parent.mkdir()
     approval.write_text(template)  # the placeholder reason does not approve
     found = gate(diff_json(accepted))["approval"]
-    assert found["status"] == "mismatch" and any(p.startswith("reason is still the placeholder (starts with TODO)") for p in found["problems"])
+    assert found["status"] == "mismatch"
+    assert any(p.startswith("reason is still the placeholder (starts with TODO)") for p in found["problems"])
 
     data = yaml.safe_load(template)
     data["reason"] = "workloadRef is unused here; CRDs applied by the krc-prod-eks-gpu-crds app first"
