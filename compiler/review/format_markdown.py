@@ -178,10 +178,12 @@ def checks_section(review: Review, room: int) -> str:
 
 
 def _details(env: EnvironmentReview, limit: int, used: int) -> str:
-    section = [f"### Details: `{env.name}`\n\n", *_ray_view(env)]
-    if env.groups:
-        section.append("**The same change in several places:**\n\n"
-                       + "".join(f"- {cell(group_words(g))}\n" for g in env.groups) + "\n")
+    section = [f"### Details: `{env.name}`\n\n"]
+    # Ray's view and the grouped changes come first, each only while it fits this environment's share
+    for part in ("".join(_ray_view(env)), "**The same change in several places:**\n\n"
+                 + "".join(f"- {cell(group_words(g))}\n" for g in env.groups) + "\n" if env.groups else ""):
+        if part and used + sum(map(len, section)) + len(part) <= limit - _NOTICE_ROOM:
+            section.append(part)
     grouped = frozenset(grouped_places(env.groups))
     left: Counter[str] = Counter()
     size = used + sum(len(part) for part in section)
@@ -229,6 +231,11 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
     changed_envs = [e for e in review.environments if e.changed and not e.removed]
     for index, env in enumerate(changed_envs):
         # an even share of what is left, so every environment shows some details; unused room carries over
-        limit = len(out) + (max_chars - len(out)) // (len(changed_envs) - index)
+        limit = len(out) + (max_chars - len(out) - _NOTICE_ROOM) // (len(changed_envs) - index)
+        if limit - len(out) < 2 * _NOTICE_ROOM:  # no room for even a heading: say so once, for all the rest
+            note = (f"_Details of {len(changed_envs) - index} more environments not shown: run `krc diff`, "
+                    f"{FULL_REPORT}._\n")
+            out += note if len(out) + len(note) <= max_chars else ""
+            break
         out += _details(env, limit, len(out))
     return out
