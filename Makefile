@@ -12,7 +12,7 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test check bench vendor golden diff lint clean node_modules
+.PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,15 @@ render: vendor
 
 golden: vendor
 	$(KRC) golden
+
+# The tests' own project (tests/fixtures/project: its environments and golden/) after a template change: render it
+# with this checkout's templates in a scratch folder and take its golden/ back. The shipped golden/ is `make golden`.
+FIXTURE := tests/fixtures/project
+fixture-golden: vendor
+	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && \
+	cp -r $(FIXTURE)/environments $(FIXTURE)/golden templates vendor "$$scratch"/ && \
+	$(KRC) --project "$$scratch" golden && \
+	rm -rf $(FIXTURE)/golden && cp -r "$$scratch"/golden $(FIXTURE)/golden
 
 diff: vendor
 	$(KRC) diff
