@@ -14,21 +14,40 @@ import click
 
 from . import argocd, crddiff, pipeline, review, yamlio
 from .lint import report
-from .problems import KrcError, has_errors
+from .problems import KrcError, Problem, has_errors
 from .project import Project, find_project
+from .report_format import COLOR_CHOICES, Style, choose_style, format_problems, source_reader
 from .rules import describe, summaries
 
 
+def style(err: bool = False) -> Style:
+    """Colour for stdout (or stderr): --color, then NO_COLOR / FORCE_COLOR, then whether it is a terminal."""
+    ctx = click.get_current_context(silent=True)
+    choice = (ctx.find_root().params.get("color") if ctx else None) or "auto"
+    stream = sys.stderr if err else sys.stdout
+    return choose_style(choice, stream.isatty(), os.environ)
+
+
+def show_problems(problems: list[Problem] | tuple[Problem, ...], err: bool = True) -> None:
+    """Problems as compiler-style blocks: location, message, the source line with a caret, the fix."""
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root().params.get("project") if ctx else None
+    try:
+        base = find_project(Path(root) if root else Path.cwd()).root
+    except KrcError:
+        base = Path(root) if root else Path.cwd()
+    click.echo(format_problems(problems, style(err), source_reader(base)), nl=False, err=err)
+
+
 def reports_errors(command: Callable) -> Callable:
-    """Bad input becomes one line per problem on stderr and exit status 2."""
+    """Bad input becomes one block per problem on stderr and exit status 2."""
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
             return command(*args, **kwargs)
         except KrcError as err:
-            for problem in err.problems:
-                click.echo(problem.one_line(), err=True)
+            show_problems(err.problems)
             sys.exit(2)
 
     return wrapper
@@ -43,7 +62,9 @@ def current_project() -> Project:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--project", type=click.Path(file_okay=False), help="Project root (default: found from the cwd).")
-def main(project: str | None) -> None:
+@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), always, never.")
+def main(project: str | None, color: str) -> None:
     """krc: compile KubeRay environments into manifests, Helm values and CRDs; validate, lint and diff them."""
 
 

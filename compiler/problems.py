@@ -34,11 +34,15 @@ class Problem:
     object: str = ""
     # dotted path of the field inside that object, when known
     path: str = ""
+    # the fix, in the environment file's terms ('write memory: 32Gi'); older messages carry it after '; '
+    help: str = ""
 
     def one_line(self) -> str:
+        """`file:line:col: severity: message; help [rule]`: the form editors and CI annotations parse."""
         where = str(self.location) if self.location else (self.object or "krc")
         rule = f" [{self.rule}]" if self.rule else ""
-        return f"{where}: {self.severity} {self.message}{rule}"
+        fix = f"; {self.help}" if self.help else ""
+        return f"{where}: {self.severity}: {self.message}{fix}{rule}"
 
     def sort_key(self) -> tuple:
         loc = self.location or Location("")

@@ -57,7 +57,7 @@ def test_text_output_and_exit_1_on_error(manifests: Path) -> None:
     code, out, err = _run(["lint", str(manifests / "bad.yaml")], manifests)
     assert code == 1
     line = out.splitlines()[0]
-    assert re.match(r"^.*bad\.yaml:6:3: error .*shutdownAfterJobFinishes.* \[rayjob/ttl-after-finished\]$", line)
+    assert re.match(r"^.*bad\.yaml:6:3: error: .*shutdownAfterJobFinishes.* \[rayjob/ttl-after-finished\]$", line)
     assert "1 errors" in err
 
 
