@@ -5,6 +5,7 @@ Exit codes everywhere: 0 fine, 1 findings or differences, 2 bad input (nothing w
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
 from pathlib import Path
@@ -51,6 +52,29 @@ def reports_errors(command: Callable) -> Callable:
             sys.exit(2)
 
     return wrapper
+
+
+def _completion_project(ctx: click.Context) -> Project | None:
+    root = ctx.find_root().params.get("project")
+    try:
+        return find_project(Path(root) if root else Path.cwd())
+    except KrcError:
+        return None
+
+
+def complete_environments(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion: the project's environment names."""
+    project = _completion_project(ctx)
+    names = project.environment_names() if project else []
+    return [n for n in names if n.startswith(incomplete)]
+
+
+def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion: lint rule ids and policy/<name> of the project's policies."""
+    project = _completion_project(ctx)
+    policies = sorted(f"policy/{p.stem}" for p in project.policies_dir.glob("*.cue")) if project else []
+    ids = [rid for rid, _, _ in summaries()] + policies
+    return [i for i in ids if i.startswith(incomplete)]
 
 
 def current_project() -> Project:
@@ -135,17 +159,43 @@ def diff_command(environments: tuple[str, ...], output_format: str, base: str | 
 
 
 @main.command("explain")
-@click.argument("environment")
+@click.argument("environment", shell_complete=complete_environments)
 @click.argument("path")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format (json: one object with value, origin, setBy, template).")
 @reports_errors
-def explain_command(environment: str, path: str) -> None:
-    """Print the value at a dotted PATH of ENVIRONMENT and the files that set it."""
+def explain_command(environment: str, path: str, output_format: str) -> None:
+    """Show a value of ENVIRONMENT and where it comes from: the layers that set it, krc's default, or, for a
+    rendered field, the template that wrote it.
+
+    \b
+    Examples:
+      krc explain dev 'clusters[ray-cpu-demo].workerGroups[cpu].maxReplicas'
+      krc explain dev 'clusters[ray-cpu-demo].workerGroups[cpu].minReplicas'   # a default
+      krc explain dev RayCluster/ray-cpu-demo:spec.workerGroupSpecs[0].maxReplicas --format json
+    """
     result = pipeline.explain(current_project(), environment, path)
-    click.echo(f"{result.environment}: {result.path} =")
-    click.echo(yamlio.dump(result.value).rstrip("\n") if isinstance(result.value, (dict, list))
-               else f"  {result.value!r}")
+    if output_format == "json":
+        click.echo(json.dumps(result.as_json(), indent=2, sort_keys=True, default=str))
+        return
+    shown = (yamlio.dump(result.value).rstrip("\n") if isinstance(result.value, (dict, list))
+             else json.dumps(result.value, ensure_ascii=False, default=str))
+    click.echo(f"{result.environment}: {result.path} =" + (f"\n{_indent(shown)}" if "\n" in shown else f" {shown}"))
+    if result.description:
+        click.echo(f"  # {result.description}")
+    if result.template:
+        click.echo(f"  rendered by {result.template}")
+    for note in result.notes:
+        click.echo(f"  {note}")
     for i, location in enumerate(result.chain):
-        click.echo(f"  {'set' if i == 0 else 'overridden'} at {location}")
+        if result.origin == "rendered":
+            click.echo(f"  from the environment at {location}")
+        else:
+            click.echo(f"  {'set' if i == 0 else 'overridden'} at {location}")
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines())
 
 
 @main.command("crd-diff")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import argocd, crddiff, output, review
+from . import explain as explaining
 from .argocd.validation import crds_path, environment_problems
 from .charts import vendor
 from .environment.model import Environment, load_environment
@@ -126,18 +127,13 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
                                for r in renders))
 
 
-@dataclass(frozen=True)
-class Explanation:
-    environment: str
-    path: str
-    value: object
-    chain: tuple[Location, ...]  # earliest first
-
-
-def explain(project: Project, name: str, dotted: str) -> Explanation:
-    env = load_environment(project, name)
-    path = env.resolve_dotted(dotted)
-    return Explanation(name, ".".join(map(str, path)), env.get(path), tuple(env.chain_of(path)))
+def explain(project: Project, name: str, path: str) -> explaining.Explanation:
+    """`krc explain`: an environment value (with its layers or krc's default), or a rendered field
+    (`Kind/name:field`, with its template and the environment line behind it)."""
+    project.select([name])
+    if explaining.is_rendered_path(path):
+        return explaining.explain_rendered(compile_environment(project, name), path)
+    return explaining.explain_environment(load_environment(project, name), path)
 
 
 # ---- lint and policies ---------------------------------------------------------------------------------------

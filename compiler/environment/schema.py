@@ -177,3 +177,33 @@ def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]
                                     "extends", locate(path) or fallback, path=shown_path(data, path),
                                     help="set it, usually in environments/base.yaml"))
     return problems
+
+
+def _resolve(node: Any) -> Any:
+    schema = environment_schema()
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/$defs/"):
+        node = schema["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    return node
+
+
+def schema_at(path: Path) -> dict[str, Any] | None:
+    """The schema of the value at a named path (list items by name or index); None where the schema stops."""
+    node = _resolve(environment_schema())
+    for step in path:
+        if not isinstance(node, dict):
+            return None
+        if node.get("type") == "array" or "items" in node:
+            node = _resolve(node.get("items"))
+        elif isinstance(step, str) and step in (node.get("properties") or {}):
+            node = _resolve(node["properties"][step])
+        elif isinstance(node.get("additionalProperties"), dict):
+            node = _resolve(node["additionalProperties"])
+        else:
+            return None
+    return node if isinstance(node, dict) else None
+
+
+def keys_at(path: Path) -> list[str]:
+    """The keys the schema allows at a named path (for did-you-mean)."""
+    node = schema_at(path)
+    return sorted((node or {}).get("properties") or {})

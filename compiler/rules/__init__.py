@@ -57,6 +57,7 @@ from . import (
     resources_gpu_limit_mismatch,
     resources_gpu_scheduling,
     resources_head_accepts_work,
+    resources_suspicious_quantity,
     security_exposed_endpoints,
     security_literal_credentials,
 )
@@ -106,6 +107,7 @@ _MODULES: tuple[Rule, ...] = (
     resources_gpu_limit_mismatch,
     resources_gpu_scheduling,
     resources_head_accepts_work,
+    resources_suspicious_quantity,
     security_exposed_endpoints,
     security_literal_credentials,
 )
