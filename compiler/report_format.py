@@ -11,10 +11,12 @@ without it, so logs and CI read the same as a terminal. Nothing here prints: it 
 """
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from .problems import Problem
 
@@ -142,3 +144,19 @@ def summary(problems: Iterable[Problem]) -> str:
     counts = [(sum(p.severity == s for p in found), s) for s in ("error", "warning", "info")]
     parts = [plural(n, s) for n, s in counts if n]
     return ", ".join(parts) if parts else "no problems"
+
+
+@contextlib.contextmanager
+def progress(stream: TextIO, message: str) -> Iterator[None]:
+    """A status line on `stream` while something slow runs, erased afterwards; nothing unless it is a terminal,
+    so logs, pipes and CI output never carry it."""
+    shown = stream.isatty()
+    if shown:
+        stream.write(f"{message}...")
+        stream.flush()
+    try:
+        yield
+    finally:
+        if shown:
+            stream.write("\r\x1b[K")
+            stream.flush()
