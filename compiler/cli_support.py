@@ -53,7 +53,9 @@ def show_problems(problems: Sequence[Problem], err: bool = True) -> None:
     """Problems as compiler-style blocks: location, message, the source line with a caret, the fix."""
     project = project_or_none()
     base = project.root if project else Path.cwd()
-    click.echo(format_problems(problems, style(err), source_reader(base)), nl=False, err=err)
+    chosen = style(err)
+    # click strips escape codes from non-terminals unless told: the choice was made above, with NO_COLOR & co.
+    click.echo(format_problems(problems, chosen, source_reader(base)), nl=False, err=err, color=chosen.color)
 
 
 @contextlib.contextmanager
