@@ -141,7 +141,8 @@ def explain_rendered(render: Render, text: str) -> Explanation:
                                    help=f"did you mean '{close[0]}'?" if close else
                                    f"fields there: {', '.join(known) or 'none'}"))
         value = value[step]
-    positions = object_positions(obj.document, render.environment.location_of) or {}
+    positions = object_positions(obj.document, render.environment.location_of,
+                                 render.environment.written_at) or {}
     location = fieldpath.nearest_location(positions, segments)
     return Explanation(render.environment.name, f"{obj.ref}:{fieldpath.render(segments)}", value, "rendered",
                        (location,) if location else (), obj.template)

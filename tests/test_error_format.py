@@ -54,6 +54,9 @@ MISTAKES = [
     Mistake("bool-as-word", ("cpuOnly: true", "cpuOnly: maybe")),
     Mistake("version-read-as-number", ("  version: '2.58.0'", "  version: 2.58"), file="environments/base.yaml"),
     Mistake("map-where-list-expected", ("  - name: ray-demo", "  name: ray-demo"), args=("render", "dev")),
+    Mistake("typo-inside-raw", ("        memory: 2Gi\n", "        memory: 2Gi\n        raw:\n          template:\n"
+                                "            spec:\n              containers:\n                - name: ray-worker\n"
+                                "                  imagePullPolicyy: Always\n")),
     Mistake("min-above-max-replicas", ("        minReplicas: 0", "        minReplicas: 3")),
     Mistake("unknown-environment", args=("render", "dve")),
     Mistake("layer-is-not-an-environment", args=("render", "base")),

@@ -23,6 +23,11 @@ class Environment:
         """Every place that set the value at `path` (a named path), earliest first."""
         return self.origins.get(tuple(path), ())
 
+    def written_at(self, path: Path) -> Location | None:
+        """Where the value at exactly `path` was last set; None when no layer wrote it."""
+        chain = self.origins.get(tuple(path))
+        return chain[-1] if chain else None
+
     def location_of(self, path: Path) -> Location | None:
         """Where the value at `path`, or its nearest parent, was last set."""
         path = tuple(path)
