@@ -12,7 +12,7 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules
+.PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules cue-engine
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +22,16 @@ $(VENV)/.installed: pyproject.toml
 vendor: $(VENV)/.installed
 	$(KRC) vendor
 
-render: vendor
+# Also installs the CUE engine `krc policy` and `krc lint` use, or says what is missing (rendering does not need it).
+render: vendor cue-engine
 	$(KRC) render
 	$(KRC) check
+
+cue-engine:
+	@if command -v cue >/dev/null; then echo "CUE: using $$(command -v cue)"; \
+	elif command -v npm >/dev/null; then $(MAKE) --no-print-directory node_modules; \
+	else echo "note: krc policy and krc lint need Node.js with npm (then: make node_modules) or a cue executable" \
+	  "on PATH; krc render, diff and golden work without it" >&2; fi
 
 golden: vendor
 	$(KRC) golden
