@@ -10,6 +10,7 @@ import shutil
 import yaml
 from click.shell_completion import ShellComplete
 from click.testing import CliRunner
+from project_support import REPO_ROOT
 
 from compiler.cli import main
 from compiler.environment.schema import environment_schema
@@ -200,3 +201,12 @@ def test_every_schema_property_has_a_description():
     assert missing == []
     worker = schema["$defs"]["workerGroup"]["properties"]
     assert worker["minReplicas"]["default"] == 0 and worker["maxReplicas"]["examples"] == [4]
+
+
+def test_pre_commit_hooks_run_existing_commands_on_the_whole_project():
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert [h["id"] for h in hooks] == ["krc-check", "krc-lint"]
+    for hook in hooks:
+        command = hook["entry"].split()
+        assert command[0] == "krc" and command[1] in main.commands
+        assert hook["pass_filenames"] is False and hook["language"] == "python"
