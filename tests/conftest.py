@@ -79,3 +79,11 @@ def fixture_project() -> Path:
 def project(tmp_path: Path, vendor_cache: Path) -> Project:
     """A private copy of the fixture project with the repository's templates and policies, charts vendored."""
     return copy_project(tmp_path / "project", vendor_cache)
+
+
+@pytest.fixture
+def project_without_policies(project: Project) -> Project:
+    """The project copy without policies/: for lint tests that are not about policies, so they do not start the
+    CUE engine (seconds per run); the policy tests and tests/lint/test_lint_policies.py cover that path."""
+    shutil.rmtree(project.policies_dir)
+    return project

@@ -70,7 +70,7 @@ def duplicate_names(data: Any, positions: Positions, fallback: Location) -> list
                         where = shown_path(data, raw)
                         problems.append(Problem(f"{where} names '{child['name']}' twice; names in a list must be "
                                                 "unique (layers merge items by name): rename or remove one",
-                                                positions.get(raw + (i, "name"), fallback), path=where))
+                                                positions.get(raw + (i, "name"), fallback), segments=named_path(data, raw)))
                     seen.add(item_name(child))
                 walk(child, raw + (i,))
 

@@ -5,7 +5,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import yamlio
+from .. import fieldpath, yamlio
 from ..problems import KrcError, Location, Problem
 from ..project import Project
 from ..yamlio import Path
@@ -30,12 +30,7 @@ class Environment:
 
     def location_of(self, path: Path) -> Location | None:
         """Where the value at `path`, or its nearest parent, was last set."""
-        path = tuple(path)
-        for n in range(len(path), -1, -1):
-            chain = self.origins.get(path[:n])
-            if chain:
-                return chain[-1]
-        return None
+        return fieldpath.nearest(lambda prefix: (self.origins.get(prefix) or (None,))[-1], tuple(path))
 
     def get(self, path: Path, default: Any = None) -> Any:
         value: Any = self.data

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 import jsonschema
 
+from .. import fieldpath
 from ..problems import Location, Problem
 from ..yamlio import Path, Positions
 from . import hints
@@ -39,10 +40,7 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _nearest(positions: Positions, path: Path, fallback: Location) -> Location:
-    for n in range(len(path), -1, -1):
-        if path[:n] in positions:
-            return positions[path[:n]]
-    return fallback
+    return fieldpath.nearest_location(positions, path) or fallback
 
 
 _TYPE_WORDS = {"object": "a map", "array": "a list", "string": "text", "integer": "a whole number",
@@ -74,7 +72,7 @@ def _unknown_key_problems(error: jsonschema.ValidationError, positions: Position
         fix = f"did you mean '{close[0]}'?" if close else f"keys allowed here: {', '.join(allowed)}"
         parent = shown_path(data, path[:-1])
         yield Problem(f"unknown key '{key}'" + (f" in {parent}" if path[:-1] else ""),
-                      _nearest(positions, path, fallback), path=shown_path(data, path), help=fix)
+                      _nearest(positions, path, fallback), segments=path, help=fix)
 
 
 def _statement_and_fix(error: jsonschema.ValidationError, data: Any) -> tuple[str, str]:
@@ -123,7 +121,7 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
         return
     path = tuple(error.absolute_path)
     statement, fix = _statement_and_fix(error, data)
-    yield Problem(statement, _nearest(positions, path, fallback), path=shown_path(data, path), help=fix)
+    yield Problem(statement, _nearest(positions, path, fallback), segments=path, help=fix)
 
 
 def _missing_fields(error: jsonschema.ValidationError) -> list[str]:
@@ -160,7 +158,7 @@ def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
             path = tuple(error.absolute_path)
             where = shown_path(data, path)
             problems.update(Problem(f"{where} has no '{missing}' in any layer", locate(named_path(data, path))
-                                    or fallback, path=where, help=f"add {missing}: to it")
+                                    or fallback, segments=named_path(data, path), help=f"add {missing}: to it")
                             for missing in _missing_fields(error))
     return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
@@ -174,7 +172,7 @@ def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]
             value = value.get(step) if isinstance(value, dict) else None
         if value in (None, ""):
             problems.append(Problem(f"{shown_path(data, path)} is not set by this environment or any layer it "
-                                    "extends", locate(path) or fallback, path=shown_path(data, path),
+                                    "extends", locate(path) or fallback, segments=path,
                                     help="set it, usually in environments/base.yaml"))
     return problems
 

@@ -193,10 +193,11 @@ class SchemaSet:
         linked, rule, message, severity = found
         segments = fieldpath.path_tuple(linked)
         location: Location | None = fieldpath.nearest_location(positions, segments) if positions else None
-        return Problem(message, location, severity, rule, ref, fieldpath.render(segments))
+        return Problem(message, location, severity, rule, ref, segments)
 
 
 def _order(problem: Problem) -> tuple:
     # file position first when known, then the field path, so problems read top to bottom
-    return (problem.location or Location(""), problem.path, SEVERITY_ORDER[problem.severity], problem.rule,
+    return (problem.location or Location(""), fieldpath.render(problem.segments), SEVERITY_ORDER[problem.severity],
+            problem.rule,
             problem.message)

@@ -49,15 +49,18 @@ def test_comparing_a_document_with_itself_finds_nothing(document: dict[str, Any]
     assert diff_documents(document, document) == ()
 
 
-# Layers as environment files write them: names on list items (so named lists merge), nulls that remove keys.
+# Layers as environment files write them: every key has one kind of value in all layers (as the schema makes
+# it), named lists (so they merge item by item), other lists and scalars (replaced), and nulls that remove keys.
 names = st.sampled_from(["a", "b", "c"])
 named_items = st.builds(lambda name, extra: {"name": name, **extra}, names,
                         st.dictionaries(st.sampled_from(["x", "y", "z"]), st.integers(0, 3) | st.none(), max_size=2))
 named_lists = st.lists(named_items, min_size=1, max_size=3, unique_by=lambda item: item["name"])
-layer_values = st.recursive(st.integers(0, 3) | st.none() | named_lists,
-                            lambda inner: st.dictionaries(st.sampled_from(["p", "q", "r"]), inner, max_size=3),
-                            max_leaves=10)
-layers = st.dictionaries(st.sampled_from(["p", "q", "r"]), layer_values, max_size=3)
+layers = st.deferred(lambda: st.fixed_dictionaries({}, optional={
+    "map": layers | st.none(),
+    "groups": named_lists | st.none(),
+    "ports": st.lists(st.integers(0, 3), max_size=3) | st.none(),
+    "replicas": st.integers(0, 3) | st.none(),
+}))
 
 
 def _without_nulls(value: Any) -> Any:
