@@ -7,7 +7,7 @@ no counterpart falls back to its nearest mapped parent, and at worst to the envi
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from .problems import Location
 from .render import SOURCE_ANNOTATION
@@ -130,10 +130,10 @@ def _named(data: object, rest: Path) -> Path:
         else:
             out.append(step)
             data = data.get(step) if isinstance(data, dict) else None
-    return tuple(out)  # type: ignore[arg-type]
+    return tuple(out)
 
 
-def _raw_in_cluster(spec: dict, rest: Path) -> Path:
+def _raw_in_cluster(spec: dict[str, Any], rest: Path) -> Path:
     if rest[:1] == ("workerGroupSpecs",) and len(rest) > 1 and isinstance(rest[1], int):
         groups = spec.get("workerGroupSpecs") or []
         if rest[1] < len(groups) and isinstance(groups[rest[1]], dict):
@@ -144,7 +144,7 @@ def _raw_in_cluster(spec: dict, rest: Path) -> Path:
     return ("raw",) + _named(spec, rest)
 
 
-def raw_path(document: dict, path: Path) -> Path | None:
+def raw_path(document: dict[str, Any], path: Path) -> Path | None:
     """Where under a `raw:` escape hatch a field of the object would have been written (below the object's
     item), e.g. spec.workerGroupSpecs[0].template.spec.containers[0].imagePullPolicy ->
     workerGroups.cpu.raw.template.spec.containers.ray-worker.imagePullPolicy; None outside spec."""

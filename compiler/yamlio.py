@@ -58,6 +58,9 @@ def _plain_words(err: yaml.YAMLError, lines: list[str]) -> tuple[str, str, int |
                 if text.count(quote) % 2 == 1:
                     return (f"the {quote} quote opened on line {back + 1} is never closed",
                             f"add the closing {quote}", back, text.index(quote))
+    if "expected node content" in problem:
+        return ("a value is missing here: an unclosed '[' or '{', or nothing after a '-' or ':'",
+                "close the bracket or write the value", line, column)
     if "expected '-' indicator" in problem or "expected <block end>" in problem or "expected key" in problem:
         return ("this line's indentation does not match the lines above it",
                 "indent it exactly like the other keys of the same item (spaces, not tabs)", line, column)
@@ -70,6 +73,7 @@ def _plain_words(err: yaml.YAMLError, lines: list[str]) -> tuple[str, str, int |
 
 def _syntax_error(filename: str, err: yaml.YAMLError, text: str = "") -> KrcError:
     statement, fix, line, column = _plain_words(err, text.splitlines())
+    statement = statement if statement.startswith("invalid YAML") else f"invalid YAML: {statement}"
     loc = Location(filename, line + 1, column + 1) if line is not None else Location(filename)
     return KrcError(Problem(statement, loc, help=fix))
 
