@@ -15,6 +15,7 @@ endif
 .PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules cue-engine
 
 $(VENV)/.installed: pyproject.toml
+	@echo "installing krc and its dependencies into $(VENV) (first run: about 30 s)"
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $@
