@@ -126,3 +126,12 @@ def test_colour_on_request_and_never_otherwise(project: Project):
     assert "\x1b[" in forced.stderr
     plain = _krc(project, "render", "dev", env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
     assert "\x1b[" not in plain.stderr
+
+
+def test_rule_findings_on_an_environment_use_its_keys(project: Project):
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text() + "jobs:\n  - name: train\n    entrypoint: python train.py\n")
+    result = _krc(project, "lint", "dev")
+    assert result.exit_code == 1
+    assert "neither cluster nor clusterSelector is set; add cluster to create a cluster" in result.stdout
+    assert "rayClusterSpec" not in result.stdout

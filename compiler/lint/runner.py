@@ -11,6 +11,7 @@ from ..rules.support.context import LintContext
 from ..rules.support.versions import applies_to
 from ..validation.checks import SCHEMA_CHECKS
 from . import schema_step
+from .environment_terms import in_environment_terms
 
 
 def rule_applies(rule: Rule, context: LintContext) -> bool:
@@ -75,4 +76,7 @@ def lint_objects(context: LintContext) -> list[Problem]:
     """Schema validation and defaulting, then the rules on the defaulted objects: everything `krc lint` reports."""
     defaulted, schema_problems = schema_step.validate(context)
     rule_problems = run_rules(defaulted)  # checks the settings first
-    return sorted_problems([*with_settings(schema_problems, context), *rule_problems])
+    found = [*with_settings(schema_problems, context), *rule_problems]
+    if context.mode == "environment":
+        found = [in_environment_terms(p) for p in found]
+    return sorted_problems(found)
