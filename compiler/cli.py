@@ -346,7 +346,10 @@ def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: 
     with working("linting"):
         problems = pipeline.lint_targets(list(targets), Path(root) if root else None, kuberay_version, feature_gates,
                                          argocd_crds=argocd_crds)
-    click.echo(report.render(problems, output_format), nl=False)
+    if output_format == "text" and sys.stdout.isatty():
+        show_problems(problems, err=False)  # a person reading: the source line and the fix under each finding
+    else:
+        click.echo(report.render(problems, output_format), nl=False)  # a pipe or a tool: one line per finding
     if output_format == "text":
         click.echo(summary(problems), err=True)
     sys.exit(1 if has_errors(problems) else 0)

@@ -6,6 +6,9 @@ import os
 import re
 import select
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import yaml
 from click.shell_completion import ShellComplete
@@ -210,3 +213,30 @@ def test_pre_commit_hooks_run_existing_commands_on_the_whole_project():
         command = hook["entry"].split()
         assert command[0] == "krc" and command[1] in main.commands
         assert hook["pass_filenames"] is False and hook["language"] == "python"
+
+
+def test_lint_on_a_terminal_shows_the_line_and_the_fix_in_colour(project: Project):
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text() + "jobs:\n  - name: train\n    entrypoint: python train.py\n")
+    krc = Path(sys.executable).parent / "krc"
+    master, slave = os.openpty()
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | {"TERM": "xterm"}
+    process = subprocess.Popen([str(krc), "--project", str(project.root), "lint", "dev"], stdout=slave,
+                               stderr=slave, env=environ)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed: the process ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert process.wait(timeout=120) == 1
+    text = seen.decode()
+    assert "\x1b[1;31merror:\x1b[0m neither cluster nor clusterSelector is set" in text
+    assert "\x1b[2m|\x1b[0m   - name: train" in text and "\x1b[1;32mhelp:\x1b[0m add cluster" in text
+    plain = run(project, "lint", "dev")  # not a terminal: one line per finding, no colour
+    assert plain.stdout.count("\n") == 1 and "\x1b[" not in plain.stdout
