@@ -73,10 +73,13 @@ def split_help(problem: Problem) -> tuple[str, str]:
     return (statement, fix) if sep and fix else (problem.message, "")
 
 
-def caret_span(line: str, column: int) -> tuple[int, int]:
-    """0-based start and width of what to underline at a 1-based column: a whole `key: value` entry when the
-    column is at a key (the value on the same line included), else the token there."""
+def caret_span(line: str, column: int, yaml_entry: bool = True) -> tuple[int, int]:
+    """0-based start and width of what to underline at a 1-based column: in YAML, a whole `key: value` entry when
+    the column is at a key (the value on the same line included); else the token there."""
     start = max(0, min(column - 1, len(line)))
+    if not yaml_entry:
+        token = re.match(r"\w+|\S", line[start:])
+        return start, len(token.group(0)) if token else 1
     if line[start:].startswith("- "):
         start += 2
     rest = line[start:]
@@ -119,7 +122,7 @@ def format_problem(problem: Problem, style: Style = Style(),
     source = read_source(location.file) if read_source and location and location.line else None
     if location and source is not None and 0 < location.line <= len(source):
         text = source[location.line - 1].expandtabs(1)[:MAX_SHOWN]
-        start, width = caret_span(text, location.column or 1)
+        start, width = caret_span(text, location.column or 1, location.file.endswith((".yaml", ".yml")))
         gutter = " " * len(str(location.line))
         lines += [f"{gutter} {style.paint('|', 'dim')}",
                   f"{style.paint(str(location.line), 'dim')} {style.paint('|', 'dim')} {text}",
