@@ -11,10 +11,12 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
 from . import argocd, crddiff, pipeline, review, yamlio
+from .autoscaler import report as autoscaler_report
 from .cli_support import (
     WorkflowGroup,
     complete_environments,
@@ -33,11 +35,11 @@ from .report_format import COLOR_CHOICES, plural, summary
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 120}
 
 
-def reports_errors(command: Callable) -> Callable:
+def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     """Bad input becomes one block per problem on stderr and exit status 2."""
 
     @functools.wraps(command)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except KrcError as err:
@@ -279,6 +281,28 @@ def _indent(text: str) -> str:
     return "\n".join(f"  {line}" for line in text.splitlines())
 
 
+@main.command("autoscaler", short_help="Each cluster's node types as Ray's autoscaler sees them.")
+@click.argument("environments", nargs=-1, shell_complete=complete_environments)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--cluster", default="", help="Only the Ray cluster (or RayJob, RayService, RayCronJob) of this name.")
+@click.option("--ray-versions", is_flag=True, help="Only list the Ray versions the environments name (one a line).")
+@reports_errors
+def autoscaler_command(environments: tuple[str, ...], output_format: str, cluster: str, ray_versions: bool) -> None:
+    """Each cluster's node types as Ray's autoscaler sees them (its config generator), beside Kubernetes' view.
+
+    \b
+    Example:
+      krc autoscaler dev --cluster ray-cpu-demo
+    """
+    project = current_project()
+    if ray_versions:
+        click.echo("".join(f"{version}\n" for version in pipeline.ray_versions(project)), nl=False)
+        return
+    nodes = pipeline.autoscaler_nodes(project, environments, cluster)
+    click.echo((autoscaler_report.format_json if output_format == "json" else autoscaler_report.format_text)(nodes),
+               nl=False)
+
+
 @main.command("crd-diff", short_help="Classify the changes between two CRD sets (breaking or not).")
 @click.argument("old")
 @click.argument("new")
@@ -381,7 +405,7 @@ def argocd_group() -> None:
     """Argo CD config-management plugin commands (see deploy/argocd/README.md)."""
 
 
-def _argocd_options(command: Callable) -> Callable:
+def _argocd_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Request options; each overrides ARGOCD_APP_PARAMETERS, PARAM_* and ARGOCD_ENV_KRC_* (the plugin inputs)."""
     for option in reversed([
         click.option("--environment", help="Environment to render (plugin parameter 'environment')."),

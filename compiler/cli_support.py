@@ -16,8 +16,8 @@ from .project import Project, find_project
 from .report_format import Style, choose_style, format_problems, progress, source_reader
 
 # `krc --help` lists commands in the order of a working day, not alphabetically.
-WORKFLOW_ORDER = ("init", "envs", "explain", "render", "show", "diff", "golden", "check", "lint", "policy", "rules",
-                  "vendor", "crd-diff", "argocd")
+WORKFLOW_ORDER = ("init", "envs", "explain", "render", "show", "diff", "golden", "check", "lint", "policy",
+                  "autoscaler", "rules", "vendor", "crd-diff", "argocd")
 
 
 class WorkflowGroup(click.Group):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +60,7 @@ class Project:
         except ValueError:
             return str(path)
 
-    def select(self, names: tuple[str, ...] | list[str]) -> list[str]:
+    def select(self, names: Sequence[str]) -> list[str]:
         """The named environments (all when none are named), checked to exist."""
         known = self.environment_names()
         if not names:

@@ -8,8 +8,9 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+from collections.abc import Iterator, Mapping
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 
@@ -28,8 +29,10 @@ REQUIRED_AFTER_MERGE: tuple[Path, ...] = (
 
 
 @functools.cache
-def environment_schema() -> dict:
-    return json.loads(resources.files("compiler.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+def environment_schema() -> dict[str, Any]:
+    text = resources.files("compiler.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 @functools.cache
@@ -58,13 +61,16 @@ def _key(path: Path) -> str:
 
 
 def _is_quantity(schema: Any) -> bool:
-    return isinstance(schema, dict) and str(schema.get("description", "")).startswith("A Kubernetes quantity")
+    return isinstance(schema, Mapping) and str(schema.get("description", "")).startswith("A Kubernetes quantity")
 
 
 def _unknown_key_problems(error: jsonschema.ValidationError, positions: Positions, fallback: Location,
                           data: Any) -> Iterator[Problem]:
-    allowed = sorted((error.schema.get("properties") or {}).keys())
-    for key in error.instance:
+    # the caller passes additionalProperties errors on maps only, so both are maps (the types allow bool, unset)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    instance = error.instance if isinstance(error.instance, Mapping) else {}
+    allowed = sorted((schema.get("properties") or {}).keys())
+    for key in instance:
         if key in allowed:
             continue
         path = tuple(error.absolute_path) + (key,)
@@ -84,7 +90,8 @@ def _statement_and_fix(error: jsonschema.ValidationError, data: Any) -> tuple[st
         fields = _missing_fields(error) or ["the missing key"]
         return f"{where} has no {', '.join(repr(f) for f in fields)}", f"add {fields[0]}: to {where}"
     if error.validator == "enum":
-        choices = [str(c) for c in error.validator_value]
+        allowed = error.validator_value if isinstance(error.validator_value, (list, tuple)) else []
+        choices = [str(c) for c in allowed]
         close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.5)
         fix = f"did you mean {key}: {close[0]}?" if close else f"use one of: {', '.join(choices)}"
         return f"{where}: {hints.shown(value)} is not one of {', '.join(choices)}", fix
@@ -128,7 +135,8 @@ def _missing_fields(error: jsonschema.ValidationError) -> list[str]:
     """The fields a `required` error is about, read from the schema and the instance (not from its message)."""
     if error.validator != "required" or not isinstance(error.instance, dict):
         return []
-    return [str(field) for field in error.validator_value if field not in error.instance]
+    required = error.validator_value if isinstance(error.validator_value, list) else []  # a list in any schema
+    return [str(field) for field in required if field not in error.instance]
 
 
 def _layer_may_omit(error: jsonschema.ValidationError) -> bool:
@@ -149,7 +157,7 @@ def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[
     return sorted(problems, key=Problem.sort_key)
 
 
-def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+def check_merged(data: dict[str, Any], locate: Any, fallback: Location) -> list[Problem]:
     """What only the merged environment can show: required fields no layer set."""
 
     problems: set[Problem] = set()  # jsonschema reports each missing field once per required list
@@ -163,7 +171,7 @@ def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
     return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
 
-def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+def check_required(data: dict[str, Any], locate: Any, fallback: Location) -> list[Problem]:
     """Keys every resolved environment needs; `locate(path)` finds where the nearest parent was set."""
     problems = []
     for path in REQUIRED_AFTER_MERGE:

@@ -32,7 +32,8 @@ def rule_settings(render: Render) -> dict[str, RuleSetting]:
 def environment_context(render: Render) -> LintContext:
     env = render.environment
     file = env.files[-1] if env.files else f"environments/{env.name}.yaml"
-    objects = tuple(LintObject(o.document, o.location or Location(file), object_positions(o.document, env.location_of, env.written_at))
+    objects = tuple(LintObject(o.document, o.location or Location(file),
+                               object_positions(o.document, env.location_of, env.written_at))
                     for o in render.objects)
     version = render.chart.version
     return LintContext(

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..problems import KrcError, Problem, sorted_problems
 from ..rules import RULES, SEVERITIES, Rule, as_severity
@@ -72,11 +72,21 @@ def with_settings(problems: Iterable[Problem], context: LintContext) -> list[Pro
     return out
 
 
-def lint_objects(context: LintContext) -> list[Problem]:
-    """Schema validation and defaulting, then the rules on the defaulted objects: everything `krc lint` reports."""
-    defaulted, schema_problems = schema_step.validate(context)
+def validate_objects(context: LintContext) -> tuple[LintContext, list[Problem]]:
+    """Schema validation and defaulting: the context with every object as the API server stores it, and the
+    schema findings. What needs the stored objects before the rules run (the autoscaler's view) reads them here."""
+    return schema_step.validate(context)
+
+
+def lint_validated(defaulted: LintContext, schema_problems: list[Problem]) -> list[Problem]:
+    """The rules on the defaulted objects, with the schema findings under the environment's settings."""
     rule_problems = run_rules(defaulted)  # checks the settings first
-    found = [*with_settings(schema_problems, context), *rule_problems]
-    if context.mode == "environment":
+    found = [*with_settings(schema_problems, defaulted), *rule_problems]
+    if defaulted.mode == "environment":
         found = [in_environment_terms(p) for p in found]
     return sorted_problems(found)
+
+
+def lint_objects(context: LintContext) -> list[Problem]:
+    """Schema validation and defaulting, then the rules on the defaulted objects: everything `krc lint` reports."""
+    return lint_validated(*validate_objects(context))
