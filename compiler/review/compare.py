@@ -25,7 +25,7 @@ Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, byt
 def _objects(files: output.Files, shown: str) -> Parsed:
     parsed: Parsed = {}
     for path, content in files.items():
-        if not path.startswith(f"{output.MANIFESTS_DIR}/"):
+        if not path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         source = f"{shown}/{path}"
         document = yamlio.load(content.decode("utf-8"), source)
@@ -59,7 +59,7 @@ def _object_change(key: ObjectKey, old: tuple | None, new: tuple | None) -> Obje
 def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -> list[FileChange]:
     changes = []
     for path in sorted((golden.keys() | current.keys()) - skip):
-        if path.startswith(f"{output.MANIFESTS_DIR}/"):
+        if path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         before, after = golden.get(path), current.get(path)
         if before == after:
