@@ -11,7 +11,7 @@ from ..rules import RULES
 from ..rules.support.context import LintContext
 from ..rules.support.feature_gates import applies_to
 from ..validation.checks import SCHEMA_CHECKS
-from . import schema_step
+from . import kubernetes_step, schema_step
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -77,5 +77,6 @@ def with_settings(problems: Iterable[Problem], context: LintContext) -> list[Pro
 def lint_objects(context: LintContext) -> list[Problem]:
     """Schema validation and defaulting, then the rules on the defaulted objects: everything `krc lint` reports."""
     defaulted, schema_problems = schema_step.validate(context)
+    schema_problems = [*schema_problems, *kubernetes_step.validate(context)]
     rule_problems = run_rules(defaulted)  # checks the settings first
     return sorted_problems([*with_settings(schema_problems, context), *rule_problems])
