@@ -13,6 +13,7 @@ from ..problems import KrcError
 from ..validation.checks import SCHEMA_CHECKS
 from . import (
     argocd_autoscaled_replicas_ignored,
+    argocd_sync_order,
     chart_unread_values,
     feature_gates_controller_off,
     feature_gates_field_needs_gate,
@@ -62,6 +63,7 @@ from . import (
 
 _MODULES: tuple[ModuleType, ...] = (
     argocd_autoscaled_replicas_ignored,
+    argocd_sync_order,
     chart_unread_values,
     feature_gates_controller_off,
     feature_gates_field_needs_gate,
