@@ -15,6 +15,7 @@ from ..render import Render
 from .capacity import environment_capacity, upgrade_peak
 from .consequences import REPLACES_CLUSTER, object_labels, values_labels
 from .crdgate import crd_gate
+from .helm_commands import Release
 from .fielddiff import diff_documents, text_diff
 from .golden_source import GitGolden, WorkingTreeGolden, git_golden
 from .model import EnvironmentReview, FileChange, ObjectChange
@@ -78,8 +79,11 @@ def review_environment(project: Project, render: Render, golden: output.Files) -
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     new_documents = [entry[2] for entry in after.values()]
+    operator = render.environment.data.get("operator") or {}
+    release = Release(render.chart.name, str(operator.get("namespace") or "default"),
+                      str((operator.get("chart") or {}).get("repository") or ""))
     gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE), [e[2] for e in before.values()],
-                    render.chart, new_documents)
+                    render.chart, new_documents, release)
     files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
     capacity_after = environment_capacity(new_documents)
     # only a RayService whose cluster KubeRay replaces runs two clusters at once
