@@ -106,7 +106,8 @@ def render_environment(project: Project, env: Environment, chart: Chart) -> Rend
                 _check_object(doc, shown)
                 objects.append(RenderedObject(doc, shown, _located(env, doc)))
     _check_unique(objects)
-    return Render(env, chart, helm_values, tuple(objects), chart_objects=chart_objects(project, env, chart, helm_values))
+    return Render(env, chart, helm_values, tuple(objects),
+                  chart_objects=chart_objects(project, env, chart, helm_values))
 
 
 # Argo CD's default when the destination cluster's version is unknown to krc; environments set kubernetesVersion

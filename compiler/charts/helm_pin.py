@@ -23,6 +23,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import yamlio
 from ..problems import KrcError
@@ -51,7 +52,7 @@ def read_helm_pin(lock_path: Path) -> HelmPin:
         data = yamlio.load(lock_path.read_text(encoding="utf-8"), str(lock_path)) or {}
     except OSError:
         raise KrcError(f"{shown} is missing; run 'krc vendor' and commit it") from None
-    helm = data.get("helm") if isinstance(data, dict) else None
+    helm: Any = data.get("helm") if isinstance(data, dict) else None
     try:
         source = helm["source"]
         return HelmPin(str(helm["version"]), str(helm["sha256"]), str(source["package"]),

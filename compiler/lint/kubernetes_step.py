@@ -7,7 +7,8 @@ parent that matches, else `operator.values`.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Location, Problem
 from ..rules.support.context import LintContext, LintObject, dotted
@@ -20,9 +21,7 @@ MAX_PARENT_STEPS = 4
 
 def _value_at(document: Any, path: tuple[str | int, ...]) -> tuple[bool, Any]:
     for step in path:
-        if isinstance(document, dict) and isinstance(step, str) and step in document:
-            document = document[step]
-        elif isinstance(document, list) and isinstance(step, int) and 0 <= step < len(document):
+        if isinstance(document, dict) and isinstance(step, str) and step in document or isinstance(document, list) and isinstance(step, int) and 0 <= step < len(document):
             document = document[step]
         else:
             return False, None

@@ -33,15 +33,15 @@ def upgrade_commands(environment: str, chart: str, version: str, release: Releas
     rendered = f"rendered/{environment}"
     return [f"krc render {environment}",
             f"kubectl apply --server-side --force-conflicts -f {rendered}/crds/",
-            f"helm upgrade --install {release.name} {chart} --repo {release.repository} --version {version} "
-            f"--namespace {release.namespace} --skip-crds --values {rendered}/{output.VALUES_FILE}"]
+            (f"helm upgrade --install {release.name} {chart} --repo {release.repository} --version {version} "
+             f"--namespace {release.namespace} --skip-crds --values {rendered}/{output.VALUES_FILE}")]
 
 
 def downgrade_statements(chart: str, old_version: str, new_version: str) -> list[str]:
     if not is_downgrade(old_version, new_version):
         return []
-    return [f"This is a DOWNGRADE of {chart} ({old_version} -> {new_version}). Helm won't downgrade CRDs: "
-            f"`helm upgrade` leaves the {old_version} CRDs in place, and the {new_version} operator then runs "
-            f"against them. Applying the {new_version} CRDs (as below, or the Argo CD CRDs application) removes "
-            f"the fields only {old_version} knows: the API server prunes them from stored objects at their next "
-            "write, silently, and a CRD only the newer chart has stays in the cluster (Helm never deletes one)."]
+    return [(f"This is a DOWNGRADE of {chart} ({old_version} -> {new_version}). Helm won't downgrade CRDs: "
+             f"`helm upgrade` leaves the {old_version} CRDs in place, and the {new_version} operator then runs "
+             f"against them. Applying the {new_version} CRDs (as below, or the Argo CD CRDs application) removes "
+             f"the fields only {old_version} knows: the API server prunes them from stored objects at their next "
+             "write, silently, and a CRD only the newer chart has stays in the cluster (Helm never deletes one).")]

@@ -4,7 +4,8 @@ ServiceAccount. The chart's objects are reviewed like every other object (golden
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .fielddiff import FieldChange
 
@@ -112,9 +113,9 @@ def operator_messages(kind: str, old: dict[str, Any] | None, new: dict[str, Any]
                                                              for f in fields):
         return [("rbac-binding", "who holds the role changed (subjects or roleRef)")]
     if kind == "Service" and any(f.path.startswith("spec") for f in fields):
-        return [("service", "Service changed (" + ", ".join(sorted({f.path for f in fields if f.path.startswith(
-            "spec")})) + "): clients and metrics scraping follow the new ports and selector")]
+        paths = ", ".join(sorted({f.path for f in fields if f.path.startswith("spec")}))
+        return [("service", f"Service changed ({paths}): clients and metrics scraping follow the new ports and selector")]
     if kind == "ServiceAccount" and any(f.path.startswith(("metadata.annotations", "automount")) for f in fields):
-        return [("service-account", "ServiceAccount changed: Pods using it see new annotations (e.g. an IAM role) "
-                 "only once they are recreated")]
+        return [("service-account", ("ServiceAccount changed: Pods using it see new annotations (e.g. an IAM role) "
+                                     "only once they are recreated"))]
     return []

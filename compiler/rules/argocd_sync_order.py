@@ -23,11 +23,19 @@ parameters carry `chartVersion`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
-from ..k8s.argocd_sync import (BUILTIN_NAMESPACES, CRD_ANNOTATIONS, SYNC_OPTIONS, plugin_selection,
-                               resource_sync_options, sync_key, wave_of)
+from ..k8s.argocd_sync import (
+    BUILTIN_NAMESPACES,
+    CRD_ANNOTATIONS,
+    SYNC_OPTIONS,
+    plugin_selection,
+    resource_sync_options,
+    sync_key,
+    wave_of,
+)
 from ..problems import Problem
 from .support.context import LintContext, LintObject
 

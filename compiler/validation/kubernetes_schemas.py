@@ -60,7 +60,7 @@ def _folder(version: str) -> Any:
 @functools.lru_cache(maxsize=8)
 def _registry(version: str) -> Registry:
     definitions = json.loads(_folder(version).joinpath("_definitions.json").read_text(encoding="utf-8"))
-    return Resource.from_contents(definitions) @ Registry()  # type: ignore[return-value]
+    return Resource.from_contents(definitions) @ Registry()
 
 
 def _schema_file(api_version: str, kind: str) -> str:
@@ -75,7 +75,7 @@ def _validator(version: str, api_version: str, kind: str) -> jsonschema.protocol
     if not path.is_file():
         return None
     schema = json.loads(path.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema, registry=_registry(version))  # type: ignore[no-any-return]
+    return jsonschema.Draft202012Validator(schema, registry=_registry(version))
 
 
 def knows(version: str, document: dict[str, Any]) -> bool:
