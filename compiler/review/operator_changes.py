@@ -114,7 +114,8 @@ def operator_messages(kind: str, old: dict[str, Any] | None, new: dict[str, Any]
         return [("rbac-binding", "who holds the role changed (subjects or roleRef)")]
     if kind == "Service" and any(f.path.startswith("spec") for f in fields):
         paths = ", ".join(sorted({f.path for f in fields if f.path.startswith("spec")}))
-        return [("service", f"Service changed ({paths}): clients and metrics scraping follow the new ports and selector")]
+        effect = "clients and metrics scraping follow the new ports and selector"
+        return [("service", f"Service changed ({paths}): {effect}")]
     if kind == "ServiceAccount" and any(f.path.startswith(("metadata.annotations", "automount")) for f in fields):
         return [("service-account", ("ServiceAccount changed: Pods using it see new annotations (e.g. an IAM role) "
                                      "only once they are recreated"))]
