@@ -60,9 +60,8 @@ def _read_url(url: str) -> bytes:
 
 
 def _join(base: str, relative: str) -> str:
-    if urllib.parse.urlparse(relative).scheme:
-        return relative
-    return base.rstrip("/") + "/" + relative
+    """A URL from the index, resolved against the repository (a folder, so it ends with '/'), as Helm does."""
+    return urllib.parse.urljoin(base if base.endswith("/") else base + "/", relative)
 
 
 def _index(repository: str) -> dict:

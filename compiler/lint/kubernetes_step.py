@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..problems import Location, Problem
-from ..rules.support.context import LintContext, LintObject, dotted
+from ..rules.support.context import LintContext, LintObject
 from ..validation import kubernetes_schemas
 
 # Plain Kubernetes kinds krc itself renders (the chart's objects are all validated)
@@ -71,11 +71,11 @@ def validate(context: LintContext) -> list[Problem]:
             continue
         for error in kubernetes_schemas.validate(version, obj.document):
             problems.append(Problem(f"{error.message}; fix or remove it", obj.locate(error.path), "error",
-                                    error.check, obj.ref, dotted(error.path)))
+                                    error.check, obj.ref, error.path))
     for obj in context.chart_objects:
         for error in kubernetes_schemas.validate(version, obj.document):
             where, source = _chart_location(context, obj, error.path)
             origin = f"set by {source}" if source else "rendered by the chart from operator.values"
             problems.append(Problem(f"{obj.kind} {obj.name} of the operator chart: {error.message}, {origin}; "
-                                    "fix the Helm value", where, "error", error.check, obj.ref, dotted(error.path)))
+                                    "fix the Helm value", where, "error", error.check, obj.ref, error.path))
     return problems

@@ -31,6 +31,7 @@ ID = "security/literal-credentials"
 SEVERITY = "warning"
 SUMMARY = "credentials come from Secret references, not literal values"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 _CREDENTIAL_WORDS = frozenset({"TOKEN", "PASSWORD", "PASSWD", "SECRET", "CREDENTIAL", "CREDENTIALS", "APIKEY",
                                "ACCESSKEY"})
