@@ -64,10 +64,10 @@ def render_files(render: Render, include_crds: bool) -> Files:
 def environment_files(documents: list[dict], helm_values: dict, chart: Chart, include_crds: bool,
                       chart_documents: list[dict] | None = None) -> Files:
     files: Files = {}
-    for name, doc in zip(manifest_names(documents), documents):
+    for name, doc in zip(manifest_names(documents), documents, strict=True):
         files[name] = yamlio.dump(doc).encode("utf-8")
     chart_documents = chart_documents or []
-    for name, doc in zip(manifest_names(chart_documents, CHART_DIR), chart_documents):
+    for name, doc in zip(manifest_names(chart_documents, CHART_DIR), chart_documents, strict=True):
         files[name] = yamlio.dump(doc).encode("utf-8")
     files[VALUES_FILE] = yamlio.dump(helm_values).encode("utf-8")
     files[CRD_LOCK_FILE] = yamlio.dump(crd_lock(chart)).encode("utf-8")

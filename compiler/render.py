@@ -92,7 +92,8 @@ def render_environment(project: Project, env: Environment, chart: Chart) -> Rend
         raise KrcError(f"missing {project.relative(values_template)}: it renders the operator's Helm values")
     [docs] = engine_for(values_template).render([values_template], templates, context, project.root)
     if len(docs) != 1 or not isinstance(docs[0], dict):
-        raise KrcError("the values template must render exactly one YAML map", Location(project.relative(values_template)))
+        raise KrcError("the values template must render exactly one YAML map",
+                       Location(project.relative(values_template)))
     helm_values = merge_values(docs[0], (env.data.get("operator") or {}).get("values") or {}, null_for_absent=True)
     # object templates see the final Helm values (the Argo CD operator Application carries them inline)
     context = {**context, "helmValues": helm_values}

@@ -27,7 +27,7 @@ from typing import Any
 
 from .. import yamlio
 from ..problems import KrcError
-from .package import cache_dir
+from ..user_cache import cache_dir
 
 HELM_VARIABLE = "KRC_HELM"
 VERSION_TIMEOUT_SECONDS = 20

@@ -18,8 +18,8 @@ from typing import Any
 
 from .. import yamlio
 from ..problems import KrcError, Location
+from ..user_cache import cache_dir
 from .helm_pin import HelmPin, find_helm, helm_environment
-from .package import cache_dir
 
 TEMPLATE_TIMEOUT_SECONDS = 60
 

@@ -21,7 +21,9 @@ MAX_PARENT_STEPS = 4
 
 def _value_at(document: Any, path: tuple[str | int, ...]) -> tuple[bool, Any]:
     for step in path:
-        if isinstance(document, dict) and isinstance(step, str) and step in document or isinstance(document, list) and isinstance(step, int) and 0 <= step < len(document):
+        if isinstance(document, dict) and isinstance(step, str) and step in document:
+            document = document[step]
+        elif isinstance(document, list) and isinstance(step, int) and 0 <= step < len(document):
             document = document[step]
         else:
             return False, None

@@ -15,9 +15,9 @@ from ..render import Render
 from .capacity import environment_capacity, upgrade_peak
 from .consequences import REPLACES_CLUSTER, object_labels, values_labels
 from .crdgate import crd_gate
-from .helm_commands import Release
 from .fielddiff import diff_documents, text_diff
 from .golden_source import GitGolden, WorkingTreeGolden, git_golden
+from .helm_commands import Release
 from .model import EnvironmentReview, FileChange, ObjectChange
 
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)

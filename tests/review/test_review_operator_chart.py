@@ -2,9 +2,9 @@
 ordered commands for plain Helm users; a downgrade is called one."""
 from __future__ import annotations
 
-from compiler.project import Project
-
 from review_support import diff_json, edit, run, set_chart_version
+
+from compiler.project import Project
 
 PROD = "prod-eks-gpu"
 
@@ -22,7 +22,8 @@ def test_golden_holds_the_chart_objects(accepted: Project):
         assert sorted(p.name for p in chart.iterdir()) == [
             "deployment-kuberay-operator.yaml", "role-kuberay-operator-leader-election.yaml",
             "role-kuberay-operator.yaml", "rolebinding-kuberay-operator-leader-election.yaml",
-            "rolebinding-kuberay-operator.yaml", "service-kuberay-operator.yaml", "serviceaccount-kuberay-operator.yaml"]
+            "rolebinding-kuberay-operator.yaml", "service-kuberay-operator.yaml",
+            "serviceaccount-kuberay-operator.yaml"]
         assert f"namespace: {watched}" in (chart / "role-kuberay-operator.yaml").read_text()
         assert "--watch-namespace" in (chart / "deployment-kuberay-operator.yaml").read_text()
 
