@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from . import yamlio
 from .charts.package import Chart
@@ -29,9 +30,9 @@ CRDS_DIR = "crds"
 Files = dict[str, bytes]  # relative posix path -> content
 
 
-def manifest_names(documents: list[dict], folder: str = MANIFESTS_DIR) -> list[str]:
+def manifest_names(documents: list[dict[str, Any]], folder: str = MANIFESTS_DIR) -> list[str]:
     """Predictable file names: kind and name, plus the namespace only where two objects would clash."""
-    def short(doc: dict) -> str:
+    def short(doc: dict[str, Any]) -> str:
         return f"{doc['kind'].lower()}-{doc['metadata']['name']}"
 
     counts = Counter(short(d) for d in documents)
@@ -45,7 +46,7 @@ def manifest_names(documents: list[dict], folder: str = MANIFESTS_DIR) -> list[s
     return names
 
 
-def crd_lock(chart: Chart) -> dict:
+def crd_lock(chart: Chart) -> dict[str, Any]:
     return {
         "chart": chart.name,
         "version": chart.version,
@@ -61,8 +62,8 @@ def render_files(render: Render, include_crds: bool) -> Files:
                              [o.document for o in render.chart_objects])
 
 
-def environment_files(documents: list[dict], helm_values: dict, chart: Chart, include_crds: bool,
-                      chart_documents: list[dict] | None = None) -> Files:
+def environment_files(documents: list[dict[str, Any]], helm_values: dict[str, Any], chart: Chart,
+                      include_crds: bool, chart_documents: list[dict[str, Any]] | None = None) -> Files:
     files: Files = {}
     for name, doc in zip(manifest_names(documents), documents, strict=True):
         files[name] = yamlio.dump(doc).encode("utf-8")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ _FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):
 _BATCH_NAME = "_krc_batch.jsonnet"
 
 
-def _importer(templates_dir: Path):
+def _importer(templates_dir: Path) -> Callable[[str, str], tuple[str, bytes]]:
     root = templates_dir.resolve()
 
     def refuse(candidate: Path, reason: str) -> tuple[str, bytes]:

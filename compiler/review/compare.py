@@ -51,7 +51,7 @@ def _rendered_objects(render: Render, files: output.Files) -> Parsed:
     return parsed
 
 
-def _object_change(key: ObjectKey, old: tuple | None, new: tuple | None) -> ObjectChange | None:
+def _object_change(key: ObjectKey, old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> ObjectChange | None:
     if old is None:
         file, _, document = new  # type: ignore[misc]
         return ObjectChange(key, "added", "", document["apiVersion"], file, (), (), document)
