@@ -121,7 +121,8 @@ def kubernetes_version(env: Environment) -> str:
     return str(env.data.get("kubernetesVersion") or DEFAULT_KUBERNETES_VERSION)
 
 
-def chart_objects(project: Project, env: Environment, chart: Chart, helm_values: dict) -> tuple[RenderedObject, ...]:
+def chart_objects(project: Project, env: Environment, chart: Chart,
+                  helm_values: dict[str, Any]) -> tuple[RenderedObject, ...]:
     """The operator chart rendered by the pinned Helm with the release name and namespace of the operator
     Application (templates/objects/argocd.jsonnet: release = chart name), CRDs skipped (the CRDs app owns them).
     Each object points at operator.values (else operator) of the environment: that is what shapes it."""
