@@ -10,6 +10,7 @@ from ...charts.package import Chart
 from ...k8s.objects import object_ref
 from ...problems import Location, Problem
 from ...yamlio import Path, Positions
+from .autoscaler_view import AutoscalerView
 
 Mode = Literal["paths", "environment"]
 
@@ -97,6 +98,8 @@ class LintContext:
     # version of the destination cluster
     chart_objects: tuple[LintObject, ...] = ()
     kubernetes_version: str = ""
+    # what Ray's autoscaling-config generator made of each cluster spec; filled by the pipeline (None: not run)
+    autoscaler: AutoscalerView | None = None
 
     def gate(self, name: str) -> bool:
         return self.feature_gates.get(name, False)
