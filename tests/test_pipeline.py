@@ -142,7 +142,7 @@ def test_render_is_byte_identical_across_runs_and_paths(tmp_path: Path, vendor_c
     pipeline.render_to_disk(other, other.environment_names())
     assert output.read_tree(other.rendered_dir) == first
     assert all(content.endswith(b"\n") for content in first.values())
-    assert {p.split("/")[1] for p in first} == {"crds", "crds.lock.yaml", "helm", "manifests"}
+    assert {p.split("/")[1] for p in first} == {"chart", "crds", "crds.lock.yaml", "helm", "manifests"}
 
 
 def test_the_fixture_golden_matches_the_render(project: Project):

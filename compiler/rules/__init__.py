@@ -14,6 +14,7 @@ from .rule import SEVERITIES, Rule, as_severity
 __all__ = ["RULES", "SEVERITIES", "Rule", "as_severity", "describe", "summaries"]
 from . import (
     argocd_autoscaled_replicas_ignored,
+    argocd_sync_order,
     autoscaler_generator_error,
     autoscaler_gpu_count,
     autoscaler_hosts_per_replica,
@@ -71,6 +72,7 @@ from . import (
 
 _MODULES: tuple[Rule, ...] = (
     argocd_autoscaled_replicas_ignored,
+    argocd_sync_order,
     autoscaler_generator_error,
     autoscaler_gpu_count,
     autoscaler_hosts_per_replica,
