@@ -36,7 +36,7 @@ def test_invalid_helm_values_are_errors_at_their_environment_line(project: Proje
     assert len(found) == 4
 
     result = CliRunner().invoke(main, ["--project", str(project.root), "render", "bad"])
-    assert result.exit_code == 2 and "environments/bad.yaml:6:7: error Deployment kuberay-operator" in result.output
+    assert result.exit_code == 2 and "environments/bad.yaml:6:7: error: Deployment kuberay-operator" in result.output
     assert not project.rendered_dir.exists()
 
 
