@@ -5,7 +5,7 @@ from typing import Any
 
 from ..problems import KrcError, Location, Problem
 from ..provenance import object_positions
-from ..render import Render
+from ..render import Render, kubernetes_version
 from ..rules.support.context import LintContext, LintObject, RuleSetting
 from ..rules.support.destinations import Destination
 from ..rules.support.feature_gates import chart_default_gates
@@ -34,7 +34,8 @@ def environment_context(render: Render, peers: tuple[Destination, ...] = ()) -> 
     """The lint context of one environment; `peers` are where the project's other environments deploy."""
     env = render.environment
     file = env.files[-1] if env.files else f"environments/{env.name}.yaml"
-    objects = tuple(LintObject(o.document, o.location or Location(file), object_positions(o.document, env.location_of))
+    objects = tuple(LintObject(o.document, o.location or Location(file),
+                               object_positions(o.document, env.location_of, env.written_at))
                     for o in render.objects)
     version = render.chart.version
     return LintContext(
@@ -52,4 +53,6 @@ def environment_context(render: Render, peers: tuple[Destination, ...] = ()) -> 
         locate_environment=env.location_of,
         environment_file=file,
         peer_destinations=tuple(p for p in peers if p.environment != env.name),
+        chart_objects=tuple(LintObject(o.document, o.location or Location(file)) for o in render.chart_objects),
+        kubernetes_version=kubernetes_version(env),
     )

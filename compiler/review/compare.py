@@ -21,6 +21,7 @@ from .crdgate import CrdGate, crd_gate
 from .fielddiff import diff_documents, text_diff
 from .golden_source import GitGolden, WorkingTreeGolden, git_golden
 from .grouping import group_changes
+from .helm_commands import Release
 from .model import EnvironmentReview, FileChange, LimitCheck, ObjectChange
 from .summaries import object_summary
 
@@ -30,7 +31,7 @@ Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, byt
 def _objects(files: output.Files, shown: str) -> Parsed:
     parsed: Parsed = {}
     for path, content in files.items():
-        if not path.startswith(f"{output.MANIFESTS_DIR}/"):
+        if not path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         source = f"{shown}/{path}"
         document = yamlio.load(content.decode("utf-8"), source)
@@ -47,9 +48,12 @@ def _objects(files: output.Files, shown: str) -> Parsed:
 def _rendered_objects(render: Render, files: output.Files) -> Parsed:
     """The render's own objects, with the file and bytes `krc golden` would write for each (no parse back: the
     canonical dump reads back as the same data, which tests/properties checks)."""
-    documents = [o.document for o in render.objects]
-    return {key_of(document): (name, files[name], document)
-            for name, document in zip(output.manifest_names(documents), documents, strict=True)}
+    parsed: Parsed = {}
+    for folder, objects in ((output.MANIFESTS_DIR, render.objects), (output.CHART_DIR, render.chart_objects)):
+        documents = [o.document for o in objects]
+        parsed.update({key_of(document): (name, files[name], document)
+                       for name, document in zip(output.manifest_names(documents, folder), documents, strict=True)})
+    return parsed
 
 
 def _object_change(key: ObjectKey, old: tuple[str, bytes, dict[str, Any]] | None,
@@ -74,7 +78,7 @@ def _object_change(key: ObjectKey, old: tuple[str, bytes, dict[str, Any]] | None
 def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -> list[FileChange]:
     changes = []
     for path in sorted((golden.keys() | current.keys()) - skip):
-        if path.startswith(f"{output.MANIFESTS_DIR}/"):
+        if path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         before, after = golden.get(path), current.get(path)
         if before == after:
@@ -124,10 +128,14 @@ def review_environment(project: Project, render: Render, golden: output.Files, c
     capacity limits its policies state."""
     name = render.environment.name
     current = output.render_files(render, include_crds=False)
+    after = _rendered_objects(render, current)
+    operator = render.environment.data.get("operator") or {}
+    release = Release(render.chart.name, str(operator.get("namespace") or "default"),
+                      str((operator.get("chart") or {}).get("repository") or ""))
     gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE),
                     [e[2] for e in _objects(golden, f"golden/{name}").values()], render.chart,
-                    [o.document for o in render.objects])
-    return _review(name, golden, current, _rendered_objects(render, current), gate, False, checks, limits)
+                    [entry[2] for entry in after.values()], release)
+    return _review(name, golden, current, after, gate, False, checks, limits)
 
 
 def removed_environment(name: str, golden: output.Files) -> EnvironmentReview:

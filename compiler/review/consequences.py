@@ -12,6 +12,7 @@ from typing import Any
 
 from .fielddiff import FieldChange
 from .labels import Label, ranked
+from .operator_changes import operator_messages
 from .ray_versions import ray_version_labels
 from .rayservice_action import appended_groups, cluster_action
 
@@ -139,6 +140,7 @@ def object_labels(group: str, kind: str, status: str, old: dict[str, Any] | None
         labels.extend(_template_labels(kind, new or {}, fields))
     if kind == "Namespace" and any(f.path.startswith("metadata.name") for f in fields):
         labels.append(Label("namespace", "namespace changed"))
+    labels.extend(Label(code, message) for code, message in operator_messages(kind, old, new, fields))
     return ranked(labels)
 
 

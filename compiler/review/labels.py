@@ -17,6 +17,9 @@ CODE_IMPACT = {
     "head-pod-template": "restart", "worker-pod-template": "restart",
     "rayservice-scale": "scale", "rayservice-groups-appended": "scale", "worker-group-added": "scale",
     "api-version": "metadata only", "rayservice-settings": "metadata only", "rayservice-not-upgraded": "metadata only",
+    # the operator chart's objects (review/operator_changes.py)
+    "operator-restart": "restart", "rbac": "metadata only", "rbac-binding": "metadata only",
+    "service": "restart", "service-account": "restart",
 }
 
 

@@ -97,6 +97,10 @@ class LintContext:
     environment_file: str = ""
     # where the project's other environments deploy (environment/destination-collision)
     peer_destinations: tuple[Destination, ...] = ()
+    # the operator chart's objects as `helm template` renders them (environment mode), and the Kubernetes minor
+    # version of the destination cluster
+    chart_objects: tuple[LintObject, ...] = ()
+    kubernetes_version: str = ""
     # what Ray's autoscaling-config generator made of each cluster spec; filled by the pipeline (None: not run)
     autoscaler: AutoscalerView | None = None
 
