@@ -18,7 +18,7 @@ def test_a_three_line_environment_on_base_collides_with_dev(project: Project):
     project.environment_file("staging").write_text("extends: base\ndescription: staging\n")
     result = lint(project, "staging")
     assert result.exit_code == 1
-    assert ("error environment staging deploys to the same cluster (https://kubernetes.default.svc) and namespaces "
+    assert ("environment staging deploys to the same cluster (https://kubernetes.default.svc) and namespaces "
             "(ray-demo, kuberay-system) as environment dev (environments/dev.yaml)") in result.output
     assert RULE in result.output
     golden = CliRunner().invoke(main, ["--project", str(project.root), "golden", "staging"])

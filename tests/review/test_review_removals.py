@@ -6,12 +6,20 @@ import shutil
 
 from review_support import commit_project, report_env, run
 
+from compiler import output
 from compiler.project import Project
 
 PROD = "prod-eks-gpu"
 
 
+def objects_in_golden(project: Project) -> int:
+    """The objects golden/ holds for prod: every one would be pruned."""
+    return sum(1 for path in output.read_tree(project.golden_dir / PROD) if path.startswith(
+        tuple(f"{folder}/" for folder in output.OBJECT_DIRS)))
+
+
 def test_a_removed_environment_is_reported_against_base_in_every_format(accepted: Project):
+    pruned = objects_in_golden(accepted)
     commit_project(accepted, "prod and dev")
     accepted.environment_file(PROD).unlink()
     shutil.rmtree(accepted.golden_dir / PROD)  # git rm environments/prod... golden/prod...: the working tree is clean
@@ -21,7 +29,7 @@ def test_a_removed_environment_is_reported_against_base_in_every_format(accepted
     text = run(accepted, "diff", "--base", "HEAD~1")
     assert text.exit_code == 1, text.output
     assert (f"== {PROD}: ENVIRONMENT REMOVED: environments/{PROD}.yaml is gone and golden/ still has it; deploying "
-            "this prunes all 10 objects") in text.output
+            f"this prunes all {pruned} objects") in text.output
     assert "- RayService ray-prod/summarizer (ray.io/v1) removed: " in text.output
     assert ("    [outage] deleted: its Ray clusters and Serve applications are deleted: the service goes down"
             in text.output)
@@ -31,7 +39,7 @@ def test_a_removed_environment_is_reported_against_base_in_every_format(accepted
     report = json.loads(run(accepted, "diff", "--base", "HEAD~1", "--format", "json").output)
     prod = report_env(report, PROD)
     assert report["removedEnvironments"] == [PROD] and report["changed"] is True
-    assert prod["removed"] is True and prod["counts"] == {"added": 0, "removed": 10, "changed": 0, "unchanged": 0}
+    assert prod["removed"] is True and prod["counts"] == {"added": 0, "removed": pruned, "changed": 0, "unchanged": 0}
     service = next(o for o in prod["objects"] if o["ref"] == "RayService ray-prod/summarizer")
     assert service["labels"] == [{"code": "deleted", "impact": "outage", "message": "deleted: its Ray clusters and "
                                   "Serve applications are deleted: the service goes down"}]
@@ -52,12 +60,13 @@ def test_a_removed_environment_is_reported_against_base_in_every_format(accepted
 
     body = run(accepted, "diff", "--base", "HEAD~1", "--format", "markdown").output
     assert f"### :x: Environment removed: `{PROD}`" in body and "**2 of 2" not in body
-    assert f"| `{PROD}` **(removed)** | 0 | 10 | 0 | 0 |" in body
+    assert f"| `{PROD}` **(removed)** | 0 | {pruned} | 0 | 0 |" in body
     assert body.index("Environment removed") < body.index("### Summary")
     assert "**outage**: deleted: its Ray clusters and Serve applications are deleted: the service goes down" in body
 
 
 def test_an_orphaned_golden_folder_fails_check_and_diff_with_what_is_pruned(accepted: Project):
+    pruned = objects_in_golden(accepted)
     accepted.environment_file(PROD).unlink()  # golden/prod-eks-gpu/ stays behind
     check = run(accepted, "check")
     assert check.exit_code == 1
@@ -68,6 +77,6 @@ def test_an_orphaned_golden_folder_fails_check_and_diff_with_what_is_pruned(acce
             "deleted: the service goes down") in check.output
 
     report = json.loads(run(accepted, "diff", "--format", "json").output)
-    assert report["removedEnvironments"] == [PROD] and report_env(report, PROD)["counts"]["removed"] == 10
+    assert report["removedEnvironments"] == [PROD] and report_env(report, PROD)["counts"]["removed"] == pruned
     shutil.rmtree(accepted.golden_dir / PROD)
     assert run(accepted, "check").exit_code == 0 and run(accepted, "diff").exit_code == 0
