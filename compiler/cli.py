@@ -34,6 +34,18 @@ def reports_errors(command: Callable) -> Callable:
     return wrapper
 
 
+def run_options(command: Callable) -> Callable:
+    """--no-cache and --jobs, for commands that work through many environments (see pipeline.RunOptions)."""
+    command = click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+                           help="Processes compiling in parallel (default: one per core).")(command)
+    return click.option("--no-cache", is_flag=True, help="Compile everything again; neither read nor write the "
+                        "compile cache.")(command)
+
+
+def run_settings(no_cache: bool, jobs: int | None) -> pipeline.RunOptions:
+    return pipeline.RunOptions(cache=not no_cache, workers=jobs)
+
+
 def current_project() -> Project:
     """The project named by --project, else the one around the working directory."""
     ctx = click.get_current_context()
@@ -60,35 +72,39 @@ def vendor_command(environments: tuple[str, ...]) -> None:
 
 @main.command("render")
 @click.argument("environments", nargs=-1)
+@run_options
 @reports_errors
-def render_command(environments: tuple[str, ...]) -> None:
+def render_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Render environments (default: all) into rendered/<env>/."""
     project = current_project()
-    for render in pipeline.render_to_disk(project, project.select(environments)):
-        click.echo(f"rendered {render.environment.name}: {len(render.objects)} objects, "
-                   f"{len(render.chart.crds)} CRDs of {render.chart.name} {render.chart.version}")
-        if render.findings:
-            click.echo(f"{render.environment.name}: {len(render.findings)} warnings or notes; "
-                       f"see 'krc lint {render.environment.name}'", err=True)
+    for result in pipeline.render_to_disk(project, project.select(environments), run_settings(no_cache, jobs)):
+        click.echo(f"rendered {result.name}: {result.objects} objects, "
+                   f"{result.crds} CRDs of {result.chart[0]} {result.chart[1]}")
+        if result.findings:
+            click.echo(f"{result.name}: {len(result.findings)} warnings or notes; see 'krc lint {result.name}'",
+                       err=True)
 
 
 @main.command("golden")
 @click.argument("environments", nargs=-1)
+@run_options
 @reports_errors
-def golden_command(environments: tuple[str, ...]) -> None:
+def golden_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Accept the current render into golden/<env>/ (CRD lock included)."""
     project = current_project()
-    for render in pipeline.accept_golden(project, project.select(environments)):
-        click.echo(f"golden/{render.environment.name} updated")
+    for result in pipeline.accept_golden(project, project.select(environments), run_settings(no_cache, jobs)):
+        click.echo(f"golden/{result.name} updated")
 
 
 @main.command("check")
 @click.argument("environments", nargs=-1)
+@run_options
 @reports_errors
-def check_command(environments: tuple[str, ...]) -> None:
+def check_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Compare the render with golden/; list differing files and exit 1 when any differ."""
     project = current_project()
-    mismatches = [m for m in pipeline.check_golden(project, project.select(environments)) if not m.clean]
+    mismatches = [m for m in pipeline.check_golden(project, project.select(environments),
+                                                   run_settings(no_cache, jobs)) if not m.clean]
     for mismatch in mismatches:
         for label, paths in (("changed", mismatch.changed), ("new", mismatch.added), ("gone", mismatch.removed)):
             for path in paths:
@@ -104,11 +120,13 @@ def check_command(environments: tuple[str, ...]) -> None:
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="Output format (markdown: a pull-request comment).")
 @click.option("--base", metavar="REF", help="Compare with golden/ as committed at git REF (e.g. origin/main).")
+@run_options
 @reports_errors
-def diff_command(environments: tuple[str, ...], output_format: str, base: str | None) -> None:
+def diff_command(environments: tuple[str, ...], output_format: str, base: str | None, no_cache: bool,
+                 jobs: int | None) -> None:
     """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change."""
     project = current_project()
-    result = pipeline.review_project(project, project.select(environments), base)
+    result = pipeline.review_project(project, project.select(environments), base, run_settings(no_cache, jobs))
     click.echo(review.format_review(result, output_format), nl=False)
     sys.exit(result.exit_code)
 
@@ -147,13 +165,14 @@ def crd_diff_command(old: str, new: str, output_format: str) -> None:
 
 @main.command("policy")
 @click.argument("environments", nargs=-1)
+@run_options
 @reports_errors
-def policy_command(environments: tuple[str, ...]) -> None:
+def policy_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Check environments (default: all) against the CUE policies in policies/; exit 1 on any violation."""
     def counted(n: int, one: str, many: str) -> str:
         return f"{n} {one if n == 1 else many}"
 
-    checked = pipeline.check_policies(current_project(), environments)
+    checked = pipeline.check_policies(current_project(), environments, run=run_settings(no_cache, jobs))
     policies, names, problems = checked.policies, checked.environments, checked.findings
     for problem in problems:
         click.echo(problem.one_line())
@@ -172,13 +191,14 @@ def policy_command(environments: tuple[str, ...]) -> None:
 @click.option("--feature-gates", default="", help="Paths only: gate overrides, e.g. RayCronJob=true,RayClusterMTLS=false.")
 @click.option("--argocd-crds", type=click.Path(exists=True), help="Argo CD's CRDs (file or folder): validate Argo CD "
               "objects too (environments: instead of their argocd.crds).")
+@run_options
 @reports_errors
 def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: str | None,
-                 feature_gates: str, argocd_crds: str | None) -> None:
+                 feature_gates: str, argocd_crds: str | None, no_cache: bool, jobs: int | None) -> None:
     """Lint environments (default: all) or YAML files and directories; exit 1 on any error-level finding."""
     root = click.get_current_context().find_root().params.get("project")
     problems = pipeline.lint_targets(list(targets), Path(root) if root else None, kuberay_version, feature_gates,
-                            argocd_crds=argocd_crds)
+                                     argocd_crds=argocd_crds, run=run_settings(no_cache, jobs))
     click.echo(report.render(problems, output_format), nl=False)
     if output_format == "text":
         counts = {s: sum(p.severity == s for p in problems) for s in ("error", "warning", "info")}
@@ -221,10 +241,12 @@ def _argocd_options(command: Callable) -> Callable:
 @_argocd_options
 @click.option("--argocd-crds", type=click.Path(exists=True), help="Argo CD CRDs to validate Applications against "
               "(default: the environment's argocd.crds).")
+@click.option("--no-cache", is_flag=True, help="Compile again; neither read nor write the compile cache.")
 @reports_errors
-def argocd_generate_command(argocd_crds: str | None, **options: str | None) -> None:
+def argocd_generate_command(argocd_crds: str | None, no_cache: bool, **options: str | None) -> None:
     """Print one environment's objects as one YAML stream; on any error print nothing and exit 2."""
-    generated = pipeline.argocd_generate(current_project(), os.environ, options, argocd_crds)
+    generated = pipeline.argocd_generate(current_project(), os.environ, options, argocd_crds,
+                                         pipeline.RunOptions(cache=not no_cache))
     for problem in generated.warnings:
         click.echo(problem.one_line(), err=True)
     sys.stdout.write(generated.stream)  # everything at once, only after everything succeeded

@@ -7,17 +7,23 @@ one set of CRDs. Nothing here prints or exits; bad input raises KrcError.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import math
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from . import argocd, crddiff, output, review
 from .argocd.validation import crds_path, environment_problems
 from .charts import vendor
+from .charts.package import Chart
+from .compile_cache import CompileCache, Compiled, OutputStamps, path_digest
 from .environment.model import Environment, load_environment
 from .lint import environment_context, lint_objects, paths_context
-from .policy import CueEngine, find_engine, policy_files, policy_findings, policy_input
-from .policy.evaluate import evaluate_policies
+from .policy import CueEngine, evaluate_each, find_engine, policy_files, policy_input
 from .problems import KrcError, Location, Problem, sorted_problems
 from .project import Project, find_project
 from .render import Render, render_environment
@@ -75,20 +81,88 @@ def vendor_charts(project: Project, names: Sequence[str]) -> list[vendor.VendorR
     return vendor.vendor(project.vendor_dir, pins)
 
 
-def render_to_disk(project: Project, names: Sequence[str]) -> list[Render]:
-    """rendered/<env>/ for every environment, written only once all of them compiled cleanly."""
-    renders = compile_environments(project, names)
-    output.replace_trees({project.rendered_dir / r.environment.name: output.render_files(r, include_crds=True)
-                          for r in renders})
-    return renders
+# ---- many environments: the compile cache and the parallel map ---------------------------------------------
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a command works through environments: the compile cache (`--no-cache` turns it off) and how many
+    processes compile in parallel (`--jobs`; None: one per core). Output is the same whatever they are."""
+
+    cache: bool = True
+    workers: int | None = None
+
+    def worker_count(self) -> int:
+        return max(1, self.workers if self.workers is not None else (os.cpu_count() or 1))
 
 
-def accept_golden(project: Project, names: Sequence[str]) -> list[Render]:
-    """golden/<env>/ becomes the current render, CRD lock included."""
-    renders = compile_environments(project, names)
-    output.replace_trees({project.golden_dir / r.environment.name: output.render_files(r, include_crds=False)
-                          for r in renders})
-    return renders
+DEFAULT_RUN = RunOptions()
+# Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
+# runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
+POLICY_BATCH = 40
+
+
+class _Context:
+    """What one command's work shares, in one process: the project, its cache, the charts read so far."""
+
+    def __init__(self, project: Project, cache: CompileCache):
+        self.project = project
+        self.cache = cache
+        self._charts: dict[tuple[str, str], Chart] = {}
+
+    @classmethod
+    def of(cls, project: Project, run: RunOptions, options: str = "") -> _Context:
+        return cls(project, CompileCache(project, run.cache, options))
+
+    def chart(self, name: str, version: str) -> Chart:
+        if (name, version) not in self._charts:
+            self._charts[(name, version)] = vendor.load_vendored_chart(self.project.vendor_dir, name, version)
+        return self._charts[(name, version)]
+
+
+def _argocd_option(argocd_crds: str | None) -> str:
+    """What an explicit --argocd-crds adds to the cache key: its path and content."""
+    if not argocd_crds:
+        return ""
+    path = Path(argocd_crds).resolve()
+    return f"argocd-crds={path}:{path_digest(path)}"
+
+
+def _compile(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
+             lint: bool = True) -> tuple[Compiled, Render | None]:
+    """One environment's compiled result from the cache, else compiled (and kept when its key held still).
+    With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out."""
+    found = cache.lookup(name)
+    if found is not None:
+        return found, None
+    key = cache.key(name)
+    render = compile_environment(project, name)
+    try:
+        findings: list[Problem] | None = environment_findings(render, project, argocd_crds)
+    except KrcError:
+        if lint:
+            raise
+        findings = None
+    compiled = Compiled(name, key, (render.chart.name, render.chart.version), output.render_files(render, False),
+                        render.objects, render.helm_values, tuple(findings or ()))
+    if findings is not None and cache.key(name) == key:  # the file did not change while it compiled
+        named = crds_path(project, render.environment) if not argocd_crds else None
+        cache.store(compiled, [project.root / f for f in render.environment.files] + ([named] if named else []))
+    return compiled, render
+
+
+def _restore(context: _Context, compiled: Compiled) -> Render:
+    """The full Render of a cached result (what provenance needs: the loaded environment with its origins)."""
+    return Render(load_environment(context.project, compiled.name), context.chart(*compiled.chart),
+                  compiled.helm_values, compiled.objects, compiled.findings)
+
+
+def _errors(compiled: Compiled) -> list[Problem]:
+    return [f for f in compiled.findings if f.severity == "error"]
+
+
+def _documents_by_file(compiled: Compiled) -> dict[str, dict[str, Any]]:
+    documents = [o.document for o in compiled.objects]
+    return dict(zip(output.manifest_names(documents), documents))
 
 
 @dataclass(frozen=True)
@@ -103,27 +177,186 @@ class GoldenMismatch:
         return not (self.changed or self.added or self.removed)
 
 
-def compare_with_golden(render: Render, golden_dir: Path) -> GoldenMismatch:
-    current = output.render_files(render, include_crds=False)
-    golden = output.read_tree(golden_dir / render.environment.name)
+@dataclass(frozen=True)
+class _Job:
+    """One unit of work for a worker process: picklable, it names its project and environments."""
+
+    command: str  # render, golden, check, review, lint
+    root: Path
+    names: tuple[str, ...]
+    cache: bool
+    shared: str  # the cache's shared digest, as the main process computed it
+    options: str = ""  # the cache's options string
+    argocd_crds: str | None = None
+    skip_key: str | None = None  # render: the key rendered/<env>/ already holds, untouched since
+    golden: output.Files | None = None  # review at a git ref: the golden files to compare with
+    findings: bool = True  # lint: schema and rule findings (else only policies)
+    engine: CueEngine | None = None  # lint: the policies' engine (None: no policies to run)
+
+
+@dataclass(frozen=True)
+class EnvironmentResult:
+    """What a command keeps of one environment (never the whole render: memory stays flat as N grows)."""
+
+    name: str
+    key: str = ""
+    chart: tuple[str, str] = ("", "")
+    objects: int = 0
+    crds: int = 0  # render/golden: the pinned chart's CRDs
+    findings: tuple[Problem, ...] = ()
+    compiled: bool = False  # compiled in this run (False: taken from the cache)
+    staged: Path | None = None  # render/golden: the folder written beside its target, not yet swapped in
+    mismatch: GoldenMismatch | None = None
+    review: review.EnvironmentReview | None = None
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    results: tuple[EnvironmentResult, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    compiled: tuple[str, ...] = ()  # the environments this job compiled (the others came from the cache)
+
+
+def _target(project: Project, command: str) -> Path:
+    return project.rendered_dir if command == "render" else project.golden_dir
+
+
+def _run_job(job: _Job, context: _Context | None = None) -> _Outcome:
+    """A job's environments, each a result or the problems that stopped it (reported together by the caller)."""
+    if context is None:  # in a worker process
+        project = Project(job.root)
+        context = _Context(project, CompileCache(project, job.cache, job.options, shared=job.shared))
+    project, cache = context.project, context.cache
+    if job.command == "lint":
+        return _lint_batch(context, job)
+    name = job.names[0]
+    try:
+        compiled, _ = _compile(project, cache, name)
+        errors = _errors(compiled)
+        if errors:
+            return _Outcome(problems=tuple(errors))
+        result = EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
+                                   not compiled.from_cache)
+        if job.command in ("render", "golden"):
+            chart = context.chart(*compiled.chart)
+            result = dataclasses.replace(result, crds=len(chart.crds))
+            if job.skip_key == compiled.key:
+                return _Outcome((result,))
+            files = compiled.files
+            if job.command == "render":
+                files = dict(sorted({**files, **output.crd_files(chart)}.items()))
+            staged = output.stage_tree(_target(project, job.command) / name, files)
+            return _Outcome((dataclasses.replace(result, staged=staged),))
+        if job.command == "check":
+            return _Outcome((dataclasses.replace(result, mismatch=_mismatch(name, compiled.files,
+                                                                            project.golden_dir)),))
+        golden = job.golden if job.golden is not None else output.read_tree(project.golden_dir / name)
+        reviewed = review.review_files(project, name, context.chart(*compiled.chart), compiled.files, golden,
+                                       _documents_by_file(compiled))
+        return _Outcome((dataclasses.replace(result, review=reviewed),))
+    except KrcError as err:
+        return _Outcome(problems=err.problems)
+
+
+def _parallel(jobs: Sequence[_Job], run: RunOptions, is_cheap: Callable[[_Job], bool],
+              context: _Context) -> Iterator[_Outcome]:
+    """Every job's outcome, in order. Cheap jobs (cache hits) run here; the rest in worker processes when there
+    are two or more of them, each started fresh ('spawn': the Go runtime of gojsonnet does not survive a fork)."""
+    heavy = [i for i, job in enumerate(jobs) if not is_cheap(job)]
+    workers = min(run.worker_count(), len(heavy))
+    if workers < 2:
+        yield from (_run_job(job, context) for job in jobs)
+        return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {i: pool.submit(_run_job, jobs[i]) for i in heavy}
+        for i, job in enumerate(jobs):
+            future = futures.pop(i, None)
+            yield future.result() if future is not None else _run_job(job, context)
+
+
+def _outcomes(context: _Context, jobs: Sequence[_Job], run: RunOptions) -> Iterator[EnvironmentResult]:
+    """Results of every job, in order; every problem of every environment at the end, as one KrcError."""
+    project, cache = context.project, context.cache
+    problems: list[Problem] = []
+
+    def cheap(job: _Job) -> bool:
+        if not all(cache.has_entry(name) for name in job.names):
+            return False
+        if job.command != "lint" or job.engine is None:
+            return True
+        policies = policy_files(project.policies_dir)
+        return all(cache.has_policy_entry(cache.policy_key(cache.key(name), policies, job.engine.description))
+                   for name in job.names)
+
+    for outcome in _parallel(jobs, run, cheap, context):
+        problems.extend(outcome.problems)
+        yield from outcome.results
+    if problems:
+        # a shared template or layer fails the same way for every environment: say it once
+        raise KrcError(sorted_problems(set(problems)))
+
+
+def _write_environments(project: Project, names: Sequence[str], command: str,
+                        run: RunOptions) -> list[EnvironmentResult]:
+    """rendered/<env>/ (render) or golden/<env>/ (golden) of every environment: each staged beside its target as
+    soon as it is compiled, all swapped in only once every one compiled cleanly. rendered/<env>/ folders that
+    already hold the result and were not touched since are left as they are."""
+    target = _target(project, command)
+    stamps = OutputStamps(target, run.cache) if command == "render" else None
+    context = _Context.of(project, run)
+    jobs = [_Job(command, project.root, (name,), run.cache, context.cache.shared,
+                 skip_key=stamps.current(name) if stamps else None) for name in names]
+    results: list[EnvironmentResult] = []
+    try:
+        for result in _outcomes(context, jobs, run):
+            results.append(result)
+    except BaseException:
+        output.discard_staged([(target / r.name, r.staged) for r in results if r.staged])
+        raise
+    output.commit_staged([(target / r.name, r.staged) for r in results if r.staged])
+    if stamps is not None:
+        stamps.record({r.name: r.key for r in results if r.staged})
+    return results
+
+
+def render_to_disk(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
+    """rendered/<env>/ for every environment, written only once all of them compiled cleanly."""
+    return _write_environments(project, names, "render", run)
+
+
+def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
+    """golden/<env>/ becomes the current render, CRD lock included."""
+    return _write_environments(project, names, "golden", run)
+
+
+def _mismatch(name: str, current: output.Files, golden_dir: Path) -> GoldenMismatch:
+    golden = output.read_tree(golden_dir / name)
     return GoldenMismatch(
-        render.environment.name,
+        name,
         tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
         tuple(sorted(current.keys() - golden.keys())),
         tuple(sorted(golden.keys() - current.keys())))
 
 
-def check_golden(project: Project, names: Sequence[str]) -> list[GoldenMismatch]:
-    return [compare_with_golden(r, project.golden_dir) for r in compile_environments(project, names)]
+def compare_with_golden(render: Render, golden_dir: Path) -> GoldenMismatch:
+    return _mismatch(render.environment.name, output.render_files(render, include_crds=False), golden_dir)
 
 
-def review_project(project: Project, names: Sequence[str], base: str | None = None) -> review.Review:
+def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[GoldenMismatch]:
+    context = _Context.of(project, run)
+    jobs = [_Job("check", project.root, (name,), run.cache, context.cache.shared) for name in names]
+    return [r.mismatch for r in _outcomes(context, jobs, run) if r.mismatch is not None]
+
+
+def review_project(project: Project, names: Sequence[str], base: str | None = None,
+                   run: RunOptions = DEFAULT_RUN) -> review.Review:
     """`krc diff`: the named environments against golden/ (the working tree, or as committed at `base`)."""
     source = review.golden_source(project, base)
-    renders = compile_environments(project, names)
+    context = _Context.of(project, run)
+    jobs = [_Job("review", project.root, (name,), run.cache, context.cache.shared,
+                 golden=source.files(name) if base else None) for name in names]
     return review.Review(source.description, base,
-                         tuple(review.review_environment(project, r, source.files(r.environment.name))
-                               for r in renders))
+                         tuple(r.review for r in _outcomes(context, jobs, run) if r.review is not None))
 
 
 @dataclass(frozen=True)
@@ -147,7 +380,8 @@ def _looks_like_path(target: str) -> bool:
 
 
 def lint_targets(targets: Sequence[str], project_root: Path | None = None, kuberay_version: str | None = None,
-                 feature_gates: str = "", cwd: Path | None = None, argocd_crds: str | None = None) -> list[Problem]:
+                 feature_gates: str = "", cwd: Path | None = None, argocd_crds: str | None = None,
+                 run: RunOptions = DEFAULT_RUN) -> list[Problem]:
     """`krc lint`: paths when every target exists on disk, else environment names (none given: every
     environment). `argocd_crds` (a CRD file or folder) also validates Argo CD objects: in paths, and over each
     environment's own `argocd.crds`."""
@@ -165,43 +399,80 @@ def lint_targets(targets: Sequence[str], project_root: Path | None = None, kuber
     if kuberay_version or feature_gates:
         raise KrcError("--kuberay-version and --feature-gates apply to paths; an environment pins its chart and "
                        "sets operator.featureGates")
-    return sorted_problems(lint_environments(find_project(project_root or cwd), targets, argocd_crds))
+    return sorted_problems(lint_environments(find_project(project_root or cwd), targets, argocd_crds, run))
 
 
-def lint_environments(project: Project, names: Sequence[str], argocd_crds: str | None = None) -> list[Problem]:
+def lint_environments(project: Project, names: Sequence[str], argocd_crds: str | None = None,
+                      run: RunOptions = DEFAULT_RUN) -> list[Problem]:
     """Every finding of each environment: schema and rules over what it renders, its Argo CD objects against
     the Argo CD CRDs it names, and the organisation's policies. Every environment's input errors are reported
     together."""
-    findings: list[Problem] = []
-    problems: list[Problem] = []
-    renders: list[Render] = []
-    for name in project.select(names):
+    return _policy_and_lint(project, project.select(names), run, argocd_crds, with_findings=True)
+
+
+def _policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, argocd_crds: str | None,
+                     with_findings: bool, engine: CueEngine | None = None) -> list[Problem]:
+    """Batches of environments, each compiled (or taken from the cache) and put through the policies in one
+    engine run for what the policy cache lacks; batches run in parallel. Without a CUE engine the other findings
+    are still reported, plus an error saying the policies were not checked: a CI job without the engine must not
+    pass as if they had been."""
+    if not names:
+        return []
+    extra: list[Problem] = []
+    if engine is None and policy_files(project.policies_dir):
         try:
-            render = compile_environment(project, name)
-            findings.extend(environment_findings(render, project, argocd_crds))
-            renders.append(render)
+            engine = find_engine([project.root])
+        except KrcError as err:
+            extra.append(Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
+                                 Location(project.relative(project.policies_dir)), "error", "policy/engine"))
+    size = max(1, min(POLICY_BATCH, math.ceil(len(names) / run.worker_count())))
+    options = _argocd_option(argocd_crds)
+    context = _Context.of(project, run, options)
+    jobs = [_Job("lint", project.root, tuple(names[i:i + size]), run.cache, context.cache.shared, options,
+                 argocd_crds, findings=with_findings, engine=engine) for i in range(0, len(names), size)]
+    findings = [f for result in _outcomes(context, jobs, run) for f in result.findings]
+    return findings + extra
+
+
+def _lint_batch(context: _Context, job: _Job) -> _Outcome:
+    """One batch of `krc lint` / `krc policy`: each environment's findings, policies from the policy cache or
+    one engine run for the environments it lacks."""
+    project, cache = context.project, context.cache
+    policies = policy_files(project.policies_dir) if job.engine is not None else []
+    results: list[EnvironmentResult] = []
+    pending: list[tuple[int, Compiled, Render | None, str]] = []
+    problems: list[Problem] = []
+    compiled_names: list[str] = []
+    for name in job.names:
+        try:
+            compiled, render = _compile(project, cache, name, job.argocd_crds, lint=job.findings)
         except KrcError as err:
             problems.extend(err.problems)
+            continue
+        if render is not None:
+            compiled_names.append(name)
+        findings = compiled.findings if job.findings else ()
+        results.append(EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, findings,
+                                         render is not None))
+        if policies and job.engine is not None:
+            key = cache.policy_key(compiled.key, policies, job.engine.description)
+            cached = cache.policy_findings(key)
+            if cached is None:
+                pending.append((len(results) - 1, compiled, render, key))
+            else:
+                results[-1] = dataclasses.replace(results[-1], findings=findings + tuple(cached))
     if problems:
-        raise KrcError(problems)
-    return findings + lint_policies(project, renders)
-
-
-def lint_policies(project: Project, renders: Sequence[Render]) -> list[Problem]:
-    """The organisation's CUE policies (policies/*.cue), in one engine run for every environment.
-
-    They are the organisation's rules, so an environment's `lint.rules` settings do not change them. Without a
-    CUE engine the other findings are still reported, plus an error saying the policies were not checked: a CI
-    job without the engine must not pass as if they had been.
-    """
-    if not renders or not policy_files(project.policies_dir):
-        return []
-    try:
-        engine = find_engine([project.root])
-    except KrcError as err:
-        return [Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
-                        Location(project.relative(project.policies_dir)), "error", "policy/engine")]
-    return policy_findings(project, renders, engine)
+        return _Outcome(problems=tuple(problems))
+    if pending:
+        try:
+            inputs = [policy_input(render or _restore(context, compiled)) for _, compiled, render, _ in pending]
+            per_input = evaluate_each(project.policies_dir, inputs, engine=job.engine, show_path=project.relative)
+        except KrcError as err:
+            return _Outcome(problems=err.problems)
+        for (index, _, _, key), found in zip(pending, per_input, strict=True):
+            cache.store_policy_findings(key, found)
+            results[index] = dataclasses.replace(results[index], findings=results[index].findings + tuple(found))
+    return _Outcome(tuple(results), compiled=tuple(compiled_names))
 
 
 @dataclass(frozen=True)
@@ -211,7 +482,8 @@ class PolicyCheck:
     findings: tuple[Problem, ...]
 
 
-def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngine | None = None) -> PolicyCheck:
+def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngine | None = None,
+                   run: RunOptions = DEFAULT_RUN) -> PolicyCheck:
     """`krc policy [ENV...]`: the policies in policies/ over what the environments render."""
     policies = policy_files(project.policies_dir)
     selected = project.select(tuple(names))
@@ -219,9 +491,8 @@ def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngin
         return PolicyCheck((), tuple(selected), ())
     engine = engine or find_engine([project.root])  # before compiling: no engine means nothing to do
     # policies judge what the environment renders; lint findings are `krc lint`'s to report
-    inputs = [policy_input(r) for r in compile_environments(project, selected, lint=False)]
-    problems = evaluate_policies(project.policies_dir, inputs, engine=engine, show_path=project.relative)
-    return PolicyCheck(tuple(p.stem for p in policies), tuple(selected), tuple(problems))
+    problems = _policy_and_lint(project, selected, run, None, with_findings=False, engine=engine)
+    return PolicyCheck(tuple(p.stem for p in policies), tuple(selected), tuple(sorted_problems(problems)))
 
 
 # ---- CRDs and Argo CD ----------------------------------------------------------------------------------------
@@ -244,13 +515,18 @@ def validate_argocd(project: Project, names: Sequence[str], override: str | None
 
 
 def argocd_generate(project: Project, environ: Mapping[str, str], options: Mapping[str, str | None],
-                    argocd_crds: str | None = None) -> argocd.Generated:
+                    argocd_crds: str | None = None, run: RunOptions = DEFAULT_RUN) -> argocd.Generated:
     """`krc argocd generate`: one environment compiled and checked as for `krc render` (error-level findings
-    raise), then the documents the plugin request selects."""
+    raise), then the documents the plugin request selects. It reads or compiles that environment only."""
     request = argocd.read_request(environ, options)
     name = argocd.chosen_environment(project, request)
-    render = check_environment(compile_environment(project, name), project, argocd_crds)
-    return argocd.generated(render, request)
+    context = _Context.of(project, run, _argocd_option(argocd_crds))
+    compiled, render = _compile(project, context.cache, name, argocd_crds)
+    errors = _errors(compiled)
+    if errors:
+        raise KrcError(errors)
+    return argocd.generated(dataclasses.replace(render or _restore(context, compiled), findings=compiled.findings),
+                            request)
 
 
 def argocd_init(project: Project, environ: Mapping[str, str],

@@ -52,16 +52,24 @@ def evaluate_policies(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine
                       show_path: Callable[[Path], str] = _shown_from_cwd) -> list[Problem]:
     """Findings of every policy in `policy_dir` on every input, sorted; KrcError when a policy is broken
     (syntax, unknown reference) or no CUE engine is available."""
+    return sorted_problems(p for found in evaluate_each(policy_dir, inputs, engine=engine, show_path=show_path)
+                           for p in found)
+
+
+def evaluate_each(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine: CueEngine | None = None,
+                  show_path: Callable[[Path], str] = _shown_from_cwd) -> list[list[Problem]]:
+    """Per input, in order, the sorted findings of every policy on it, from one engine run. Each environment is
+    unified with each policy on its own, so its findings do not depend on which other inputs share the run."""
     policies = [workspace.read_policy(path, show_path(path)) for path in policy_files(policy_dir)]
     if not policies or not inputs:
-        return []
+        return [[] for _ in inputs]
     engine = engine or find_engine([policy_dir.resolve().parent])
     with tempfile.TemporaryDirectory(prefix="krc-policy-") as tmp:
         root = Path(tmp)
         workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects) for i in inputs])
         run = run_cue(engine, workspace.VET_ARGS, root)
     if run.exit_code == 0:
-        return []
+        return [[] for _ in inputs]
     errors = parse_errors(run.stderr or run.stdout)
     if not errors:
         raise KrcError(f"{engine.description} failed (exit {run.exit_code}) without an error report: "
@@ -81,9 +89,9 @@ def _policy_location(position: CuePosition, policies: Sequence[workspace.Policy]
 
 
 def _findings(errors: list[CueError], policies: Sequence[workspace.Policy],
-              inputs: Sequence[PolicyInput]) -> list[Problem]:
+              inputs: Sequence[PolicyInput]) -> list[list[Problem]]:
     broken: list[Problem] = []
-    found: dict[tuple, Problem] = {}
+    found: list[dict[tuple, Problem]] = [{} for _ in inputs]
     for error in errors:
         places = list(dict.fromkeys(loc for p in error.positions if (loc := _policy_location(p, policies))))
         target = _target(error.path, len(policies), len(inputs))
@@ -92,10 +100,10 @@ def _findings(errors: list[CueError], policies: Sequence[workspace.Policy],
             continue
         env_index, policy_index, value_path = target
         problem = _finding(error, policies[policy_index], inputs[env_index], value_path, places)
-        found.setdefault((problem.sort_key(), problem.path), problem)
+        found[env_index].setdefault((problem.sort_key(), problem.path), problem)
     if broken:
         raise KrcError(sorted_problems(dict.fromkeys(broken)))
-    return sorted_problems(found.values())
+    return [sorted_problems(each.values()) for each in found]
 
 
 def _target(path: tuple[Any, ...], n_policies: int, n_inputs: int) -> tuple[int, int, InputPath] | None:

@@ -5,7 +5,7 @@ what is reviewed is what would be committed; identical bytes short-cut the field
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from .. import output, yamlio
 from ..k8s.objects import ObjectKey, key_of
@@ -22,13 +22,14 @@ from .model import EnvironmentReview, FileChange, ObjectChange
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
 
 
-def _objects(files: output.Files, shown: str) -> Parsed:
+def _objects(files: output.Files, shown: str, known: dict[bytes, dict[str, Any]] | None = None) -> Parsed:
+    """Every manifest parsed; `known` maps file bytes to their document already parsed (same bytes, same data)."""
     parsed: Parsed = {}
     for path, content in files.items():
         if not path.startswith(f"{output.MANIFESTS_DIR}/"):
             continue
         source = f"{shown}/{path}"
-        document = yamlio.load(content.decode("utf-8"), source)
+        document = known[content] if known and content in known else yamlio.load(content.decode("utf-8"), source)
         if not isinstance(document, dict) or not document.get("kind"):
             raise KrcError(f"{source} is not a Kubernetes object; restore it from git or run 'krc golden'")
         key = key_of(document)
@@ -72,14 +73,25 @@ def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -
 
 
 def review_environment(project: Project, render: Render, golden: output.Files) -> EnvironmentReview:
-    name = render.environment.name
-    current = output.render_files(render, include_crds=False)
-    before, after = _objects(golden, f"golden/{name}"), _objects(current, f"render of {name}")
+    return review_files(project, render.environment.name, render.chart, output.render_files(render, False), golden)
+
+
+def review_files(project: Project, name: str, chart: Any, current: output.Files, golden: output.Files,
+                 documents: Mapping[str, dict[str, Any]] | None = None) -> EnvironmentReview:
+    """The review of one environment from its rendered files (golden layout) and pinned chart; `documents`, when
+    given, are the render's objects by manifest file (they spare parsing the same bytes again, on either side)."""
+    known = {current[path]: document for path, document in (documents or {}).items() if path in current}
+    after = _objects(current, f"render of {name}", known)
+    if golden == current:  # nothing changed: no field to compare, the same CRD lock (no gate), one capacity
+        capacity = environment_capacity(entry[2] for entry in after.values())
+        return EnvironmentReview(name, False, (), (), len(after), capacity, capacity, upgrade_peak(capacity, []),
+                                 None)
+    before = _objects(golden, f"golden/{name}", known)
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     new_documents = [entry[2] for entry in after.values()]
     gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE), [e[2] for e in before.values()],
-                    render.chart, new_documents)
+                    chart, new_documents)
     files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
     capacity_after = environment_capacity(new_documents)
     # only a RayService whose cluster KubeRay replaces runs two clusters at once
