@@ -34,7 +34,6 @@ def _gpu_group(name: str, replicas: int, gpu: int, cpu: int, memory: str, instan
 
 def environment(i: int) -> dict[str, Any]:
     """Environment i: the shape of environments/prod-eks-gpu.yaml, with its own names and sizes."""
-    name = environment_name(i)
     namespace = f"ray-{i:04d}"
     region = REGIONS[i % len(REGIONS)]
     account = f"{100000000000 + i:012d}"

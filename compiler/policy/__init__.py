@@ -3,5 +3,5 @@ from .engine import CueEngine, find_engine
 from .evaluate import PolicyInput, evaluate_each, evaluate_policies, policy_files
 from .inputs import policy_findings, policy_input
 
-__all__ = ["CueEngine", "PolicyInput", "evaluate_each", "evaluate_policies", "find_engine", "policy_files", "policy_findings",
-           "policy_input"]
+__all__ = ["CueEngine", "PolicyInput", "evaluate_each", "evaluate_policies", "find_engine", "policy_files",
+           "policy_findings", "policy_input"]

@@ -18,5 +18,6 @@ def format_review(review: Review, output_format: str) -> str:
 
 
 __all__ = ["COMMENT_LIMIT", "FORMATS", "MARKDOWN_BUDGET", "EnvironmentReview", "FileChange", "ObjectChange",
-           "Review", "format_json", "format_markdown", "format_review", "format_text", "review_environment", "review_files",
+           "Review", "format_json", "format_markdown", "format_review", "format_text", "review_environment",
+           "review_files",
            "golden_source"]
