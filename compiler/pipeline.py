@@ -3,6 +3,10 @@
 Every command of the CLI calls one function here, and this is the only module that loops over environments:
 the stages below it (lint, policy, review, argocd, crddiff, output) each work on one compiled environment or
 one set of CRDs. Nothing here prints or exits; bad input raises KrcError.
+
+Commands over many environments take each one's compiled result from the compile cache (compile_cache.py) or
+compile it, in worker processes when two or more need compiling (`_parallel`), and keep only what the command
+needs of each (`EnvironmentResult`), so memory does not grow with the number of environments.
 """
 from __future__ import annotations
 
@@ -207,7 +211,7 @@ class EnvironmentResult:
     compiled: bool = False  # compiled in this run (False: taken from the cache)
     staged: Path | None = None  # render/golden: the folder written beside its target, not yet swapped in
     mismatch: GoldenMismatch | None = None
-    review: review.EnvironmentReview | None = None
+    reviewed: review.EnvironmentReview | None = None
 
 
 @dataclass(frozen=True)
@@ -253,7 +257,7 @@ def _run_job(job: _Job, context: _Context | None = None) -> _Outcome:
         golden = job.golden if job.golden is not None else output.read_tree(project.golden_dir / name)
         reviewed = review.review_files(project, name, context.chart(*compiled.chart), compiled.files, golden,
                                        _documents_by_file(compiled))
-        return _Outcome((dataclasses.replace(result, review=reviewed),))
+        return _Outcome((dataclasses.replace(result, reviewed=reviewed),))
     except KrcError as err:
         return _Outcome(problems=err.problems)
 
@@ -356,7 +360,7 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     jobs = [_Job("review", project.root, (name,), run.cache, context.cache.shared,
                  golden=source.files(name) if base else None) for name in names]
     return review.Review(source.description, base,
-                         tuple(r.review for r in _outcomes(context, jobs, run) if r.review is not None))
+                         tuple(r.reviewed for r in _outcomes(context, jobs, run) if r.reviewed is not None))
 
 
 @dataclass(frozen=True)
