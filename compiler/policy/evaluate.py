@@ -74,7 +74,7 @@ def evaluate_each(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine: Cu
     if not errors:
         raise KrcError(f"{engine.description} failed (exit {run.exit_code}) without an error report: "
                        f"{(run.stderr or run.stdout).strip()[:500] or 'no output'}")
-    return _findings(errors, policies, list(inputs))
+    return _findings_each(errors, policies, list(inputs))
 
 
 _POLICY_FILE = re.compile(r"(?:^|/)" + workspace.POLICY_DIR + r"/p(\d+)/([^/]+\.cue)$")
@@ -89,7 +89,13 @@ def _policy_location(position: CuePosition, policies: Sequence[workspace.Policy]
 
 
 def _findings(errors: list[CueError], policies: Sequence[workspace.Policy],
-              inputs: Sequence[PolicyInput]) -> list[list[Problem]]:
+              inputs: Sequence[PolicyInput]) -> list[Problem]:
+    return sorted_problems(p for found in _findings_each(errors, policies, inputs) for p in found)
+
+
+def _findings_each(errors: list[CueError], policies: Sequence[workspace.Policy],
+                   inputs: Sequence[PolicyInput]) -> list[list[Problem]]:
+    """Per input, its findings; KrcError when an error is about a policy itself."""
     broken: list[Problem] = []
     found: list[dict[tuple, Problem]] = [{} for _ in inputs]
     for error in errors:
