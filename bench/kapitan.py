@@ -70,10 +70,10 @@ def build_inventory(krc_project: Path, dest: Path, contexts: dict[str, dict[str,
         "{ [std.asciiLower(o.kind) + '-' + o.metadata.name]: o for part in parts for o in part }\n",
         encoding="utf-8")
     values = (templates / "values" / "kuberay-operator.yaml.j2").read_text(encoding="utf-8")
-    prelude = "".join(f"{{%- set {k} = inventory.parameters.{k} %}}" for k in ("env", "environment", "chart"))
+    prelude = "".join(f"{{% set {k} = inventory.parameters.{k} %}}" for k in ("env", "environment", "chart"))
     (dest / "components" / "values").mkdir()
     (dest / "components" / "values" / "kuberay-operator.values.yaml").write_text(
-        prelude + values.replace("| to_yaml", "| tojson"), encoding="utf-8")
+        prelude + values.replace("| to_yaml", "| tojson").replace("{%-", "{%"), encoding="utf-8")  # Kapitan trims blocks
 
     base = yaml.safe_load((krc_project / "environments" / "base.yaml").read_text(encoding="utf-8"))
     compile_steps = [
