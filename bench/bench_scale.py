@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import kapitan  # bench/kapitan.py, beside this script
-import yaml
 import synthetic  # bench/synthetic.py
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -169,7 +169,8 @@ def report(n: int, runs: dict[str, Run]) -> None:
     if fastest is not None:
         print(f"  ratio Kapitan (faster setup) / krc render cold: {fastest.wall / cold.wall:5.2f} wall, "
               f"{fastest.cpu / cold.cpu:5.2f} cpu")
-    print(f"  peak memory, largest of the krc commands: {max(r.peak_mb for k, r in runs.items() if 'kapitan' not in k and k != 'floor'):.0f} MB")
+    krc_peak = max(r.peak_mb for k, r in runs.items() if "kapitan" not in k and k != "floor")
+    print(f"  peak memory, largest of the krc commands: {krc_peak:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -73,7 +73,8 @@ def build_inventory(krc_project: Path, dest: Path, contexts: dict[str, dict[str,
     prelude = "".join(f"{{% set {k} = inventory.parameters.{k} %}}" for k in ("env", "environment", "chart"))
     (dest / "components" / "values").mkdir()
     (dest / "components" / "values" / "kuberay-operator.values.yaml").write_text(
-        prelude + values.replace("| to_yaml", "| tojson").replace("{%-", "{%"), encoding="utf-8")  # Kapitan trims blocks
+        # Kapitan's Jinja2 trims blocks: the template's own whitespace control would join lines
+        prelude + values.replace("| to_yaml", "| tojson").replace("{%-", "{%"), encoding="utf-8")
 
     base = yaml.safe_load((krc_project / "environments" / "base.yaml").read_text(encoding="utf-8"))
     compile_steps = [

@@ -7,23 +7,25 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 import click
 
 from . import argocd, crddiff, pipeline, review, yamlio
+from .autoscaler import report as autoscaler_report
 from .lint import report
 from .problems import KrcError, has_errors
 from .project import Project, find_project
 from .rules import describe, summaries
 
 
-def reports_errors(command: Callable) -> Callable:
+def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     """Bad input becomes one line per problem on stderr and exit status 2."""
 
     @functools.wraps(command)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except KrcError as err:
@@ -34,7 +36,7 @@ def reports_errors(command: Callable) -> Callable:
     return wrapper
 
 
-def run_options(command: Callable) -> Callable:
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--no-cache and --jobs, for commands that work through many environments (see pipeline.RunOptions)."""
     command = click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
                            help="Processes compiling in parallel (default: one per core).")(command)
@@ -145,6 +147,23 @@ def explain_command(environment: str, path: str) -> None:
         click.echo(f"  {'set' if i == 0 else 'overridden'} at {location}")
 
 
+@main.command("autoscaler")
+@click.argument("environments", nargs=-1)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--cluster", default="", help="Only the Ray cluster (or RayJob, RayService, RayCronJob) of this name.")
+@click.option("--ray-versions", is_flag=True, help="Only list the Ray versions the environments name (one a line).")
+@reports_errors
+def autoscaler_command(environments: tuple[str, ...], output_format: str, cluster: str, ray_versions: bool) -> None:
+    """Each cluster's node types as Ray's autoscaler sees them (its config generator), beside Kubernetes' view."""
+    project = current_project()
+    if ray_versions:
+        click.echo("".join(f"{version}\n" for version in pipeline.ray_versions(project)), nl=False)
+        return
+    nodes = pipeline.autoscaler_nodes(project, environments, cluster)
+    click.echo((autoscaler_report.format_json if output_format == "json" else autoscaler_report.format_text)(nodes),
+               nl=False)
+
+
 @main.command("crd-diff")
 @click.argument("old")
 @click.argument("new")
@@ -188,7 +207,8 @@ def policy_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
               show_default=True, help="Output format.")
 @click.option("--kuberay-version", help="Paths only: operator version whose CRDs and gates apply (default: newest).")
-@click.option("--feature-gates", default="", help="Paths only: gate overrides, e.g. RayCronJob=true,RayClusterMTLS=false.")
+@click.option("--feature-gates", default="",
+              help="Paths only: gate overrides, e.g. RayCronJob=true,RayClusterMTLS=false.")
 @click.option("--argocd-crds", type=click.Path(exists=True), help="Argo CD's CRDs (file or folder): validate Argo CD "
               "objects too (environments: instead of their argocd.crds).")
 @run_options
@@ -223,7 +243,7 @@ def argocd_group() -> None:
     """Argo CD config-management plugin commands (see deploy/argocd/README.md)."""
 
 
-def _argocd_options(command: Callable) -> Callable:
+def _argocd_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Request options; each overrides ARGOCD_APP_PARAMETERS, PARAM_* and ARGOCD_ENV_KRC_* (the plugin inputs)."""
     for option in reversed([
         click.option("--environment", help="Environment to render (plugin parameter 'environment')."),

@@ -24,14 +24,15 @@ import importlib.metadata
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from .charts.package import cache_dir
 from .problems import Location, Problem
 from .project import Project
 from .render import RenderedObject
+from .user_cache import cache_dir
 
 FORMAT = 1  # bump when the entry layout or what a key covers changes
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -100,17 +101,19 @@ def _location(value: Any) -> Location | None:
 
 def problem_json(problem: Problem) -> dict[str, Any]:
     return {"message": problem.message, "location": _location_json(problem.location), "severity": problem.severity,
-            "rule": problem.rule, "object": problem.object, "path": problem.path}
+            "rule": problem.rule, "object": problem.object, "segments": list(problem.segments)}
 
 
 def problem_from_json(value: dict[str, Any]) -> Problem:
     severity = value["severity"]
     if severity not in ("error", "warning", "info"):
         raise ValueError("bad severity")
-    fields = [value[k] for k in ("message", "rule", "object", "path")]
-    if not all(isinstance(f, str) for f in fields):
+    fields = [value[k] for k in ("message", "rule", "object")]
+    segments = value["segments"]
+    if not all(isinstance(f, str) for f in fields) or not isinstance(segments, list) \
+            or not all(isinstance(s, (str, int)) and not isinstance(s, bool) for s in segments):
         raise ValueError("bad problem")
-    return Problem(fields[0], _location(value["location"]), severity, fields[1], fields[2], fields[3])
+    return Problem(fields[0], _location(value["location"]), severity, fields[1], fields[2], tuple(segments))
 
 
 class CompileCache:

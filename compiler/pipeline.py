@@ -20,17 +20,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import argocd, crddiff, output, review
+from . import argocd, crddiff, output, review, yamlio
 from .argocd.validation import crds_path, environment_problems
+from .autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_version
 from .charts import vendor
 from .charts.package import Chart
 from .compile_cache import CompileCache, Compiled, OutputStamps, path_digest
 from .environment.model import Environment, load_environment
-from .lint import environment_context, lint_objects, paths_context
+from .lint import (
+    LintContext,
+    LintObject,
+    environment_context,
+    lint_objects,
+    lint_validated,
+    paths_context,
+    validate_objects,
+)
 from .policy import CueEngine, evaluate_each, find_engine, policy_files, policy_input
 from .problems import KrcError, Location, Problem, sorted_problems
 from .project import Project, find_project
 from .render import Render, render_environment
+from .review.ray_view import ClusterRows, cluster_rows, two_views
 
 
 def chart_pin(env: Environment) -> vendor.ChartPin:
@@ -45,14 +55,58 @@ def compile_environment(project: Project, name: str) -> Render:
     return render_environment(project, env, chart)
 
 
-def environment_findings(render: Render, project: Project | None = None,
-                         argocd_crds: str | None = None) -> list[Problem]:
-    """Every finding about what an environment renders: schema and rules against the pinned CRDs, and (given the
-    project) its Argo CD objects against the Argo CD CRDs it names or `argocd_crds`."""
-    findings = lint_objects(environment_context(render))
+@dataclass(frozen=True)
+class Validated:
+    """A render with its objects as the API server stores them (CRD defaults applied) and the schema findings."""
+
+    render: Render
+    context: LintContext
+    schema_problems: tuple[Problem, ...]
+
+
+def validate_render(render: Render) -> Validated:
+    context, problems = validate_objects(environment_context(render))
+    return Validated(render, context, tuple(problems))
+
+
+def ray_version(env: Environment) -> str:
+    ray = env.data.get("ray")
+    return str(ray.get("version") or "") if isinstance(ray, dict) else ""
+
+
+def autoscaler_of(project: Project, validated: Sequence[Validated]) -> list[AutoscalerView]:
+    """What Ray's autoscaling-config generator (of each environment's ray.version) makes of every cluster spec
+    the environments render, stored objects as the autoscaler reads them: one process for all of them."""
+    return autoscaler_views(project.root, [Batch(ray_version(v.render.environment),
+                                                 tuple(o.document for o in v.context.objects)) for v in validated])
+
+
+def _generator_missing(render: Render, view: AutoscalerView) -> Problem:
+    where = render.environment.location_of(("ray", "version")) or Location(f"environment {render.environment.name}")
+    return Problem(f"the autoscaler's view was not checked: {view.unavailable}", where, "error",
+                   "autoscaler/generator", object=f"environment/{render.environment.name}",
+                   segments=("ray", "version"))
+
+
+def validated_findings(validated: Validated, project: Project | None = None, argocd_crds: str | None = None,
+                       view: AutoscalerView | None = None) -> list[Problem]:
+    """Every finding about what an environment renders: schema and rules against the pinned CRDs (with the
+    autoscaler's view when given), and (given the project) its Argo CD objects against the Argo CD CRDs it names
+    or `argocd_crds`. A view without a generator is an error: CI must not pass as if it had been checked."""
+    context = dataclasses.replace(validated.context, autoscaler=view) if view is not None else validated.context
+    findings = lint_validated(context, list(validated.schema_problems))
+    render = validated.render
+    if view is not None and view.unavailable:
+        findings.append(_generator_missing(render, view))
     if project is not None:
         findings += environment_problems(project, render.environment, render.objects, argocd_crds)
     return sorted_problems(findings)
+
+
+def environment_findings(render: Render, project: Project | None = None,
+                         argocd_crds: str | None = None) -> list[Problem]:
+    """The findings `krc render` stops on: everything but the autoscaler's view (render never needs Ray)."""
+    return validated_findings(validate_render(render), project, argocd_crds)
 
 
 def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None) -> Render:
@@ -66,7 +120,8 @@ def check_environment(render: Render, project: Project | None = None, argocd_crd
 
 def compile_environments(project: Project, names: Sequence[str], lint: bool = True) -> list[Render]:
     """Every named environment, checked, or every problem of all of them (one bad file does not hide another)."""
-    renders, problems = [], []
+    renders: list[Render] = []
+    problems: list[Problem] = []
     for name in names:
         try:
             render = compile_environment(project, name)
@@ -103,6 +158,8 @@ DEFAULT_RUN = RunOptions()
 # Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
 # runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
 POLICY_BATCH = 40
+# Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
+REVIEW_BATCH = 40
 
 
 class _Context:
@@ -166,7 +223,7 @@ def _errors(compiled: Compiled) -> list[Problem]:
 
 def _documents_by_file(compiled: Compiled) -> dict[str, dict[str, Any]]:
     documents = [o.document for o in compiled.objects]
-    return dict(zip(output.manifest_names(documents), documents))
+    return dict(zip(output.manifest_names(documents), documents, strict=True))
 
 
 @dataclass(frozen=True)
@@ -193,7 +250,7 @@ class _Job:
     options: str = ""  # the cache's options string
     argocd_crds: str | None = None
     skip_key: str | None = None  # render: the key rendered/<env>/ already holds, untouched since
-    golden: output.Files | None = None  # review at a git ref: the golden files to compare with
+    golden: dict[str, output.Files] | None = None  # review at a git ref: golden files by environment
     findings: bool = True  # lint: schema and rule findings (else only policies)
     engine: CueEngine | None = None  # lint: the policies' engine (None: no policies to run)
 
@@ -233,6 +290,8 @@ def _run_job(job: _Job, context: _Context | None = None) -> _Outcome:
     project, cache = context.project, context.cache
     if job.command == "lint":
         return _lint_batch(context, job)
+    if job.command == "review":
+        return _review_batch(context, job)
     name = job.names[0]
     try:
         compiled, _ = _compile(project, cache, name)
@@ -251,13 +310,8 @@ def _run_job(job: _Job, context: _Context | None = None) -> _Outcome:
                 files = dict(sorted({**files, **output.crd_files(chart)}.items()))
             staged = output.stage_tree(_target(project, job.command) / name, files)
             return _Outcome((dataclasses.replace(result, staged=staged),))
-        if job.command == "check":
-            return _Outcome((dataclasses.replace(result, mismatch=_mismatch(name, compiled.files,
-                                                                            project.golden_dir)),))
-        golden = job.golden if job.golden is not None else output.read_tree(project.golden_dir / name)
-        reviewed = review.review_files(project, name, context.chart(*compiled.chart), compiled.files, golden,
-                                       _documents_by_file(compiled))
-        return _Outcome((dataclasses.replace(result, reviewed=reviewed),))
+        return _Outcome((dataclasses.replace(result, mismatch=_mismatch(name, compiled.files,
+                                                                        project.golden_dir)),))
     except KrcError as err:
         return _Outcome(problems=err.problems)
 
@@ -357,10 +411,71 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     """`krc diff`: the named environments against golden/ (the working tree, or as committed at `base`)."""
     source = review.golden_source(project, base)
     context = _Context.of(project, run)
-    jobs = [_Job("review", project.root, (name,), run.cache, context.cache.shared,
-                 golden=source.files(name) if base else None) for name in names]
+    size = max(1, min(REVIEW_BATCH, math.ceil(len(names) / run.worker_count())))
+    jobs = [_Job("review", project.root, tuple(names[i:i + size]), run.cache, context.cache.shared,
+                 golden={n: source.files(n) for n in names[i:i + size]} if base else None)
+            for i in range(0, len(names), size)]
     return review.Review(source.description, base,
                          tuple(r.reviewed for r in _outcomes(context, jobs, run) if r.reviewed is not None))
+
+
+def _review_batch(context: _Context, job: _Job) -> _Outcome:
+    """`krc diff` of a batch of environments: each one's review against golden, with Ray's view before and after
+    from one generator process for the batch."""
+    project = context.project
+    problems: list[Problem] = []
+    entries: list[tuple[Compiled, Render, output.Files]] = []
+    for name in job.names:
+        try:
+            compiled, render = _compile(project, context.cache, name)
+        except KrcError as err:
+            problems.extend(err.problems)
+            continue
+        errors = _errors(compiled)
+        if errors:
+            problems.extend(errors)
+            continue
+        golden = job.golden[name] if job.golden is not None else output.read_tree(project.golden_dir / name)
+        entries.append((compiled, render or _restore(context, compiled), golden))
+    if problems:
+        return _Outcome(problems=tuple(problems))
+    try:
+        stored_after = [[o.document for o in validate_render(r).context.objects] for _, r, _ in entries]
+        stored_before = [after if golden == c.files else _stored_golden(r, golden)
+                         for (c, r, golden), after in zip(entries, stored_after, strict=True)]
+        versions = [ray_version(r.environment) for _, r, _ in entries] * 2
+        batches = [Batch(v, tuple(d)) for v, d in zip(versions, stored_after + stored_before, strict=True)]
+        views = autoscaler_views(project.root, batches)  # after and before: one generator process
+        results = []
+        for (compiled, render, golden), view, old, old_view in zip(entries, views[:len(entries)], stored_before,
+                                                                    views[len(entries):], strict=True):
+            reviewed = review.review_files(project, compiled.name, render.chart, compiled.files, golden,
+                                           _documents_by_file(compiled))
+            reviewed = dataclasses.replace(reviewed, ray_view=two_views(
+                [o.document for o in render.objects], view, before=(old, old_view)))
+            results.append(EnvironmentResult(compiled.name, compiled.key, compiled.chart, len(compiled.objects), 0,
+                                             compiled.findings, not compiled.from_cache, reviewed=reviewed))
+    except KrcError as err:
+        return _Outcome(problems=err.problems)
+    return _Outcome(tuple(results))
+
+
+def _stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:
+    """golden's Ray objects as the API server stores them under the render's CRDs (so Ray's view before and
+    after compare like with like); files krc diff itself reports as unreadable are left out here."""
+    shown = f"golden/{render.environment.name}"
+    objects = []
+    for path, content in sorted(files.items()):
+        if not path.startswith(f"{output.MANIFESTS_DIR}/"):
+            continue
+        try:
+            document = yamlio.load(content.decode("utf-8"), f"{shown}/{path}")
+        except (KrcError, UnicodeDecodeError):
+            continue
+        if isinstance(document, dict) and str(document.get("apiVersion", "")).startswith("ray.io/"):
+            objects.append(LintObject(document, Location(f"{shown}/{path}")))
+    context = LintContext(tuple(objects), render.chart.version, {}, render.chart)
+    return [o.document for o in validate_objects(context)[0].objects]
 
 
 @dataclass(frozen=True)
@@ -375,6 +490,39 @@ def explain(project: Project, name: str, dotted: str) -> Explanation:
     env = load_environment(project, name)
     path = env.resolve_dotted(dotted)
     return Explanation(name, ".".join(map(str, path)), env.get(path), tuple(env.chain_of(path)))
+
+
+@dataclass(frozen=True)
+class AutoscalerNodes:
+    environment: str
+    ray_version: str
+    clusters: tuple[ClusterRows, ...]
+
+
+def autoscaler_nodes(project: Project, names: Sequence[str], cluster: str = "") -> list[AutoscalerNodes]:
+    """`krc autoscaler ENV... [--cluster NAME]`: every cluster's (or the named object's) node types as Ray's
+    autoscaler sees them, beside Kubernetes' figures. A Ray version without its generator is bad input (exit 2)
+    saying how to install it, and so is a cluster name no environment renders."""
+    renders = compile_environments(project, project.select(list(names)), lint=False)
+    views = autoscaler_of(project, [validate_render(r) for r in renders])
+    missing = [Problem(view.unavailable, r.environment.location_of(("ray", "version")))
+               for r, view in zip(renders, views, strict=True) if view.unavailable]
+    if missing:
+        raise KrcError(sorted_problems(set(missing)))
+    found = [AutoscalerNodes(r.environment.name, view.ray_version, tuple(cluster_rows(
+        (o.document for o in r.objects if not cluster or (o.document.get("metadata") or {}).get("name") == cluster),
+        view))) for r, view in zip(renders, views, strict=True)]
+    if cluster and not any(env.clusters for env in found):
+        raise KrcError(f"no RayCluster, RayJob, RayService or RayCronJob named '{cluster}' in "
+                       f"{', '.join(r.environment.name for r in renders)}; run 'krc autoscaler' to list them")
+    return found
+
+
+def ray_versions(project: Project) -> list[str]:
+    """The Ray versions the environments name (`make ray-generators` installs one generator for each); a value
+    that is not a release version is left to `krc lint` to report, never handed to a shell or pip."""
+    versions = {ray_version(load_environment(project, name)) for name in project.environment_names()}
+    return sorted(v for v in versions if valid_ray_version(v))
 
 
 # ---- lint and policies ---------------------------------------------------------------------------------------
@@ -447,16 +595,19 @@ def _lint_batch(context: _Context, job: _Job) -> _Outcome:
     pending: list[tuple[int, Compiled, Render | None, str]] = []
     problems: list[Problem] = []
     compiled_names: list[str] = []
+    renders: list[Render | None] = []
+    compiled_of: list[Compiled] = []
     for name in job.names:
         try:
             compiled, render = _compile(project, cache, name, job.argocd_crds, lint=job.findings)
         except KrcError as err:
             problems.extend(err.problems)
             continue
+        compiled_of.append(compiled)
         if render is not None:
             compiled_names.append(name)
-        findings = compiled.findings if job.findings else ()
-        results.append(EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, findings,
+        renders.append(render)
+        results.append(EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, (),
                                          render is not None))
         if policies and job.engine is not None:
             key = cache.policy_key(compiled.key, policies, job.engine.description)
@@ -464,18 +615,31 @@ def _lint_batch(context: _Context, job: _Job) -> _Outcome:
             if cached is None:
                 pending.append((len(results) - 1, compiled, render, key))
             else:
-                results[-1] = dataclasses.replace(results[-1], findings=findings + tuple(cached))
+                results[-1] = dataclasses.replace(results[-1], findings=tuple(cached))
     if problems:
         return _Outcome(problems=tuple(problems))
+    if job.findings:
+        # lint: the findings with Ray's autoscaler view (one generator process for the batch, answers cached
+        # per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks
+        try:
+            renders = [render or _restore(context, compiled_of[i]) for i, render in enumerate(renders)]
+            validated = [validate_render(render) for render in renders if render is not None]
+            views = autoscaler_of(project, validated)
+            for i, (entry, view) in enumerate(zip(validated, views, strict=True)):
+                found = tuple(validated_findings(entry, project, job.argocd_crds, view))
+                results[i] = dataclasses.replace(results[i], findings=found + results[i].findings)
+        except KrcError as err:
+            return _Outcome(problems=err.problems)
     if pending:
         try:
-            inputs = [policy_input(render or _restore(context, compiled)) for _, compiled, render, _ in pending]
+            inputs = [policy_input(renders[index] or _restore(context, compiled)) for index, compiled, _, _ in pending]
             per_input = evaluate_each(project.policies_dir, inputs, engine=job.engine, show_path=project.relative)
         except KrcError as err:
             return _Outcome(problems=err.problems)
-        for (index, _, _, key), found in zip(pending, per_input, strict=True):
-            cache.store_policy_findings(key, found)
-            results[index] = dataclasses.replace(results[index], findings=results[index].findings + tuple(found))
+        for (index, _, _, key), policy_found in zip(pending, per_input, strict=True):
+            cache.store_policy_findings(key, policy_found)
+            results[index] = dataclasses.replace(results[index],
+                                                 findings=results[index].findings + tuple(policy_found))
     return _Outcome(tuple(results), compiled=tuple(compiled_names))
 
 

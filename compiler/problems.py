@@ -1,8 +1,11 @@
 """Problems are values: every stage collects them and a formatter reports them at the edge."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Any, Literal
+
+from . import fieldpath
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
@@ -32,15 +35,20 @@ class Problem:
     rule: str = ""
     # kind/namespace/name of the object concerned, when there is one
     object: str = ""
-    # dotted path of the field inside that object, when known
-    path: str = ""
+    # the field inside that object (or the environment), as data: keys and list indexes
+    segments: tuple[str | int, ...] = ()
+
+    @property
+    def path(self) -> str:
+        """The field in krc's one path notation (fieldpath.render), made only where it is shown."""
+        return fieldpath.render(self.segments)
 
     def one_line(self) -> str:
         where = str(self.location) if self.location else (self.object or "krc")
         rule = f" [{self.rule}]" if self.rule else ""
         return f"{where}: {self.severity} {self.message}{rule}"
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         loc = self.location or Location("")
         return (loc.file, loc.line, loc.column, SEVERITY_ORDER[self.severity], self.rule, self.message)
 

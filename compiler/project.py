@@ -1,6 +1,7 @@
 """Where things live in a krc project; every other module asks this one for paths."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +55,7 @@ class Project:
         except ValueError:
             return str(path)
 
-    def select(self, names: tuple[str, ...] | list[str]) -> list[str]:
+    def select(self, names: Sequence[str]) -> list[str]:
         """The named environments (all when none are named), checked to exist."""
         known = self.environment_names()
         if not names:

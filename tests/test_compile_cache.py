@@ -8,12 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT, copy_project  # tests/conftest.py
 
 from compiler import compile_cache, output, pipeline
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
 from compiler.project import Project
-from conftest import REPO_ROOT, copy_project  # tests/conftest.py
 
 SEQUENTIAL = pipeline.RunOptions(cache=False, workers=1)
 PARALLEL = pipeline.RunOptions(cache=False, workers=2)

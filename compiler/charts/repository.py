@@ -11,6 +11,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import yamlio
 from ..problems import KrcError
@@ -49,7 +50,8 @@ def _read_url(url: str) -> bytes:
         raise KrcError(f"unsupported chart repository URL '{url}'; use http(s):// or file://")
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
-            return response.read()
+            data: bytes = response.read()  # urlopen's result is typed Any
+            return data
     except urllib.error.HTTPError as err:
         raise KrcError(f"GET {url} answered HTTP {err.code}; check the repository URL "
                        f"or set {REPOSITORY_OVERRIDE_VARIABLE}") from None
@@ -60,12 +62,11 @@ def _read_url(url: str) -> bytes:
 
 
 def _join(base: str, relative: str) -> str:
-    if urllib.parse.urlparse(relative).scheme:
-        return relative
-    return base.rstrip("/") + "/" + relative
+    """A URL from the index, resolved against the repository (a folder, so it ends with '/'), as Helm does."""
+    return urllib.parse.urljoin(base if base.endswith("/") else base + "/", relative)
 
 
-def _index(repository: str) -> dict:
+def _index(repository: str) -> dict[str, Any]:
     url = _join(repository, "index.yaml")
     index = yamlio.load(_read_url(url).decode("utf-8"), url)
     if not isinstance(index, dict) or not isinstance(index.get("entries"), dict):

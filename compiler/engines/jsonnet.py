@@ -6,18 +6,21 @@ C++ `jsonnet` binding. The C++ binding re-parses the standard library for every 
 
 Context values arrive as external code (`std.extVar('env')`). Templates also get `std.native('yaml')`, which
 turns a JSON string into canonical YAML text (for fields such as serveConfigV2 that hold YAML): the same dump
-as every written file, and much faster than std.manifestYamlDoc in the C++ interpreter.
+as every written file, and much faster than std.manifestYamlDoc in the C++ interpreter; and
+`std.native('merge')`, krc's one merge (environment/layering.py), so `raw:` and layers follow the same rules.
 """
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import _gojsonnet as _jsonnet
 
 from .. import yamlio
+from ..environment.layering import merge_values
 from ..problems import KrcError, Location
 
 # A place in a Jsonnet error message: "path/to/file.jsonnet:12:5-20" or "file.jsonnet:(12:5)-(14:2)"
@@ -26,7 +29,7 @@ _FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):
 _BATCH_NAME = "_krc_batch.jsonnet"
 
 
-def _importer(templates_dir: Path):
+def _importer(templates_dir: Path) -> Callable[[str, str], tuple[str, bytes]]:
     root = templates_dir.resolve()
 
     def refuse(candidate: Path, reason: str) -> tuple[str, bytes]:
@@ -49,7 +52,13 @@ def _yaml_native(json_text: str) -> str:
     return yamlio.dump(json.loads(json_text))
 
 
-NATIVE_CALLBACKS = {"yaml": (("json",), _yaml_native)}
+def _merge_native(base_json: str, over_json: str) -> Any:
+    # go-jsonnet passes only primitives to native callbacks, so both sides arrive as JSON text
+    return merge_values(json.loads(base_json), json.loads(over_json))
+
+
+# `merge` is krc's layering merge (environment/layering.py): `raw:` follows exactly the rules of layers.
+NATIVE_CALLBACKS = {"yaml": (("json",), _yaml_native), "merge": (("base", "over"), _merge_native)}
 
 
 def _error(message: str, project_root: Path) -> KrcError:

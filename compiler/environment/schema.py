@@ -8,11 +8,13 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+from collections.abc import Iterator, Mapping
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 
+from .. import fieldpath
 from ..problems import Location, Problem
 from ..yamlio import Path, Positions
 from .layering import named_path
@@ -26,8 +28,10 @@ REQUIRED_AFTER_MERGE: tuple[Path, ...] = (
 
 
 @functools.cache
-def environment_schema() -> dict:
-    return json.loads(resources.files("compiler.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+def environment_schema() -> dict[str, Any]:
+    text = resources.files("compiler.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 @functools.cache
@@ -38,10 +42,7 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _nearest(positions: Positions, path: Path, fallback: Location) -> Location:
-    for n in range(len(path), -1, -1):
-        if path[:n] in positions:
-            return positions[path[:n]]
-    return fallback
+    return fieldpath.nearest_location(positions, path) or fallback
 
 
 _TYPE_WORDS = {"object": "a map", "array": "a list", "string": "text", "integer": "a whole number",
@@ -60,15 +61,18 @@ def _dotted(path: Path) -> str:
 
 def _unknown_key_problems(error: jsonschema.ValidationError, positions: Positions,
                           fallback: Location) -> Iterator[Problem]:
-    allowed = sorted((error.schema.get("properties") or {}).keys())
-    for key in error.instance:
+    # the caller passes additionalProperties errors on maps only, so both are maps (the types allow bool, unset)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    instance = error.instance if isinstance(error.instance, Mapping) else {}
+    allowed = sorted((schema.get("properties") or {}).keys())
+    for key in instance:
         if key in allowed:
             continue
         path = tuple(error.absolute_path) + (key,)
         close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
         hint = f"did you mean '{close[0]}'?" if close else f"allowed here: {', '.join(allowed)}"
         yield Problem(f"unknown key '{key}' in {_dotted(path[:-1])}; {hint}",
-                      _nearest(positions, path, fallback), path=_dotted(path))
+                      _nearest(positions, path, fallback), segments=path)
 
 
 def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallback: Location) -> Iterator[Problem]:
@@ -85,7 +89,8 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
     if error.validator == "required":
         message = f"{message} in {_dotted(path)}; add it"
     elif error.validator == "enum":
-        message = f"{_dotted(path)}: {_shown(error.instance)} is not one of {_shown(error.validator_value)}; use one of them"
+        message = (f"{_dotted(path)}: {_shown(error.instance)} is not one of {_shown(error.validator_value)}; "
+                   "use one of them")
     elif error.validator == "pattern" and path and path[-1] == "name":
         message = (f"{_dotted(path)}: {_shown(error.instance)} is not a valid Kubernetes name; use lowercase letters, "
                    "digits and '-', starting and ending with a letter or digit")
@@ -95,13 +100,23 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
         wanted = _TYPE_WORDS.get(str(error.validator_value), str(error.validator_value))
         message = f"{_dotted(path)}: {_shown(error.instance)} should be {wanted}; change the value"
     else:
-        message = f"{_dotted(path)}: {_shown(error.instance)} breaks '{error.validator}: {_shown(error.validator_value)}'; fix the value"
-    yield Problem(message, _nearest(positions, path, fallback), path=_dotted(path))
+        message = (f"{_dotted(path)}: {_shown(error.instance)} breaks "
+                   f"'{error.validator}: {_shown(error.validator_value)}'; fix the value")
+    yield Problem(message, _nearest(positions, path, fallback), segments=path)
+
+
+def _missing_fields(error: jsonschema.ValidationError) -> list[str]:
+    """The fields a `required` error is about, read from the schema and the instance (not from its message)."""
+    if error.validator != "required" or not isinstance(error.instance, dict):
+        return []
+    required = error.validator_value if isinstance(error.validator_value, list) else []  # a list in any schema
+    return [str(field) for field in required if field not in error.instance]
 
 
 def _layer_may_omit(error: jsonschema.ValidationError) -> bool:
     """A layer may leave out a required field another layer sets; only an item's `name` must always be there."""
-    return error.validator == "required" and "'name'" not in error.message
+    missing = _missing_fields(error)
+    return bool(missing) and "name" not in missing
 
 
 def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[Problem]:
@@ -115,21 +130,21 @@ def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[
     return sorted(problems, key=Problem.sort_key)
 
 
-def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+def check_merged(data: dict[str, Any], locate: Any, fallback: Location) -> list[Problem]:
     """What only the merged environment can show: required fields no layer set."""
 
-    problems = []
+    problems: set[Problem] = set()  # jsonschema reports each missing field once per required list
     for error in _validator().iter_errors(data):
         if _layer_may_omit(error):
             path = tuple(error.absolute_path)
-            missing = error.message.split("'")[1]
             where = ".".join(str(p) for p in named_path(data, path)) or "(top level)"
-            problems.append(Problem(f"{where} has no '{missing}' in any layer; add it",
-                                    locate(named_path(data, path)) or fallback, path=where))
+            problems.update(Problem(f"{where} has no '{missing}' in any layer; add it",
+                                    locate(named_path(data, path)) or fallback, segments=named_path(data, path))
+                            for missing in _missing_fields(error))
     return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
 
-def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+def check_required(data: dict[str, Any], locate: Any, fallback: Location) -> list[Problem]:
     """Keys every resolved environment needs; `locate(path)` finds where the nearest parent was set."""
     problems = []
     for path in REQUIRED_AFTER_MERGE:
@@ -139,5 +154,5 @@ def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]
         if value in (None, ""):
             problems.append(Problem(f"{_dotted(path)} is not set by this environment or any layer it extends; "
                                     f"set it (usually in environments/base.yaml)", locate(path) or fallback,
-                                    path=_dotted(path)))
+                                    segments=path))
     return problems

@@ -3,24 +3,21 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from types import ModuleType
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..problems import KrcError, Problem, sorted_problems
-from ..rules import RULES
+from ..rules import RULES, SEVERITIES, Rule, as_severity
 from ..rules.support.context import LintContext
-from ..rules.support.feature_gates import applies_to
+from ..rules.support.versions import applies_to
 from ..validation.checks import SCHEMA_CHECKS
 from . import schema_step
 
-SEVERITIES = ("error", "warning", "info")
 
-
-def rule_applies(rule: ModuleType, context: LintContext) -> bool:
-    if not applies_to(getattr(rule, "VERSIONS", ""), context.operator_version):
+def rule_applies(rule: Rule, context: LintContext) -> bool:
+    if not applies_to(rule.VERSIONS, context.operator_version):
         return False
     # rules about the whole environment have nothing to look at in a plain list of manifests
-    return not (getattr(rule, "ENVIRONMENT_ONLY", False) and context.mode != "environment")
+    return not (rule.ENVIRONMENT_ONLY and context.mode != "environment")
 
 
 def check_rule_settings(context: LintContext) -> None:
@@ -50,12 +47,12 @@ def _closest(word: str, candidates: Iterable[str]) -> str:
 def run_rules(context: LintContext) -> list[Problem]:
     """Every applicable rule over the context, with rule id and effective severity set; sorted, no duplicates."""
     check_rule_settings(context)
-    found: dict[tuple, Problem] = {}
+    found: dict[tuple[object, ...], Problem] = {}
     for rule_id, rule in RULES.items():
         setting = context.rule_settings.get(rule_id)
         if (setting and setting.severity == "off") or not rule_applies(rule, context):
             continue
-        severity = setting.severity if setting else rule.SEVERITY
+        severity = as_severity(setting.severity if setting else rule.SEVERITY)
         for problem in rule.check(context):
             final = dataclasses.replace(problem, rule=rule_id, severity=severity)
             found.setdefault((final.sort_key(), final.object, final.path), final)
@@ -70,12 +67,22 @@ def with_settings(problems: Iterable[Problem], context: LintContext) -> list[Pro
         if setting is None:
             out.append(problem)
         elif setting.severity != "off":
-            out.append(dataclasses.replace(problem, severity=setting.severity))
+            out.append(dataclasses.replace(problem, severity=as_severity(setting.severity)))
     return out
+
+
+def validate_objects(context: LintContext) -> tuple[LintContext, list[Problem]]:
+    """Schema validation and defaulting: the context with every object as the API server stores it, and the
+    schema findings. What needs the stored objects before the rules run (the autoscaler's view) reads them here."""
+    return schema_step.validate(context)
+
+
+def lint_validated(defaulted: LintContext, schema_problems: list[Problem]) -> list[Problem]:
+    """The rules on the defaulted objects, with the schema findings under the environment's settings."""
+    rule_problems = run_rules(defaulted)  # checks the settings first
+    return sorted_problems([*with_settings(schema_problems, defaulted), *rule_problems])
 
 
 def lint_objects(context: LintContext) -> list[Problem]:
     """Schema validation and defaulting, then the rules on the defaulted objects: everything `krc lint` reports."""
-    defaulted, schema_problems = schema_step.validate(context)
-    rule_problems = run_rules(defaulted)  # checks the settings first
-    return sorted_problems([*with_settings(schema_problems, context), *rule_problems])
+    return lint_validated(*validate_objects(context))

@@ -6,14 +6,15 @@ pruned); objects of groups the CRDs do not define pass through unchanged.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ..problems import Problem
 from ..rules.support.context import LintContext, LintObject
-from ..validation import SchemaSet, load_crds_from_path, parse_path
+from ..validation import SchemaSet, load_crds_from_path
 
 
 def _schema_set(context: LintContext) -> SchemaSet | None:
-    crds: list = list(context.chart.crds) if context.chart is not None else []
+    crds: list[Any] = list(context.chart.crds) if context.chart is not None else []
     if context.extra_crds:
         crds += load_crds_from_path(context.extra_crds)
     return SchemaSet.from_crds(crds) if crds else None  # compiled once per process, by CRD digest
@@ -23,11 +24,7 @@ def _placed(problem: Problem, obj: LintObject) -> Problem:
     """Without file positions (environments), a schema problem points at the environment item of its object."""
     if problem.location is not None:
         return problem
-    try:
-        segments = parse_path(problem.path) if problem.path else ()
-    except ValueError:
-        segments = ()
-    return dataclasses.replace(problem, location=obj.locate(segments))
+    return dataclasses.replace(problem, location=obj.locate(problem.segments))
 
 
 def validate(context: LintContext) -> tuple[LintContext, list[Problem]]:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..problems import KrcError, Location, Problem, sorted_problems
 from . import workspace
@@ -28,8 +29,8 @@ class PolicyInput:
     """One environment as policies see it: `env` (the resolved environment) and `objects` (rendered manifests)."""
 
     name: str
-    environment: dict
-    objects: tuple[dict, ...]
+    environment: dict[str, Any]
+    objects: tuple[dict[str, Any], ...]
     # where the value at an input path was set, e.g. ("env", "clusters", 0, "head", "gpu") -> environments/x.yaml:12
     locate: Callable[[InputPath], Location | None] = field(default=_nowhere, compare=False)
 
@@ -97,7 +98,7 @@ def _findings_each(errors: list[CueError], policies: Sequence[workspace.Policy],
                    inputs: Sequence[PolicyInput]) -> list[list[Problem]]:
     """Per input, its findings; KrcError when an error is about a policy itself."""
     broken: list[Problem] = []
-    found: list[dict[tuple, Problem]] = [{} for _ in inputs]
+    found: list[dict[tuple[Any, ...], Problem]] = [{} for _ in inputs]
     for error in errors:
         places = list(dict.fromkeys(loc for p in error.positions if (loc := _policy_location(p, policies))))
         target = _target(error.path, len(policies), len(inputs))
@@ -149,7 +150,7 @@ def _finding(error: CueError, policy: workspace.Policy, item: PolicyInput, value
         # an object's field points at the environment key that produced it, or at its nearest parent
         text += f"; value set at {origin}" if value_path[:1] == ("env",) else f"; produced by {origin}"
     return Problem(text, origin or (places[0] if places else None), "error", f"policy/{policy.name}",
-                   _object_ref(item, value_path), ".".join(str(p) for p in shown_path))
+                   _object_ref(item, value_path), tuple(shown_path))
 
 
 def readable_path(path: InputPath, item: PolicyInput) -> str:

@@ -1,11 +1,12 @@
 """Build the review: one environment's render against its golden files, object by object.
 
-Both sides are compared as files (the render laid out exactly as `krc golden` would write it, then parsed), so
-what is reviewed is what would be committed; identical bytes short-cut the field diff.
+The golden side is read from its files; the render side is its objects with the bytes `krc golden` would write
+for each, so what is reviewed is what would be committed; identical bytes short-cut the field diff.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .. import output, yamlio
 from ..k8s.objects import ObjectKey, key_of
@@ -40,7 +41,13 @@ def _objects(files: output.Files, shown: str, known: dict[bytes, dict[str, Any]]
     return parsed
 
 
-def _object_change(key: ObjectKey, old: tuple | None, new: tuple | None) -> ObjectChange | None:
+def _rendered_objects(documents: Mapping[str, dict[str, Any]], files: output.Files) -> Parsed:
+    """The render's own objects, with the file and bytes `krc golden` would write for each (no parse back: the
+    canonical dump reads back as the same data, which tests/properties checks)."""
+    return {key_of(document): (name, files[name], document) for name, document in documents.items()}
+
+
+def _object_change(key: ObjectKey, old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> ObjectChange | None:
     if old is None:
         file, _, document = new  # type: ignore[misc]
         return ObjectChange(key, "added", "", document["apiVersion"], file, (), (), document)
@@ -73,20 +80,23 @@ def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -
 
 
 def review_environment(project: Project, render: Render, golden: output.Files) -> EnvironmentReview:
-    return review_files(project, render.environment.name, render.chart, output.render_files(render, False), golden)
+    current = output.render_files(render, include_crds=False)
+    documents = [o.document for o in render.objects]
+    return review_files(project, render.environment.name, render.chart, current, golden,
+                        dict(zip(output.manifest_names(documents), documents, strict=True)))
 
 
 def review_files(project: Project, name: str, chart: Any, current: output.Files, golden: output.Files,
                  documents: Mapping[str, dict[str, Any]] | None = None) -> EnvironmentReview:
     """The review of one environment from its rendered files (golden layout) and pinned chart; `documents`, when
-    given, are the render's objects by manifest file (they spare parsing the same bytes again, on either side)."""
-    known = {current[path]: document for path, document in (documents or {}).items() if path in current}
-    after = _objects(current, f"render of {name}", known)
+    given, are the render's objects by manifest file (not parsed back, and golden files of the same bytes are
+    not parsed either)."""
+    after = _rendered_objects(documents, current) if documents is not None else _objects(current, f"render of {name}")
     if golden == current:  # nothing changed: no field to compare, the same CRD lock (no gate), one capacity
         capacity = environment_capacity(entry[2] for entry in after.values())
         return EnvironmentReview(name, False, (), (), len(after), capacity, capacity, upgrade_peak(capacity, []),
                                  None)
-    before = _objects(golden, f"golden/{name}", known)
+    before = _objects(golden, f"golden/{name}", {entry[1]: entry[2] for entry in after.values()})
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     new_documents = [entry[2] for entry in after.values()]

@@ -14,7 +14,7 @@ Passes: the same with `--feature-gates RayCronJob=true`.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext, get_in
@@ -25,6 +25,7 @@ ID = "feature-gates/controller-off"
 SEVERITY = "warning"
 SUMMARY = "objects whose controller or upgrade path is behind a gate that is off"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -26,17 +26,18 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import applies_to
 from .support.ray_objects import cluster_views, env_by_name
+from .support.versions import applies_to
 
 ID = "raycluster/autoscaler"
 SEVERITY = "error"
 SUMMARY = "autoscaler version, suspension, restart policies and env are consistent"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 V2_SWITCH = "RAY_enable_autoscaler_v2"
 START_CMD = "KUBERAY_GEN_AUTOSCALER_START_CMD"
@@ -69,4 +70,5 @@ def check(context: LintContext) -> Iterator[Problem]:
                                       "set restartPolicy: Never", group.path + ("template", "spec", "restartPolicy"))
         if applies_to(">=1.7", context.operator_version) and START_CMD in env_by_name(options.get("env")):
             yield obj.problem(f"autoscalerOptions.env sets {START_CMD}, which KubeRay injects itself; remove it "
-                              "(reference it from autoscalerOptions.args instead)", cluster.at("autoscalerOptions", "env"))
+                              "(reference it from autoscalerOptions.args instead)",
+                              cluster.at("autoscalerOptions", "env"))

@@ -18,7 +18,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -28,6 +28,7 @@ ID = "raycluster/containers-required"
 SEVERITY = "error"
 SUMMARY = "head and worker pod templates have at least one container"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -17,7 +17,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..k8s.names import label_value_errors, qualified_name_errors
 from ..problems import Problem
@@ -28,6 +28,7 @@ ID = "raycluster/group-labels"
 SEVERITY = "error"
 SUMMARY = "group labels are valid Kubernetes labels set in 'labels', not rayStartParams"
 VERSIONS = ">=1.5"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

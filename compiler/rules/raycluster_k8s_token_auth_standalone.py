@@ -16,7 +16,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext, get_in
@@ -26,6 +26,7 @@ ID = "raycluster/k8s-token-auth-standalone"
 SEVERITY = "error"
 SUMMARY = "enableK8sTokenAuth is not used in RayJob, RayService or RayCronJob clusters"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

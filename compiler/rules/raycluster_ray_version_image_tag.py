@@ -18,23 +18,25 @@ Passes:
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import parse_version
 from .support.ray_objects import cluster_views
+from .support.versions import parse_version
 
 ID = "raycluster/ray-version-image-tag"
 SEVERITY = "warning"
 SUMMARY = "rayVersion matches the Ray version in the Ray images' tags"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 # only images that are Ray builds: rayproject/ray, rayproject/ray-ml, anyscale/ray, .../ray-llm and the like
 _RAY_IMAGE = re.compile(r"(^|/)(ray|ray-ml|ray-llm)(:|@|$)")
 
 
-def image_ray_version(image: str) -> tuple | None:
+def image_ray_version(image: str) -> tuple[Any, ...] | None:
     if "@" in image or not _RAY_IMAGE.search(image.rsplit(":", 1)[0] + ":"):
         return None
     tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else ""

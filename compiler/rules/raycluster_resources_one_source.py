@@ -19,7 +19,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -29,6 +29,7 @@ ID = "raycluster/resources-one-source"
 SEVERITY = "error"
 SUMMARY = "group resources are set in the resources map or rayStartParams, never both"
 VERSIONS = ">=1.5"
+ENVIRONMENT_ONLY = False
 
 RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
 

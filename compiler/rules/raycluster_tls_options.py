@@ -24,7 +24,8 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -34,6 +35,7 @@ ID = "raycluster/tls-options"
 SEVERITY = "error"
 SUMMARY = "operator-managed mTLS leaves TLS env variables and mounts to KubeRay"
 VERSIONS = ">=1.7"
+ENVIRONMENT_ONLY = False
 
 TLS_ENV = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT")
 TLS_VOLUME, TLS_PATH = "ray-tls", "/etc/ray/tls"

@@ -19,7 +19,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext, get_in
@@ -29,6 +29,7 @@ ID = "raycluster/upgrade-strategy"
 SEVERITY = "error"
 SUMMARY = "RayCluster upgradeStrategy is Recreate or None and only on standalone clusters"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 VALID = ("Recreate", "None")
 

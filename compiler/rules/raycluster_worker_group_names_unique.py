@@ -17,7 +17,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -27,6 +27,7 @@ ID = "raycluster/worker-group-names-unique"
 SEVERITY = "error"
 SUMMARY = "worker group names are unique within a cluster"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -14,7 +14,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -25,6 +25,7 @@ ID = "raycronjob/time-zone"
 SEVERITY = "error"
 SUMMARY = "timeZone is a non-empty IANA time zone name"
 VERSIONS = ">=1.7"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -16,7 +16,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -26,6 +26,7 @@ ID = "rayjob/cluster-source"
 SEVERITY = "error"
 SUMMARY = "rayClusterSpec or a clusterSelector with ray.io/cluster is set"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -14,7 +14,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -24,6 +24,7 @@ ID = "rayjob/deadlines"
 SEVERITY = "error"
 SUMMARY = "activeDeadlineSeconds and preRunningDeadlineSeconds are positive"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

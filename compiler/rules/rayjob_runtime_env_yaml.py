@@ -15,7 +15,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import yaml
 
@@ -28,6 +28,7 @@ ID = "rayjob/runtime-env-yaml"
 SEVERITY = "error"
 SUMMARY = "runtimeEnvYAML parses as a YAML map"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

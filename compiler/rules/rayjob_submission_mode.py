@@ -19,7 +19,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -29,6 +29,7 @@ ID = "rayjob/submission-mode"
 SEVERITY = "error"
 SUMMARY = "submissionMode is known, and SidecarMode has no selector, submitter template or config"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 MODES = ("K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode")
 

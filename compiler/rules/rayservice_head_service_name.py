@@ -18,7 +18,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext, get_in
@@ -28,6 +28,7 @@ ID = "rayservice/head-service-name"
 SEVERITY = "error"
 SUMMARY = "a RayService's headService has no metadata.name"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 PATH = ("spec", "rayClusterConfig", "headGroupSpec", "headService", "metadata", "name")
 

@@ -14,7 +14,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -24,6 +24,7 @@ ID = "rayservice/initializing-timeout"
 SEVERITY = "error"
 SUMMARY = "ray.io/initializing-timeout is a positive duration or number of seconds"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 ANNOTATION = "ray.io/initializing-timeout"
 

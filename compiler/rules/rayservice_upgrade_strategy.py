@@ -24,22 +24,24 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext, LintObject, get_in
-from .support.feature_gates import applies_to
 from .support.ray_objects import int_or, objects_of
+from .support.versions import applies_to
 
 ID = "rayservice/upgrade-strategy"
 SEVERITY = "error"
 SUMMARY = "upgradeStrategy type is valid and incremental upgrades have their prerequisites"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 TYPES = ("None", "NewCluster", "NewClusterWithIncrementalUpgrade")
 
 
-def _incremental(context: LintContext, obj: LintObject, spec: dict) -> Iterator[Problem]:
+def _incremental(context: LintContext, obj: LintObject, spec: dict[str, Any]) -> Iterator[Problem]:
     base = ("spec", "upgradeStrategy")
     if get_in(spec, ("rayClusterConfig", "enableInTreeAutoscaling")) is not True:
         yield obj.problem("NewClusterWithIncrementalUpgrade needs the Ray autoscaler; set "

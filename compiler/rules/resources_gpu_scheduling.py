@@ -25,7 +25,7 @@ Passes:
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -36,6 +36,7 @@ ID = "resources/gpu-scheduling"
 SEVERITY = "info"
 SUMMARY = "GPU groups tolerate the GPU taint or select GPU nodes"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def _reaches_gpu_nodes(group: GroupView) -> bool:

@@ -20,8 +20,10 @@ Passes:
 """
 from __future__ import annotations
 
+import itertools
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext, LintObject
@@ -31,6 +33,7 @@ ID = "security/literal-credentials"
 SEVERITY = "warning"
 SUMMARY = "credentials come from Secret references, not literal values"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 _CREDENTIAL_WORDS = frozenset({"TOKEN", "PASSWORD", "PASSWD", "SECRET", "CREDENTIAL", "CREDENTIALS", "APIKEY",
                                "ACCESSKEY"})
@@ -50,7 +53,7 @@ def names_credential(name: str) -> bool:
     words = [w for w in re.split(r"[^A-Za-z0-9]+", name.upper()) if w]
     if any(word in _CREDENTIAL_WORDS for word in words):
         return True
-    return any(first in _KEY_QUALIFIERS and second == "KEY" for first, second in zip(words, words[1:]))
+    return any(first in _KEY_QUALIFIERS and second == "KEY" for first, second in itertools.pairwise(words))
 
 
 def _literal(value: Any) -> bool:
@@ -62,7 +65,7 @@ def _literal(value: Any) -> bool:
             and not _NUMBER.match(text) and not _FILE_PATH.match(text))
 
 
-def _env_findings(obj: LintObject, value: Any, path: tuple) -> Iterator[Problem]:
+def _env_findings(obj: LintObject, value: Any, path: tuple[Any, ...]) -> Iterator[Problem]:
     if isinstance(value, dict):
         for key, child in value.items():
             if key == "env" and isinstance(child, list):

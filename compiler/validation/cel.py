@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +18,11 @@ from typing import Any
 import celpy
 import lark
 from celpy import celtypes
+from celpy.celparser import CELParser
+from celpy.evaluation import CELEvalError
 
-from ..charts.package import cache_dir
 from ..problems import KrcError
+from ..user_cache import cache_dir
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
 
@@ -27,17 +30,17 @@ _OLD_SELF = re.compile(r"\boldSelf\b")
 def _prime_parser() -> None:
     """celpy builds its LALR parser tables from the grammar on first use (about half a second); lark can keep
     them in a cache file. Same grammar and options as celpy's own CELParser, plus the cache."""
-    from celpy.celparser import CELParser
-
     if CELParser.CEL_PARSER is not None:
         return
-    cache = cache_dir() / f"cel-lark-{lark.__version__}-{getattr(celpy, '__version__', 'x')}.cache"
+    grammar = (Path(celpy.__file__).parent / "cel.lark").read_text(encoding="utf-8")
+    # keyed by what the tables are built from: the grammar text and the lark that builds them
+    key = hashlib.sha256(f"{lark.__version__}\0{grammar}".encode()).hexdigest()[:16]
+    cache = cache_dir() / f"cel-lark-{key}.cache"
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache_option: Any = str(cache)
     except OSError:  # a read-only home: build the tables every time
         cache_option = False
-    grammar = (Path(celpy.__file__).parent / "cel.lark").read_text(encoding="utf-8")
     CELParser.CEL_PARSER = lark.Lark(
         grammar, parser="lalr", start="expr", debug=True, g_regex_flags=re.M,
         lexer_callbacks={"IDENT": CELParser.ambiguous_literals}, propagate_positions=True,
@@ -50,7 +53,7 @@ def _environment() -> celpy.Environment:
     return celpy.Environment()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _program(expression: str) -> Any:
     """Compiling is the slow part (lark parse, ~1-20 ms); identical rules appear many times across CRDs."""
     environment = _environment()
@@ -92,7 +95,7 @@ class CelRule:
             result = _program(self.rule).evaluate(activation)
         except Exception as err:  # celpy raises its own and Python errors for runtime faults
             return f"failed rule: {self.rule} (evaluation error: {err})"
-        if isinstance(result, celpy.CELEvalError):
+        if isinstance(result, CELEvalError):
             return f"failed rule: {self.rule} (evaluation error: {result.args[0] if result.args else result})"
         if result is True or (isinstance(result, celtypes.BoolType) and bool(result)):
             return None

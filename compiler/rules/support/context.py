@@ -1,30 +1,25 @@
 """The record every rule reads: the objects under lint and the facts about where they will run."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
+from ... import fieldpath
 from ...charts.package import Chart
 from ...k8s.objects import object_ref
 from ...problems import Location, Problem
 from ...yamlio import Path, Positions
+from .autoscaler_view import AutoscalerView
 
 Mode = Literal["paths", "environment"]
-
-
-def dotted(path: Path) -> str:
-    """('spec', 'workerGroupSpecs', 0, 'groupName') -> 'spec.workerGroupSpecs[0].groupName'."""
-    out = ""
-    for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out
 
 
 @dataclass(frozen=True)
 class LintObject:
     """One manifest: the document rules see (defaulted once schemas run), and where it came from."""
 
-    document: dict
+    document: dict[str, Any]
     location: Location  # where the object starts (paths) or the environment item that produced it
     positions: Positions | None = None  # every field's place, when loaded from a file
 
@@ -37,7 +32,7 @@ class LintObject:
         return str(self.document.get("apiVersion") or "")
 
     @property
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[str, Any]:
         meta = self.document.get("metadata")
         return meta if isinstance(meta, dict) else {}
 
@@ -60,16 +55,12 @@ class LintObject:
 
     def locate(self, path: Path) -> Location:
         """The closest recorded place for a field: itself, else its nearest parent, else the object."""
-        if self.positions:
-            for end in range(len(path), -1, -1):
-                found = self.positions.get(tuple(path[:end]))
-                if found is not None:
-                    return found
-        return self.location
+        found = fieldpath.nearest_location(self.positions, tuple(path)) if self.positions else None
+        return found or self.location
 
     def problem(self, message: str, path: Path = ()) -> Problem:
         """A finding about this object; the runner fills in the rule id and severity."""
-        return Problem(message, self.locate(path), object=self.ref, path=dotted(path))
+        return Problem(message, self.locate(path), object=self.ref, segments=tuple(path))
 
 
 KUBERAY_KINDS = frozenset({"RayCluster", "RayJob", "RayService", "RayCronJob"})
@@ -95,14 +86,16 @@ class LintContext:
     extra_crds: str | None = None
     # environment mode only
     environment_name: str = ""
-    environment: dict = field(default_factory=dict)
-    helm_values: dict | None = None
+    environment: dict[str, Any] = field(default_factory=dict)
+    helm_values: dict[str, Any] | None = None
     production: bool = False
     cpu_only: bool = False
     rule_settings: dict[str, RuleSetting] = field(default_factory=dict)
     # where an environment path (tuple of keys) was written; None when unknown
     locate_environment: Callable[[Path], Location | None] | None = None
     environment_file: str = ""
+    # what Ray's autoscaling-config generator made of each cluster spec; filled by the pipeline (None: not run)
+    autoscaler: AutoscalerView | None = None
 
     def gate(self, name: str) -> bool:
         return self.feature_gates.get(name, False)
@@ -112,17 +105,13 @@ class LintContext:
 
     def environment_location(self, path: Path) -> Location:
         """Where a value of the environment was set, falling back to its nearest parent, then the file."""
-        if self.locate_environment is not None:
-            for end in range(len(path), -1, -1):
-                found = self.locate_environment(tuple(path[:end]))
-                if found is not None:
-                    return found
-        return Location(self.environment_file or f"environment {self.environment_name}")
+        found = fieldpath.nearest(self.locate_environment, tuple(path)) if self.locate_environment else None
+        return found or Location(self.environment_file or f"environment {self.environment_name}")
 
     def environment_problem(self, message: str, path: Path = ()) -> Problem:
         """A finding about the environment as a whole (Helm values, gates, namespaces)."""
         return Problem(message, self.environment_location(path),
-                       object=f"environment/{self.environment_name}", path=dotted(path))
+                       object=f"environment/{self.environment_name}", segments=tuple(path))
 
 
 def get_in(data: Any, path: Path, default: Any = None) -> Any:
