@@ -10,6 +10,7 @@ needs of each (`EnvironmentResult`), so memory does not grow with the number of 
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import multiprocessing
@@ -157,7 +158,7 @@ class RunOptions:
 DEFAULT_RUN = RunOptions()
 # Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
 # runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
-POLICY_BATCH = 40
+POLICY_BATCH = 25
 # Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
 REVIEW_BATCH = 40
 
@@ -325,11 +326,31 @@ def _parallel(jobs: Sequence[_Job], run: RunOptions, is_cheap: Callable[[_Job], 
     if workers < 2:
         yield from (_run_job(job, context) for job in jobs)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {i: pool.submit(_run_job, jobs[i]) for i in heavy}
-        for i, job in enumerate(jobs):
-            future = futures.pop(i, None)
-            yield future.result() if future is not None else _run_job(job, context)
+    spawn = multiprocessing.get_context("spawn")
+    lock = spawn.Lock()
+    _use_engine_lock(lock)  # this process runs cheap jobs meanwhile
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=_use_engine_lock,
+                                 initargs=(lock,)) as pool:
+            futures = {i: pool.submit(_run_job, jobs[i]) for i in heavy}
+            for i, job in enumerate(jobs):
+                future = futures.pop(i, None)
+                yield future.result() if future is not None else _run_job(job, context)
+    finally:
+        _use_engine_lock(None)
+
+
+# One CUE engine run at a time across the worker processes of a command: an engine process takes 150-250 MB
+# whatever the batch, so parallel runs would double the peak memory for little time (see README).
+_ENGINE_LOCK: list[Any] = [None]
+
+
+def _use_engine_lock(lock: Any) -> None:
+    _ENGINE_LOCK[0] = lock
+
+
+def _engine_turn() -> Any:
+    return _ENGINE_LOCK[0] if _ENGINE_LOCK[0] is not None else contextlib.nullcontext()
 
 
 def _outcomes(context: _Context, jobs: Sequence[_Job], run: RunOptions) -> Iterator[EnvironmentResult]:
@@ -633,7 +654,9 @@ def _lint_batch(context: _Context, job: _Job) -> _Outcome:
     if pending:
         try:
             inputs = [policy_input(renders[index] or _restore(context, compiled)) for index, compiled, _, _ in pending]
-            per_input = evaluate_each(project.policies_dir, inputs, engine=job.engine, show_path=project.relative)
+            with _engine_turn():
+                per_input = evaluate_each(project.policies_dir, inputs, engine=job.engine,
+                                          show_path=project.relative)
         except KrcError as err:
             return _Outcome(problems=err.problems)
         for (index, _, _, key), policy_found in zip(pending, per_input, strict=True):
