@@ -8,13 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, copy_project  # tests/conftest.py
 
 from compiler import compile_cache, output, pipeline
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
 from compiler.project import Project
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
 SEQUENTIAL = pipeline.RunOptions(cache=False, workers=1)
 PARALLEL = pipeline.RunOptions(cache=False, workers=2)
 CACHED = pipeline.RunOptions(cache=True, workers=1)
@@ -115,9 +115,10 @@ def test_rendered_folders_are_rewritten_only_when_changed_or_touched(project: Pr
     assert values.read_bytes() == expected
 
 
-def test_parallel_output_is_byte_identical_to_sequential(tmp_path: Path, vendor_cache: Path, cache_dir: Path):
-    one = copy_project(tmp_path / "one", vendor_cache)
-    two = copy_project(tmp_path / "two", vendor_cache)
+def test_parallel_output_is_byte_identical_to_sequential(tmp_path: Path, project: Project, cache_dir: Path):
+    one = project
+    shutil.copytree(project.root, tmp_path / "two")
+    two = Project(tmp_path / "two")
     for project in (one, two):  # four environments, so that the pool has work for both processes
         for name in ("dev", "prod-eks-gpu"):
             shutil.copy(project.environment_file(name), project.environment_file(f"{name}-copy"))
@@ -140,8 +141,7 @@ def test_an_error_in_one_environment_writes_nothing_in_parallel(project: Project
     assert not project.rendered_dir.exists() or list(project.rendered_dir.iterdir()) == []
 
 
-def policy_project(tmp_path: Path, vendor_cache: Path) -> Project:
-    project = copy_project(tmp_path / "project", vendor_cache)
+def policy_project(project: Project) -> Project:
     # dev is not production and may not use GPUs (policies/dev-no-gpu.cue): give it one
     path = project.environment_file("dev")
     path.write_text(path.read_text().replace("        memory: 2Gi\n", "        memory: 2Gi\n        gpu: 1\n", 1)
@@ -149,9 +149,9 @@ def policy_project(tmp_path: Path, vendor_cache: Path) -> Project:
     return project
 
 
-def test_policy_results_come_from_the_cache_without_starting_the_engine(tmp_path: Path, vendor_cache: Path,
+def test_policy_results_come_from_the_cache_without_starting_the_engine(tmp_path: Path, project: Project,
                                                                         cache_dir: Path):
-    project = policy_project(tmp_path, vendor_cache)
+    project = policy_project(project)
     engine = find_engine([REPO_ROOT])
     first = pipeline.check_policies(project, (), engine, CACHED)
     assert any(f.rule == "policy/dev-no-gpu" for f in first.findings)
@@ -165,9 +165,9 @@ def test_policy_results_come_from_the_cache_without_starting_the_engine(tmp_path
     assert pipeline.check_policies(project, (), engine, CACHED) == first
 
 
-def test_policy_batches_find_what_one_engine_run_finds(tmp_path: Path, vendor_cache: Path, cache_dir: Path,
+def test_policy_batches_find_what_one_engine_run_finds(project: Project, cache_dir: Path,
                                                        monkeypatch: pytest.MonkeyPatch):
-    project = policy_project(tmp_path, vendor_cache)
+    project = policy_project(project)
     for name in ("dev", "prod-eks-gpu"):
         shutil.copy(project.environment_file(name), project.environment_file(f"{name}-copy"))
     engine = find_engine([REPO_ROOT])
