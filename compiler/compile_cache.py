@@ -83,6 +83,7 @@ class Compiled:
     objects: tuple[RenderedObject, ...]
     helm_values: dict[str, Any]
     findings: tuple[Problem, ...]
+    chart_objects: tuple[RenderedObject, ...] = ()  # what Helm renders of the pinned chart (Render.chart_objects)
     from_cache: bool = False
 
 
@@ -204,14 +205,15 @@ class CompileCache:
             if payload["name"] != name or not self._inputs_unchanged(payload["inputs"]):
                 return None
             chart_name, chart_version = payload["chart"]
-            objects = tuple(RenderedObject(o["document"], str(o["template"]), _location(o["location"]))
-                            for o in payload["objects"])
-            if not all(isinstance(o.document, dict) for o in objects) or not isinstance(payload["helmValues"], dict):
+            objects, chart_objects = (tuple(RenderedObject(o["document"], str(o["template"]), _location(o["location"]))
+                                            for o in payload[field]) for field in ("objects", "chartObjects"))
+            if not all(isinstance(o.document, dict) for o in objects + chart_objects) \
+                    or not isinstance(payload["helmValues"], dict):
                 return None
             files = {str(path): text.encode("utf-8") for path, text in payload["files"].items()}
             findings = tuple(problem_from_json(p) for p in payload["findings"])
             return Compiled(name, key, (str(chart_name), str(chart_version)), files, objects, payload["helmValues"],
-                            findings, from_cache=True)
+                            findings, chart_objects, from_cache=True)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -234,8 +236,9 @@ class CompileCache:
         self.write_payload(FOLDER, compiled.key, {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "files": files,
             "helmValues": compiled.helm_values,
-            "objects": [{"document": o.document, "template": o.template, "location": _location_json(o.location)}
-                        for o in compiled.objects],
+            **{field: [{"document": o.document, "template": o.template, "location": _location_json(o.location)}
+                       for o in objects]
+               for field, objects in (("objects", compiled.objects), ("chartObjects", compiled.chart_objects))},
             "findings": [problem_json(p) for p in compiled.findings]})
 
     # ---- policy results ------------------------------------------------------------------------------------------

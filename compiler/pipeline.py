@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 import math
 import multiprocessing
 import os
@@ -21,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import argocd, crddiff, output, review, yamlio
+from . import argocd, crddiff, inventory, output, review, scaffold, yamlio
+from . import explain as explaining
 from .argocd.validation import crds_path, environment_problems
 from .autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_version
 from .charts import vendor
@@ -38,10 +40,12 @@ from .lint import (
     validate_objects,
 )
 from .policy import CueEngine, evaluate_each, find_engine, policy_files, policy_input
+from .policy.engine import cue_on_path, wasm_engine
 from .problems import KrcError, Location, Problem, sorted_problems
 from .project import Project, find_project
 from .render import Render, render_environment
 from .review.ray_view import ClusterRows, cluster_rows, two_views
+from .rules import describe, summaries
 
 
 def chart_pin(env: Environment) -> vendor.ChartPin:
@@ -205,7 +209,7 @@ def _compile(project: Project, cache: CompileCache, name: str, argocd_crds: str 
             raise
         findings = None
     compiled = Compiled(name, key, (render.chart.name, render.chart.version), output.render_files(render, False),
-                        render.objects, render.helm_values, tuple(findings or ()))
+                        render.objects, render.helm_values, tuple(findings or ()), render.chart_objects)
     if findings is not None and cache.key(name) == key:  # the file did not change while it compiled
         named = crds_path(project, render.environment) if not argocd_crds else None
         cache.store(compiled, [project.root / f for f in render.environment.files] + ([named] if named else []))
@@ -215,7 +219,7 @@ def _compile(project: Project, cache: CompileCache, name: str, argocd_crds: str 
 def _restore(context: _Context, compiled: Compiled) -> Render:
     """The full Render of a cached result (what provenance needs: the loaded environment with its origins)."""
     return Render(load_environment(context.project, compiled.name), context.chart(*compiled.chart),
-                  compiled.helm_values, compiled.objects, compiled.findings)
+                  compiled.helm_values, compiled.objects, compiled.findings, compiled.chart_objects)
 
 
 def _errors(compiled: Compiled) -> list[Problem]:
@@ -470,8 +474,7 @@ def _review_batch(context: _Context, job: _Job) -> _Outcome:
         results = []
         for (compiled, render, golden), view, old, old_view in zip(entries, views[:len(entries)], stored_before,
                                                                     views[len(entries):], strict=True):
-            reviewed = review.review_files(project, compiled.name, render.chart, compiled.files, golden,
-                                           _documents_by_file(compiled))
+            reviewed = review.review_environment(project, render, golden, compiled.files)
             reviewed = dataclasses.replace(reviewed, ray_view=two_views(
                 [o.document for o in render.objects], view, before=(old, old_view)))
             results.append(EnvironmentResult(compiled.name, compiled.key, compiled.chart, len(compiled.objects), 0,
@@ -499,18 +502,15 @@ def _stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:
     return [o.document for o in validate_objects(context)[0].objects]
 
 
-@dataclass(frozen=True)
-class Explanation:
-    environment: str
-    path: str
-    value: object
-    chain: tuple[Location, ...]  # earliest first
 
 
-def explain(project: Project, name: str, dotted: str) -> Explanation:
-    env = load_environment(project, name)
-    path = env.resolve_dotted(dotted)
-    return Explanation(name, ".".join(map(str, path)), env.get(path), tuple(env.chain_of(path)))
+def explain(project: Project, name: str, path: str) -> explaining.Explanation:
+    """`krc explain`: an environment value (with its layers or krc's default), or a rendered field
+    (`Kind/name:field`, with its template and the environment line behind it)."""
+    project.select([name])
+    if explaining.is_rendered_path(path):
+        return explaining.explain_rendered(compile_environment(project, name), path)
+    return explaining.explain_environment(load_environment(project, name), path)
 
 
 @dataclass(frozen=True)
@@ -727,3 +727,81 @@ def argocd_init(project: Project, environ: Mapping[str, str],
     request = argocd.read_request(environ, options)
     names = [argocd.chosen_environment(project, request)] if request.environment else project.environment_names()
     return vendor_charts(project, names)
+
+
+# ---- the everyday commands: envs, show, init, --version ---------------------------------------------------------
+
+def list_environments(project: Project) -> list[inventory.EnvironmentSummary]:
+    """`krc envs`: every environment with its layers, destination and chart (loaded, not rendered)."""
+    return [inventory.summarize(load_environment(project, name)) for name in project.environment_names()]
+
+
+def show_environment(project: Project, name: str, kinds: tuple[str, ...]) -> list[dict[str, object]]:
+    """`krc show`: the objects one environment renders (validated and linted as by render), some kinds only."""
+    [render] = compile_environments(project, project.select([name]))
+    objects = inventory.select_objects(render, kinds)
+    if kinds and not objects:
+        raise KrcError(Problem(f"environment {name} renders no {', '.join(kinds)}",
+                               help=f"kinds it renders: {', '.join(inventory.known_kinds(render))}"))
+    return objects
+
+
+def init_environment(project: Project, name: str, extends: str, destination: str | None,
+                     namespace: str | None) -> Path:
+    """`krc init`: a new environment file extending `extends`, checked by loading it; nothing is left behind
+    when it does not load."""
+    path = project.environment_file(name)
+    if not scaffold.ENVIRONMENT_NAME.match(name):
+        raise KrcError(Problem(f"'{name}' is not a usable environment name",
+                               help="use lowercase letters, digits and '-', e.g. staging or prod-eu"))
+    if path.exists():
+        raise KrcError(Problem(f"{project.relative(path)} already exists", help="choose another name, or edit it"))
+    if extends not in project.layer_names():
+        close = difflib.get_close_matches(extends, project.layer_names(), n=1, cutoff=0.5)
+        raise KrcError(Problem(f"there is no environment or layer '{extends}' to extend",
+                               help=f"did you mean --extends {close[0]}?" if close else
+                               f"extend one of: {', '.join(project.layer_names())}"))
+    text = scaffold.new_environment(name, extends, destination, namespace)
+    with path.open("x", encoding="utf-8") as handle:  # never replaces a file that appeared meanwhile
+        handle.write(text)
+    try:
+        load_environment(project, name)
+    except KrcError:
+        path.unlink()
+        raise
+    return path
+
+
+def versions(project: Project | None) -> list[tuple[str, str]]:
+    """`krc --version`: krc and the engines it would use here."""
+    return inventory.tool_versions(cue_on_path() or wasm_engine([project.root] if project else []))
+
+
+def describe_rule(project: Project | None, rule_id: str) -> str:
+    """`krc rules ID`: a lint rule's document, or `policy/NAME`: the policy file policies/NAME.cue."""
+    if not rule_id.startswith("policy/"):
+        return describe(rule_id)
+    name = rule_id.removeprefix("policy/")
+    known = sorted(p.stem for p in project.policies_dir.glob("*.cue")) if project else []
+    if name not in known:  # also keeps the name inside policies/: only listed files are read
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+        raise KrcError(Problem(f"no policy '{name}' in policies/",
+                               help=f"did you mean 'policy/{close[0]}'?" if close else
+                               f"policies: {', '.join('policy/' + k for k in known) or 'none'}"))
+    assert project is not None
+    path = project.policies_dir / f"{name}.cue"
+    return f"policy/{name}  (error; CUE policy {project.relative(path)}, checked by krc policy and krc lint)\n\n" \
+           + path.read_text(encoding="utf-8")
+
+
+def rule_list(project: Project | None) -> list[tuple[str, str, str]]:
+    """`krc rules`: every lint rule, then the project's policies, as (id, severity, summary)."""
+    policies = sorted(project.policies_dir.glob("*.cue")) if project else []
+    return summaries() + [(f"policy/{p.stem}", "error", _policy_summary(p)) for p in policies]
+
+
+def _policy_summary(path: Path) -> str:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("//"):
+            return line.removeprefix("//").strip()
+    return "organisation policy"

@@ -1,11 +1,12 @@
 """Where things live in a krc project; every other module asks this one for paths."""
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .problems import KrcError
+from .problems import KrcError, Problem
 
 ENVIRONMENT_SUFFIX = ".yaml"
 # base.yaml and files starting with '_' are layers to extend, not environments to render
@@ -48,6 +49,10 @@ class Project:
         names = (p.stem for p in self.environments_dir.glob(f"*{ENVIRONMENT_SUFFIX}"))
         return sorted(n for n in names if n not in LAYER_ONLY and not n.startswith("_"))
 
+    def layer_names(self) -> list[str]:
+        """Every file an environment may extend: environments and layers (base, _*)."""
+        return sorted(p.stem for p in self.environments_dir.glob(f"*{ENVIRONMENT_SUFFIX}"))
+
     def relative(self, path: Path) -> str:
         """A path as users see it in messages: relative to the project root when inside it."""
         try:
@@ -62,7 +67,12 @@ class Project:
             return known
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise KrcError(f"unknown environment '{unknown[0]}'; choose one of: {', '.join(known)}")
+            close = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.5)
+            fix = f"did you mean '{close[0]}'?" if close else f"choose one of: {', '.join(known) or '(none yet)'}"
+            if unknown[0] in self.layer_names():
+                fix = f"'{unknown[0]}' is a layer other environments extend, not an environment; choose one of: " \
+                      f"{', '.join(known)}"
+            raise KrcError(Problem(f"unknown environment '{unknown[0]}'", help=fix))
         return list(dict.fromkeys(names))
 
 

@@ -1,6 +1,6 @@
 """`krc diff`: the render compared with golden/ (or golden/ at a git ref) for review, object by object, with
 KubeRay consequences, capacity at maximum scale, and the CRD upgrade gate first."""
-from .compare import golden_source, review_environment, review_files
+from .compare import golden_source, review_environment
 from .format_json import format_json
 from .format_markdown import COMMENT_LIMIT, MARKDOWN_BUDGET, format_markdown
 from .format_text import format_text
@@ -19,5 +19,4 @@ def format_review(review: Review, output_format: str) -> str:
 
 __all__ = ["COMMENT_LIMIT", "FORMATS", "MARKDOWN_BUDGET", "EnvironmentReview", "FileChange", "ObjectChange",
            "Review", "format_json", "format_markdown", "format_review", "format_text", "review_environment",
-           "review_files",
            "golden_source"]

@@ -5,7 +5,6 @@ for each, so what is reviewed is what would be committed; identical bytes short-
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from .. import output, yamlio
@@ -18,6 +17,7 @@ from .consequences import REPLACES_CLUSTER, object_labels, values_labels
 from .crdgate import crd_gate
 from .fielddiff import diff_documents, text_diff
 from .golden_source import GitGolden, WorkingTreeGolden, git_golden
+from .helm_commands import Release
 from .model import EnvironmentReview, FileChange, ObjectChange
 
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
@@ -27,7 +27,7 @@ def _objects(files: output.Files, shown: str, known: dict[bytes, dict[str, Any]]
     """Every manifest parsed; `known` maps file bytes to their document already parsed (same bytes, same data)."""
     parsed: Parsed = {}
     for path, content in files.items():
-        if not path.startswith(f"{output.MANIFESTS_DIR}/"):
+        if not path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         source = f"{shown}/{path}"
         document = known[content] if known and content in known else yamlio.load(content.decode("utf-8"), source)
@@ -41,10 +41,15 @@ def _objects(files: output.Files, shown: str, known: dict[bytes, dict[str, Any]]
     return parsed
 
 
-def _rendered_objects(documents: Mapping[str, dict[str, Any]], files: output.Files) -> Parsed:
+def _rendered_objects(render: Render, files: output.Files) -> Parsed:
     """The render's own objects, with the file and bytes `krc golden` would write for each (no parse back: the
     canonical dump reads back as the same data, which tests/properties checks)."""
-    return {key_of(document): (name, files[name], document) for name, document in documents.items()}
+    parsed: Parsed = {}
+    for folder, objects in ((output.MANIFESTS_DIR, render.objects), (output.CHART_DIR, render.chart_objects)):
+        documents = [o.document for o in objects]
+        parsed.update({key_of(document): (name, files[name], document)
+                       for name, document in zip(output.manifest_names(documents, folder), documents, strict=True)})
+    return parsed
 
 
 def _object_change(key: ObjectKey, old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> ObjectChange | None:
@@ -67,7 +72,7 @@ def _object_change(key: ObjectKey, old: tuple[Any, ...] | None, new: tuple[Any, 
 def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -> list[FileChange]:
     changes = []
     for path in sorted((golden.keys() | current.keys()) - skip):
-        if path.startswith(f"{output.MANIFESTS_DIR}/"):
+        if path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         before, after = golden.get(path), current.get(path)
         if before == after:
@@ -79,19 +84,12 @@ def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -
     return changes
 
 
-def review_environment(project: Project, render: Render, golden: output.Files) -> EnvironmentReview:
-    current = output.render_files(render, include_crds=False)
-    documents = [o.document for o in render.objects]
-    return review_files(project, render.environment.name, render.chart, current, golden,
-                        dict(zip(output.manifest_names(documents), documents, strict=True)))
-
-
-def review_files(project: Project, name: str, chart: Any, current: output.Files, golden: output.Files,
-                 documents: Mapping[str, dict[str, Any]] | None = None) -> EnvironmentReview:
-    """The review of one environment from its rendered files (golden layout) and pinned chart; `documents`, when
-    given, are the render's objects by manifest file (not parsed back, and golden files of the same bytes are
-    not parsed either)."""
-    after = _rendered_objects(documents, current) if documents is not None else _objects(current, f"render of {name}")
+def review_environment(project: Project, render: Render, golden: output.Files,
+                       current: output.Files | None = None) -> EnvironmentReview:
+    """`current`: the render's files in golden layout, when the caller has them already (the compile cache)."""
+    name = render.environment.name
+    current = output.render_files(render, include_crds=False) if current is None else current
+    after = _rendered_objects(render, current)
     if golden == current:  # nothing changed: no field to compare, the same CRD lock (no gate), one capacity
         capacity = environment_capacity(entry[2] for entry in after.values())
         return EnvironmentReview(name, False, (), (), len(after), capacity, capacity, upgrade_peak(capacity, []),
@@ -100,8 +98,11 @@ def review_files(project: Project, name: str, chart: Any, current: output.Files,
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     new_documents = [entry[2] for entry in after.values()]
+    operator = render.environment.data.get("operator") or {}
+    release = Release(render.chart.name, str(operator.get("namespace") or "default"),
+                      str((operator.get("chart") or {}).get("repository") or ""))
     gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE), [e[2] for e in before.values()],
-                    chart, new_documents)
+                    render.chart, new_documents, release)
     files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
     capacity_after = environment_capacity(new_documents)
     # only a RayService whose cluster KubeRay replaces runs two clusters at once
