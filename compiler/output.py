@@ -73,16 +73,67 @@ def environment_files(documents: list[dict[str, Any]], helm_values: dict[str, An
     files[VALUES_FILE] = yamlio.dump(helm_values).encode("utf-8")
     files[CRD_LOCK_FILE] = yamlio.dump(crd_lock(chart)).encode("utf-8")
     if include_crds:
-        for crd in chart.crds:
-            files[f"{CRDS_DIR}/{crd.name}.yaml"] = crd.text.encode("utf-8")
+        files.update(crd_files(chart))
     return dict(sorted(files.items()))
 
 
+def crd_files(chart: Chart) -> Files:
+    """crds/: the pinned chart's CRDs as shipped (rendered/ only)."""
+    return {f"{CRDS_DIR}/{crd.name}.yaml": crd.text.encode("utf-8") for crd in chart.crds}
+
+
 def read_tree(folder: Path) -> Files:
-    """Every file below `folder` (an absent folder reads as empty)."""
+    """Every file below `folder` (an absent folder reads as empty), sorted by path. os.scandir, not Path.rglob:
+    `krc check` and `krc diff` read hundreds of golden folders and pathlib's overhead was most of their time."""
     if not folder.is_dir():
         return {}
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    files: Files = {}
+
+    def walk(directory: str, prefix: str) -> None:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    walk(entry.path, f"{prefix}{entry.name}/")
+                elif entry.is_file():
+                    with open(entry.path, "rb") as handle:
+                        files[prefix + entry.name] = handle.read()
+
+    walk(str(folder), "")
+    return dict(sorted(files.items()))
+
+
+def stage_tree(target: Path, files: Files) -> Path:
+    """Write one folder in full beside `target` (not yet in place); `commit_staged` swaps it in."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
+    try:
+        for relative, content in files.items():
+            path = stage / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        os.chmod(stage, 0o755)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return stage
+
+
+def discard_staged(staged: list[tuple[Path, Path]]) -> None:
+    for _, stage in staged:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def commit_staged(staged: list[tuple[Path, Path]]) -> None:
+    """Swap every staged folder into place: call only once everything was staged."""
+    for target, stage in staged:
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
+            os.rmdir(old)
+            os.replace(target, old)
+        os.replace(stage, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def replace_trees(trees: dict[Path, Files]) -> None:
@@ -93,27 +144,11 @@ def replace_trees(trees: dict[Path, Files]) -> None:
     staged: list[tuple[Path, Path]] = []
     try:
         for target, files in trees.items():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
-            staged.append((target, stage))
-            for relative, content in files.items():
-                path = stage / relative
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(content)
-            os.chmod(stage, 0o755)
+            staged.append((target, stage_tree(target, files)))
     except BaseException:
-        for _, stage in staged:
-            shutil.rmtree(stage, ignore_errors=True)
+        discard_staged(staged)
         raise
-    for target, stage in staged:
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
-            os.rmdir(old)
-            os.replace(target, old)
-        os.replace(stage, target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+    commit_staged(staged)
 
 
 def replace_file(path: Path, content: bytes) -> None:
