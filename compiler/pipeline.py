@@ -25,7 +25,12 @@ from .render import Render, render_environment
 
 def chart_pin(env: Environment) -> vendor.ChartPin:
     chart = env.data["operator"]["chart"]
-    return vendor.ChartPin(str(chart["name"]), str(chart["version"]), str(chart["repository"]))
+    name, version = str(chart["name"]), str(chart["version"])
+    problem = vendor.chart_pin_problem(name, version)
+    if problem:  # before the name or version touches a path
+        field = "name" if "name" in problem.split(" is ")[0] else "version"
+        raise KrcError(problem, env.location_of(("operator", "chart", field)))
+    return vendor.ChartPin(name, version, str(chart["repository"]))
 
 
 def compile_environment(project: Project, name: str) -> Render:
@@ -79,7 +84,7 @@ def render_to_disk(project: Project, names: Sequence[str]) -> list[Render]:
     """rendered/<env>/ for every environment, written only once all of them compiled cleanly."""
     renders = compile_environments(project, names)
     output.replace_trees({project.rendered_dir / r.environment.name: output.render_files(r, include_crds=True)
-                          for r in renders})
+                          for r in renders}, project)
     return renders
 
 
@@ -87,7 +92,7 @@ def accept_golden(project: Project, names: Sequence[str]) -> list[Render]:
     """golden/<env>/ becomes the current render, CRD lock included."""
     renders = compile_environments(project, names)
     output.replace_trees({project.golden_dir / r.environment.name: output.render_files(r, include_crds=False)
-                          for r in renders})
+                          for r in renders}, project)
     return renders
 
 

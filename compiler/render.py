@@ -14,6 +14,7 @@ from .charts.package import Chart
 from .engines import ENGINES, engine_for
 from .environment.layering import merge_values
 from .environment.model import Environment
+from .k8s.names import file_name_problem
 from .k8s.objects import ObjectKey, key_of, object_ref
 from .problems import KrcError, Location, Problem
 from .project import Project
@@ -72,8 +73,13 @@ def _check_object(doc: Any, shown: str) -> None:
     if not isinstance(doc, dict) or not doc.get("apiVersion") or not doc.get("kind"):
         raise KrcError("a template returned something that is not a Kubernetes object (apiVersion and kind "
                        "are required); return a list of objects", Location(shown))
-    if not (doc.get("metadata") or {}).get("name"):
+    metadata = doc.get("metadata")
+    if not isinstance(metadata, dict) or not metadata.get("name"):
         raise KrcError(f"a {doc['kind']} without metadata.name; give it a name", Location(shown))
+    # kind and name become file names under rendered/ and golden/
+    problem = file_name_problem(doc["kind"], metadata["name"], metadata.get("namespace"))
+    if problem:
+        raise KrcError(f"{problem}; fix the template or the environment value it reads", Location(shown))
 
 
 def _located(env: Environment, doc: dict) -> Location | None:
