@@ -1,6 +1,7 @@
 """The command line: parse options, call one core function, report, choose the exit code.
 
-Exit codes everywhere: 0 fine, 1 findings or differences, 2 bad input (nothing written).
+Exit codes everywhere: 0 fine, 1 findings or differences, 2 bad input or a failing environment (disk, network,
+permissions; nothing written), 3 an internal error. No traceback is printed unless KRC_DEBUG=1.
 """
 from __future__ import annotations
 
@@ -34,6 +35,46 @@ def reports_errors(command: Callable) -> Callable:
     return wrapper
 
 
+DEBUG_VARIABLE = "KRC_DEBUG"
+
+
+def _debugging() -> bool:
+    return os.environ.get(DEBUG_VARIABLE, "").strip() not in ("", "0", "false", "no")
+
+
+class ErrorEdge(click.Group):
+    """The one place where failures become exit codes, for every command and subcommand.
+
+    KrcError (bad input): its problems, exit 2. OSError (disk full, read-only, permissions, network): one line,
+    exit 2. Anything else is krc's bug: one line saying so, exit 3, the traceback only with KRC_DEBUG=1. Exit 1
+    keeps its one meaning, findings or differences, so CI can tell a crash from a change.
+    """
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit,
+                KeyboardInterrupt):
+            raise
+        except KrcError as err:
+            for problem in err.problems:
+                click.echo(problem.one_line(), err=True)
+            sys.exit(2)
+        except OSError as err:
+            if _debugging():
+                raise
+            where = f" ({err.filename})" if err.filename else ""
+            click.echo(f"krc: error {err.strerror or err}{where}; check the disk, permissions and network, then "
+                       "run again", err=True)
+            sys.exit(2)
+        except Exception as err:  # noqa: BLE001 - the edge: whatever escaped is an internal error
+            if _debugging():
+                raise
+            click.echo(f"krc: internal error: {type(err).__name__}: {str(err)[:300]}; please report it, with the "
+                       f"traceback from running again with {DEBUG_VARIABLE}=1", err=True)
+            sys.exit(3)
+
+
 def current_project() -> Project:
     """The project named by --project, else the one around the working directory."""
     ctx = click.get_current_context()
@@ -41,7 +82,7 @@ def current_project() -> Project:
     return find_project(Path(root) if root else Path.cwd())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ErrorEdge, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--project", type=click.Path(file_okay=False), help="Project root (default: found from the cwd).")
 def main(project: str | None) -> None:
     """krc: compile KubeRay environments into manifests, Helm values and CRDs; validate, lint and diff them."""

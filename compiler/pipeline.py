@@ -15,6 +15,7 @@ from . import argocd, crddiff, output, review
 from .argocd.validation import crds_path, environment_problems
 from .charts import vendor
 from .environment.model import Environment, load_environment
+from .k8s.secrets import REDACTED, names_credential, redact_at
 from .lint import environment_context, lint_objects, paths_context
 from .policy import CueEngine, find_engine, policy_files, policy_findings, policy_input
 from .policy.evaluate import evaluate_policies
@@ -142,7 +143,14 @@ class Explanation:
 def explain(project: Project, name: str, dotted: str) -> Explanation:
     env = load_environment(project, name)
     path = env.resolve_dotted(dotted)
-    return Explanation(name, ".".join(map(str, path)), env.get(path), tuple(env.chain_of(path)))
+    value = env.get(path)
+    parent = env.get(path[:-1]) if path else None
+    # credentials are shown as *** (an env item's value, or anything holding one); files keep them
+    if path and path[-1] == "value" and isinstance(parent, dict) and names_credential(str(parent.get("name", ""))):
+        value = REDACTED
+    else:
+        value = redact_at(".".join(map(str, path)), value)
+    return Explanation(name, ".".join(map(str, path)), value, tuple(env.chain_of(path)))
 
 
 # ---- lint and policies ---------------------------------------------------------------------------------------

@@ -5,10 +5,12 @@ what is reviewed is what would be committed; identical bytes short-cut the field
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .. import output, yamlio
 from ..k8s.objects import ObjectKey, key_of
+from ..k8s.secrets import redact, redact_at, redact_lines
 from ..problems import KrcError
 from ..project import Project
 from ..render import Render
@@ -28,7 +30,11 @@ def _objects(files: output.Files, shown: str) -> Parsed:
         if not path.startswith(f"{output.MANIFESTS_DIR}/"):
             continue
         source = f"{shown}/{path}"
-        document = yamlio.load(content.decode("utf-8"), source)
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            raise KrcError(f"{source} is not UTF-8 text; restore it from git or run 'krc golden'") from None
+        document = yamlio.load(text, source)
         if not isinstance(document, dict) or not document.get("kind"):
             raise KrcError(f"{source} is not a Kubernetes object; restore it from git or run 'krc golden'")
         key = key_of(document)
@@ -56,6 +62,16 @@ def _object_change(key: ObjectKey, old: tuple | None, new: tuple | None) -> Obje
     return ObjectChange(key, "changed", old[2]["apiVersion"], new[2]["apiVersion"], new[0], fields, labels, None)
 
 
+def redacted(change: ObjectChange) -> ObjectChange:
+    """The change as reports show it: credential values as `***` (the comparison itself saw the real values, so
+    a changed secret still shows as a change)."""
+    kind = change.key.kind
+    fields = tuple(dataclasses.replace(f, old=redact_at(f.path, f.old, kind), new=redact_at(f.path, f.new, kind),
+                                       diff=redact_lines(f.diff)) for f in change.fields)
+    document = redact(change.document, kind) if change.document is not None else None
+    return dataclasses.replace(change, fields=fields, document=document)
+
+
 def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -> list[FileChange]:
     changes = []
     for path in sorted((golden.keys() | current.keys()) - skip):
@@ -67,7 +83,7 @@ def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -
         status = "added" if before is None else "removed" if after is None else "changed"
         diff = text_diff((before or b"").decode("utf-8", "replace"), (after or b"").decode("utf-8", "replace"))
         labels = values_labels(True) if path == output.VALUES_FILE else ()
-        changes.append(FileChange(path, status, diff, labels))  # type: ignore[arg-type]
+        changes.append(FileChange(path, status, redact_lines(diff), labels))  # type: ignore[arg-type]
     return changes
 
 
@@ -84,7 +100,7 @@ def review_environment(project: Project, render: Render, golden: output.Files) -
     capacity_after = environment_capacity(new_documents)
     # only a RayService whose cluster KubeRay replaces runs two clusters at once
     replaced = [after[o.key][2] for o in objects if any(label.code == REPLACES_CLUSTER for label in o.labels)]
-    return EnvironmentReview(name, not golden, tuple(objects), tuple(files), len(after) - sum(
+    return EnvironmentReview(name, not golden, tuple(redacted(o) for o in objects), tuple(files), len(after) - sum(
         o.status != "removed" for o in objects), environment_capacity(e[2] for e in before.values()),
         capacity_after, upgrade_peak(capacity_after, replaced), gate)
 
