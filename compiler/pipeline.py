@@ -78,7 +78,11 @@ def compile_environments(project: Project, names: Sequence[str], lint: bool = Tr
 def vendor_charts(project: Project, names: Sequence[str]) -> list[vendor.VendorResult]:
     """Download every chart the environments pin (and only what the cache lacks)."""
     pins = [chart_pin(load_environment(project, name)) for name in names]
-    return vendor.vendor(project.vendor_dir, pins)
+    if vendor.up_to_date(project.vendor_dir, pins):
+        return vendor.vendor(project.vendor_dir, pins)  # writes nothing: a read-only checkout works
+    with output.project_lock(project):
+        project.checked_output_dir(project.vendor_dir / "charts")
+        return vendor.vendor(project.vendor_dir, pins)
 
 
 def render_to_disk(project: Project, names: Sequence[str]) -> list[Render]:

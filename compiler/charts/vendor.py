@@ -114,6 +114,17 @@ def _sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def up_to_date(vendor_dir: Path, pins: list[ChartPin]) -> bool:
+    """Whether every pinned chart is vendored and matches the lock (then `vendor` writes nothing)."""
+    lock = read_lock(vendor_dir)
+    for pin in pins:
+        path = archive_path(vendor_dir, pin.name, pin.version)
+        locked = lock.get((pin.name, pin.version))
+        if not locked or not path.is_file() or _sha256_file(path) != locked:
+            return False
+    return True
+
+
 def vendor(vendor_dir: Path, pins: list[ChartPin]) -> list[VendorResult]:
     """Make every pinned chart present in the cache; download only what is missing or wrong.
 
@@ -139,6 +150,7 @@ def vendor(vendor_dir: Path, pins: list[ChartPin]) -> list[VendorResult]:
                            f"{vendor_dir / LOCK_NAME} pins sha256:{locked}; a published chart changed. "
                            "Investigate before deleting the lock entry")
         payload = repository.download(entry)
+        read_chart_bytes(payload, entry.url)  # a chart krc cannot read safely never reaches vendor/
         _write_atomically(path, payload)
         lock[key] = entry.digest
         results.append(VendorResult(pin, entry.digest, True))
