@@ -104,9 +104,10 @@ def environment_files(documents: list[dict], helm_values: dict, chart: Chart, in
 def read_tree(folder: Path) -> Files:
     """Every file below `folder` (an absent folder reads as empty). Links are refused, never followed: golden/
     is committed by many people and must not make krc read files elsewhere."""
-    if folder.is_symlink():
-        raise KrcError(f"{folder} is a symbolic link; golden/ and rendered/ hold real folders only: remove it",
-                       Location(str(folder)))
+    for step in (folder.parent, folder):  # golden/ and golden/<env>
+        if step.is_symlink():
+            raise KrcError(f"{step.parent.name}/{step.name} is a symbolic link; golden/ and rendered/ hold real "
+                           "folders only: remove it", Location(f"{step.parent.name}/{step.name}"))
     if not folder.is_dir():
         return {}
     files: Files = {}

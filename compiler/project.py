@@ -63,11 +63,11 @@ def read_confined(path: Path, root: Path, limit: limits.Limit, shown: str) -> by
             raise KrcError(f"{shown} is {kind}, not a regular file; remove it or replace it with a file",
                            Location(shown))
         if info.st_size > limit.value:
-            raise KrcError(f"{shown}: " + limit.exceeded(f"its size of {info.st_size} bytes"), Location(shown))
+            raise KrcError(limit.exceeded(f"its size of {info.st_size} bytes"), Location(shown))
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(limit.value + 1)
         if len(data) > limit.value:
-            raise KrcError(f"{shown}: " + limit.exceeded("its size"), Location(shown))
+            raise KrcError(limit.exceeded("its size"), Location(shown))
         return data
     finally:
         os.close(fd)
@@ -166,13 +166,12 @@ class Project:
         current = self.root
         for part in relative.parts:
             current = current / part
+            shown = current.relative_to(self.root).as_posix()  # the link's own name, not where it leads
             if current.is_symlink():
-                raise KrcError(f"{self.relative(current)} is a symbolic link; krc writes only into real folders "
-                               "inside the project: remove the link (and add the folder to .gitignore)",
-                               Location(self.relative(current)))
+                raise KrcError(f"{shown} is a symbolic link; krc writes only into real folders inside the project: "
+                               "remove the link (and add the folder to .gitignore)", Location(shown))
             if current.exists() and not current.is_dir():
-                raise KrcError(f"{self.relative(current)} is not a folder; remove it so krc can write there",
-                               Location(self.relative(current)))
+                raise KrcError(f"{shown} is not a folder; remove it so krc can write there", Location(shown))
         return folder
 
     def relative(self, path: Path) -> str:
