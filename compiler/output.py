@@ -137,6 +137,7 @@ class _Steps:
 
 
 def steps_taken() -> int:
+    """Write steps of the last replace_trees (for the fault-injection tests)."""
     return _Steps.taken
 
 
@@ -237,6 +238,7 @@ def replace_trees(trees: dict[Path, Files], project: Project | None = None) -> N
 
 
 def _replace_trees(trees: dict[Path, Files]) -> None:
+    _Steps.taken = 0  # steps count per run
     for parent in dict.fromkeys(target.parent for target in trees):
         clean_debris(parent)
     staged: list[tuple[Path, Path]] = []
