@@ -40,8 +40,10 @@ def redact(value: Any, kind: str = "") -> Any:
                 for k, v in value.items()}
     if isinstance(value, dict):
         named = isinstance(value.get("name"), str) and names_credential(value["name"])
-        return {k: (REDACTED if (named and k == "value" and v is not None) or (k in _PASSWORD_KEYS and
-                                                                                isinstance(v, str))
+        # an env item {name: AWS_SECRET_ACCESS_KEY, value: ...}, or a map entry AWS_SECRET_ACCESS_KEY: ... (the
+        # environment files' env maps, Helm values)
+        return {k: (REDACTED if (named and k == "value" and v is not None) or (isinstance(v, str) and (
+                    k in _PASSWORD_KEYS or names_credential(str(k))))
                     else {**redact(v), "value": REDACTED} if k in _PASSWORD_KEYS and isinstance(v, dict)
                     and "value" in v else redact(v))
                 for k, v in value.items()}
@@ -60,6 +62,9 @@ def redact_at(path: str, value: Any, kind: str = "") -> Any:
     if kind == "Secret" and _SECRET_PATH.match(path):
         return REDACTED if not isinstance(value, dict) else {k: REDACTED for k in value}
     if re.search(r"(\.|\[\")(redis-password|redisPassword)(\"\])?(\.value)?$", path):
+        return REDACTED
+    last = re.split(r"[.\[]", path)[-1].strip('"]')
+    if isinstance(value, str) and names_credential(last):
         return REDACTED
     return redact(value)
 
