@@ -12,11 +12,11 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test bench vendor golden diff lint clean node_modules
+.PHONY: render test check bench vendor golden diff lint clean node_modules
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $@
 
 vendor: $(VENV)/.installed
@@ -42,8 +42,15 @@ node_modules: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
+# Two workers: the suite is mostly CPU-bound (Jsonnet, schema validation, CUE) and machines here have two cores.
 test: $(VENV)/.installed node_modules
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n 2
+
+# Guard rails: style and bugs (ruff), types (mypy --strict), and the import layers (import-linter, pyproject.toml).
+check: $(VENV)/.installed
+	$(VENV)/bin/ruff check compiler tests bench
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 bench: vendor node_modules
 	@for b in bench/bench_*.py; do echo "== $$b"; $(VENV)/bin/python $$b || exit 1; done

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Optional
+from collections.abc import Callable, Mapping
+from typing import Any, Optional, TypeVar
 
-from .problems import Location
+LocationT = TypeVar("LocationT")
 
 # (parent, segment) or None for the document root
 LinkedPath = Optional[tuple[Any, Any]]
@@ -60,10 +61,15 @@ def parse(text: str) -> tuple[Any, ...]:
     return tuple(segments)
 
 
-def nearest_location(positions: dict[tuple[Any, ...], Location], segments: tuple[Any, ...]) -> Location | None:
-    """Where a field is, or its closest ancestor that exists (a missing required field points at its parent)."""
+def nearest(lookup: Callable[[tuple[Any, ...]], LocationT | None], segments: tuple[Any, ...]) -> LocationT | None:
+    """What `lookup` knows of a field, else of its closest ancestor: the one "nearest known location" search
+    every part of krc uses (a missing field points at its parent)."""
     for end in range(len(segments), -1, -1):
-        location = positions.get(segments[:end])
-        if location is not None:
-            return location
+        found = lookup(tuple(segments[:end]))
+        if found is not None:
+            return found
     return None
+
+
+def nearest_location(positions: Mapping[tuple[Any, ...], LocationT], segments: tuple[Any, ...]) -> LocationT | None:
+    return nearest(positions.get, segments)

@@ -62,7 +62,8 @@ def check_environment(render: Render, project: Project | None = None, argocd_crd
 
 def compile_environments(project: Project, names: Sequence[str], lint: bool = True) -> list[Render]:
     """Every named environment, checked, or every problem of all of them (one bad file does not hide another)."""
-    renders, problems = [], []
+    renders: list[Render] = []
+    problems: list[Problem] = []
     for name in names:
         try:
             render = compile_environment(project, name)
@@ -192,7 +193,7 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
     findings: list[Problem] = []
     problems: list[Problem] = []
     renders: list[Render] = []
-    for name in project.select(names):
+    for name in project.select(list(names)):
         try:
             render = compile_environment(project, name)
             findings.extend(environment_findings(render, project, argocd_crds))

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
+from . import fieldpath
+
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
@@ -32,8 +34,13 @@ class Problem:
     rule: str = ""
     # kind/namespace/name of the object concerned, when there is one
     object: str = ""
-    # dotted path of the field inside that object, when known
-    path: str = ""
+    # the field inside that object (or the environment), as data: keys and list indexes
+    segments: tuple[str | int, ...] = ()
+
+    @property
+    def path(self) -> str:
+        """The field in krc's one path notation (fieldpath.render), made only where it is shown."""
+        return fieldpath.render(self.segments)
 
     def one_line(self) -> str:
         where = str(self.location) if self.location else (self.object or "krc")

@@ -34,7 +34,7 @@ def _group(doc_group: dict, rest: Path) -> Path:
         if field == "resources" and len(rest) > 6:
             return _RESOURCE_KEYS.get(rest[6], ())
         return _CONTAINER_FIELDS.get(field, ())
-    if rest[0] == "template" and rest[1:2] == ("spec",) and len(rest) > 2 and rest[2] in ("nodeSelector", "tolerations", "serviceAccountName"):
+    if rest[0] == "template" and rest[1:2] == ("spec",) and len(rest) > 2 and rest[2] in ("nodeSelector", "tolerations"):
         return (rest[2],) + tuple(rest[3:4])
     if rest[0] == "groupName":
         return ("name",)
@@ -45,6 +45,10 @@ def _cluster(spec: dict, rest: Path) -> Path:
     if not rest:
         return ()
     key = rest[0]
+    # set once per cluster and copied into the Pod template of the head and of every worker group
+    pod_field = rest[2:5] if key == "workerGroupSpecs" else rest[1:4]
+    if key in ("workerGroupSpecs", "headGroupSpec") and pod_field == ("template", "spec", "serviceAccountName"):
+        return ("serviceAccountName",)
     if key == "workerGroupSpecs" and len(rest) > 1:
         groups = spec.get("workerGroupSpecs") or []
         if isinstance(rest[1], int) and rest[1] < len(groups):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,10 @@ PROJECT_PARTS = ("environments", "templates", "golden", "policies", "deploy")
 if not (CHARTS_DIR / "index.yaml").exists():
     raise RuntimeError(f"tests need the upstream chart repository at {CHARTS_DIR} (../shared beside the checkout)")
 os.environ.setdefault("KRC_CHART_REPOSITORY", CHARTS_DIR.as_uri())
+# krc's cache (parsed CRDs, CEL parser tables) is the test run's own, never the user's: one folder per run, which
+# the xdist workers of that run share (krc writes its cache files atomically).
+_RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+os.environ["KRC_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"krc-test-cache-{_RUN_ID}")
 
 
 def _tree_digest(folder: Path) -> str:
@@ -74,3 +80,11 @@ def copy_project(destination: Path, vendor_cache: Path) -> Project:
 def project(tmp_path: Path, vendor_cache: Path) -> Project:
     """A private copy of this repository's project files, with charts vendored."""
     return copy_project(tmp_path / "project", vendor_cache)
+
+
+@pytest.fixture
+def project_without_policies(project: Project) -> Project:
+    """The project copy without policies/: for lint tests that are not about policies, so they do not start the
+    CUE engine (seconds per run); the policy tests and tests/lint/test_lint_policies.py cover that path."""
+    shutil.rmtree(project.policies_dir)
+    return project

@@ -14,12 +14,9 @@ from pathlib import Path
 
 from .. import limits, yamlio
 from ..k8s.crd_yaml import load_crd_documents
+from ..k8s.crds import canonical_json
 from ..problems import KrcError
-
-
-def canonical_json(document: dict) -> str:
-    """The canonical form of a document: insensitive to key order, comments and whitespace."""
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+from ..user_cache import cache_dir
 
 
 @dataclass(frozen=True)
@@ -45,7 +42,7 @@ class Crd:
 
     @functools.cached_property
     def digest(self) -> str:
-        return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()
+        return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()  # = k8s.crds.crd_digest(document)
 
     def sha256(self) -> str:
         return self.digest
@@ -118,14 +115,6 @@ def parse_crd_documents(text: str, source: str) -> list[Crd]:
         if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
             crds.append(Crd.from_document(doc, source, text))
     return crds
-
-
-def cache_dir() -> Path:
-    """Where parsed CRDs are cached, outside any repository: KRC_CACHE_DIR, else the XDG cache."""
-    explicit = os.environ.get("KRC_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / "v3"
 
 
 def _cached_crd_documents(digest: str) -> list[list[list]] | None:

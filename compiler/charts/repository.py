@@ -120,9 +120,11 @@ def _read_url(url: str) -> bytes:
 
 
 def _join(base: str, relative: str) -> str:
-    """A chart URL from the index, made absolute. An index served over http(s) may only point to http(s): a
-    `file://` URL there would make krc copy a local file into vendor/ as the chart."""
-    target = relative if _parse(relative).scheme else base.rstrip("/") + "/" + relative
+    """A chart URL from the index, resolved against the repository (a folder, so it ends with '/'), as Helm does.
+    An index served over http(s) may only point to http(s): a `file://` URL there would make krc copy a local
+    file into vendor/ as the chart."""
+    _parse(relative)
+    target = urllib.parse.urljoin(base if base.endswith("/") else base + "/", relative)
     if _parse(base).scheme in ("http", "https") and _parse(target).scheme not in ("http", "https"):
         raise KrcError(f"the index at {base} points to '{relative}'; an index served over http(s) may only point "
                        "to http(s) URLs: the repository is misconfigured or hostile")

@@ -8,40 +8,17 @@ import re
 from pathlib import Path
 
 from ..charts import package, repository, vendor
-from ..k8s.crd_yaml import load_crd_documents
+from ..k8s.crds import load_crds_from_path
 from ..problems import KrcError
 
 # KubeRay's published Helm repository; KRC_CHART_REPOSITORY overrides it (for mirrors and tests)
 DEFAULT_REPOSITORY = repository.KUBERAY_REPOSITORY
 _CHART_REFERENCE = re.compile(r"^(?P<name>[a-z0-9][a-z0-9._-]*)@(?P<version>[0-9A-Za-z][0-9A-Za-z.+_-]*)$")
-_YAML_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-def _crds_in(text: str, source: str) -> list[dict]:
-    return [doc for doc in load_crd_documents(text, source)
-            if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition"]
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise KrcError(f"cannot read {path} ({err}); check the path and that it is UTF-8 YAML") from None
 
 
 def crds_from_archive(data: bytes, origin: str) -> list[dict]:
     """The CRDs a packaged chart ships in its `crds/` directory, in name order (parsed once per chart digest)."""
     return [crd.document for crd in package.read_chart_bytes(data, origin).crds]
-
-
-def _crds_from_files(files: list[Path], origin: Path) -> list[dict]:
-    crds: list[dict] = []
-    for file in files:
-        crds.extend(_crds_in(_read_text(file), str(file)))
-    if not crds:
-        raise KrcError(f"no CustomResourceDefinition found in {origin}; give CRD YAML files, a chart .tgz "
-                       "or NAME@VERSION")
-    return crds
 
 
 def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict]:
@@ -57,8 +34,7 @@ def load_crd_source(spec: str, project_root: Path | None) -> list[dict]:
     else the chart repository, `KRC_CHART_REPOSITORY` or KubeRay's)."""
     path = Path(spec)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _YAML_SUFFIXES)
-        return _crds_from_files(files, path)
+        return load_crds_from_path(path)
     if path.is_file():
         if path.name.endswith((".tgz", ".tar.gz")):
             try:
@@ -66,7 +42,7 @@ def load_crd_source(spec: str, project_root: Path | None) -> list[dict]:
             except OSError as err:
                 raise KrcError(f"cannot read {path} ({err.strerror}); check the path") from None
             return crds_from_archive(data, str(path))
-        return _crds_from_files([path], path)
+        return load_crds_from_path(path)
     reference = _CHART_REFERENCE.match(spec)
     if reference:
         return _crds_from_repository(reference["name"], reference["version"], project_root)

@@ -6,7 +6,8 @@ C++ `jsonnet` binding. The C++ binding re-parses the standard library for every 
 
 Context values arrive as external code (`std.extVar('env')`). Templates also get `std.native('yaml')`, which
 turns a JSON string into canonical YAML text (for fields such as serveConfigV2 that hold YAML): the same dump
-as every written file, and much faster than std.manifestYamlDoc in the C++ interpreter.
+as every written file, and much faster than std.manifestYamlDoc in the C++ interpreter; and
+`std.native('merge')`, krc's one merge (environment/layering.py), so `raw:` and layers follow the same rules.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any
 import _gojsonnet as _jsonnet
 
 from .. import limits, yamlio
+from ..environment.layering import merge_values
 from ..problems import KrcError, Location
 from ..project import read_confined
 
@@ -61,7 +63,13 @@ def _yaml_native(json_text: str) -> str:
     return yamlio.dump(json.loads(json_text))
 
 
-NATIVE_CALLBACKS = {"yaml": (("json",), _yaml_native)}
+def _merge_native(base_json: str, over_json: str) -> Any:
+    # go-jsonnet passes only primitives to native callbacks, so both sides arrive as JSON text
+    return merge_values(json.loads(base_json), json.loads(over_json))
+
+
+# `merge` is krc's layering merge (environment/layering.py): `raw:` follows exactly the rules of layers.
+NATIVE_CALLBACKS = {"yaml": (("json",), _yaml_native), "merge": (("base", "over"), _merge_native)}
 
 
 def _error(message: str, project_root: Path) -> KrcError:

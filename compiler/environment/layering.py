@@ -2,7 +2,8 @@
 
 Rules (documented in README.md):
 - maps merge deeply;
-- lists of named items (every item a map with a `name`) merge item by item, matched by name; new names are appended;
+- lists of named items (every item a map with a `name`, or a `groupName` as KubeRay's worker groups have) merge
+  item by item, matched by name; new names are appended;
 - any other list, and any scalar, is replaced by the later layer;
 - `null` in a later layer removes the key. Below `raw` and `operator.values` a null is kept, so that it
   removes the key from what krc generates (or tells Helm to drop a chart default).
@@ -20,9 +21,18 @@ from ..yamlio import Path, Positions
 Origins = dict[Path, tuple[Location, ...]]
 
 
+def item_name(item: Any) -> str | None:
+    """The name a list item is matched by: `name`, else `groupName` (KubeRay worker groups inside `raw`)."""
+    if not isinstance(item, dict):
+        return None
+    for key in ("name", "groupName"):
+        if isinstance(item.get(key), str):
+            return str(item[key])
+    return None
+
+
 def is_named_list(value: Any) -> bool:
-    return (isinstance(value, list) and bool(value)
-            and all(isinstance(item, dict) and isinstance(item.get("name"), str) for item in value))
+    return isinstance(value, list) and bool(value) and all(item_name(item) is not None for item in value)
 
 
 def named_positions(data: Any, positions: Positions) -> Positions:
@@ -38,7 +48,7 @@ def named_positions(data: Any, positions: Positions) -> Positions:
         elif isinstance(value, list):
             by_name = is_named_list(value)
             for i, child in enumerate(value):
-                walk(child, raw + (i,), named + ((child["name"],) if by_name else (i,)))
+                walk(child, raw + (i,), named + ((item_name(child),) if by_name else (i,)))
 
     walk(data, (), ())
     return out
@@ -56,12 +66,12 @@ def duplicate_names(data: Any, positions: Positions, fallback: Location) -> list
             seen: set[str] = set()
             for i, child in enumerate(value):
                 if is_named_list(value):
-                    if child["name"] in seen:
+                    if item_name(child) in seen:
                         where = ".".join(str(p) for p in named_path(data, raw))
                         problems.append(Problem(f"{where} names '{child['name']}' twice; names in a list must be "
                                                 "unique (layers merge items by name): rename or remove one",
-                                                positions.get(raw + (i, "name"), fallback), path=where))
-                    seen.add(child["name"])
+                                                positions.get(raw + (i, "name"), fallback), segments=named_path(data, raw)))
+                    seen.add(item_name(child))
                 walk(child, raw + (i,))
 
     walk(data, ())
@@ -74,7 +84,7 @@ def named_path(data: Any, raw: Path) -> Path:
     value = data
     for step in raw:
         if isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
-            out.append(value[step]["name"] if is_named_list(value) else step)
+            out.append(item_name(value[step]) if is_named_list(value) else step)
             value = value[step]
         elif isinstance(value, dict) and step in value:
             out.append(step)
@@ -127,7 +137,7 @@ class _Merger:
                     if v is not None or keeps_null(path + (k,))}
         if isinstance(value, list):
             named = is_named_list(value)
-            return [self.fresh(v, path + ((v["name"],) if named else (i,))) for i, v in enumerate(value)]
+            return [self.fresh(v, path + ((item_name(v),) if named else (i,))) for i, v in enumerate(value)]
         return value
 
     def overlay(self, base: Any, over: Any, path: Path) -> Any:
@@ -151,13 +161,14 @@ class _Merger:
             self._record(path)
             return result
         if is_named_list(base) and is_named_list(over):
-            merged = {item["name"]: item for item in base}
+            merged = {item_name(item): item for item in base}
             for item in over:
-                child = path + (item["name"],)
-                if item["name"] in merged:
-                    merged[item["name"]] = self.overlay(merged[item["name"]], item, child)
+                name = item_name(item)
+                child = path + (name,)
+                if name in merged:
+                    merged[name] = self.overlay(merged[name], item, child)
                 else:
-                    merged[item["name"]] = self.fresh(item, child)
+                    merged[name] = self.fresh(item, child)
             self._record(path)
             return list(merged.values())
         chain = self.origins.get(path, ())

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import limits, yamlio
+from .. import fieldpath, limits, yamlio
 from ..problems import KrcError, Location, Problem
 from ..project import Project, decode_text, layer_name_error
 from ..yamlio import Path
@@ -24,12 +24,7 @@ class Environment:
 
     def location_of(self, path: Path) -> Location | None:
         """Where the value at `path`, or its nearest parent, was last set."""
-        path = tuple(path)
-        for n in range(len(path), -1, -1):
-            chain = self.origins.get(path[:n])
-            if chain:
-                return chain[-1]
-        return None
+        return fieldpath.nearest(lambda prefix: (self.origins.get(prefix) or (None,))[-1], tuple(path))
 
     def get(self, path: Path, default: Any = None) -> Any:
         value: Any = self.data
@@ -37,7 +32,7 @@ class Environment:
             if isinstance(value, dict):
                 value = value.get(step, default)
             elif isinstance(value, list) and layering.is_named_list(value):
-                value = next((item for item in value if item["name"] == step), default)
+                value = next((item for item in value if layering.item_name(item) == step), default)
             elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
                 value = value[step]
             else:
@@ -70,12 +65,12 @@ def _step(value: Any, segment: str) -> tuple[bool, Any, Any]:
     if isinstance(value, list):
         if layering.is_named_list(value):
             for item in value:
-                if item["name"] == segment:
+                if layering.item_name(item) == segment:
                     return True, item, segment
         if segment.isdigit() and int(segment) < len(value):
             item = value[int(segment)]
             # provenance keys named lists by name, so an index is translated to the item's name
-            return True, item, item["name"] if layering.is_named_list(value) else int(segment)
+            return True, item, layering.item_name(item) if layering.is_named_list(value) else int(segment)
     return False, None, None
 
 
@@ -83,7 +78,7 @@ def _keys(value: Any) -> list[str]:
     if isinstance(value, dict):
         return [str(k) for k in value]
     if layering.is_named_list(value):
-        return [item["name"] for item in value]
+        return [str(layering.item_name(item)) for item in value]
     return []
 
 

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 import jsonschema
 
+from .. import fieldpath
 from ..problems import Location, Problem
 from ..yamlio import Path, Positions
 from .layering import named_path
@@ -38,10 +39,7 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _nearest(positions: Positions, path: Path, fallback: Location) -> Location:
-    for n in range(len(path), -1, -1):
-        if path[:n] in positions:
-            return positions[path[:n]]
-    return fallback
+    return fieldpath.nearest_location(positions, path) or fallback
 
 
 _TYPE_WORDS = {"object": "a map", "array": "a list", "string": "text", "integer": "a whole number",
@@ -68,7 +66,7 @@ def _unknown_key_problems(error: jsonschema.ValidationError, positions: Position
         close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
         hint = f"did you mean '{close[0]}'?" if close else f"allowed here: {', '.join(allowed)}"
         yield Problem(f"unknown key '{key}' in {_dotted(path[:-1])}; {hint}",
-                      _nearest(positions, path, fallback), path=_dotted(path))
+                      _nearest(positions, path, fallback), segments=path)
 
 
 def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallback: Location) -> Iterator[Problem]:
@@ -96,12 +94,20 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
         message = f"{_dotted(path)}: {_shown(error.instance)} should be {wanted}; change the value"
     else:
         message = f"{_dotted(path)}: {_shown(error.instance)} breaks '{error.validator}: {_shown(error.validator_value)}'; fix the value"
-    yield Problem(message, _nearest(positions, path, fallback), path=_dotted(path))
+    yield Problem(message, _nearest(positions, path, fallback), segments=path)
+
+
+def _missing_fields(error: jsonschema.ValidationError) -> list[str]:
+    """The fields a `required` error is about, read from the schema and the instance (not from its message)."""
+    if error.validator != "required" or not isinstance(error.instance, dict):
+        return []
+    return [str(field) for field in error.validator_value if field not in error.instance]
 
 
 def _layer_may_omit(error: jsonschema.ValidationError) -> bool:
     """A layer may leave out a required field another layer sets; only an item's `name` must always be there."""
-    return error.validator == "required" and "'name'" not in error.message
+    missing = _missing_fields(error)
+    return bool(missing) and "name" not in missing
 
 
 def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[Problem]:
@@ -118,14 +124,14 @@ def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[
 def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
     """What only the merged environment can show: required fields no layer set."""
 
-    problems = []
+    problems: set[Problem] = set()  # jsonschema reports each missing field once per required list
     for error in _validator().iter_errors(data):
         if _layer_may_omit(error):
             path = tuple(error.absolute_path)
-            missing = error.message.split("'")[1]
             where = ".".join(str(p) for p in named_path(data, path)) or "(top level)"
-            problems.append(Problem(f"{where} has no '{missing}' in any layer; add it",
-                                    locate(named_path(data, path)) or fallback, path=where))
+            problems.update(Problem(f"{where} has no '{missing}' in any layer; add it",
+                                    locate(named_path(data, path)) or fallback, segments=named_path(data, path))
+                            for missing in _missing_fields(error))
     return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
 
@@ -139,5 +145,5 @@ def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]
         if value in (None, ""):
             problems.append(Problem(f"{_dotted(path)} is not set by this environment or any layer it extends; "
                                     f"set it (usually in environments/base.yaml)", locate(path) or fallback,
-                                    path=_dotted(path)))
+                                    segments=path))
     return problems

@@ -9,7 +9,8 @@ from ..charts.package import Chart
 from ..problems import KrcError, Location
 from ..project import find_project
 from ..rules.support.context import LintContext, LintObject
-from ..rules.support.feature_gates import chart_default_gates, known_gates, parse_version
+from ..rules.support.feature_gates import chart_default_gates, known_gates
+from ..rules.support.versions import parse_version
 from ..yamlio import load_all_with_positions
 
 CHART_NAME = "kuberay-operator"

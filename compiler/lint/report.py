@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import json
-from types import ModuleType
 
 from ..problems import Problem
-from ..rules import RULES
+from ..rules import RULES, Rule
 
 FORMATS = ("text", "json", "sarif", "github")
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -41,7 +40,7 @@ def as_json(problems: list[Problem]) -> str:
     return json.dumps([as_dict(p) for p in problems], indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _rule_descriptor(rule_id: str, rule: ModuleType | None) -> dict:
+def _rule_descriptor(rule_id: str, rule: Rule | None) -> dict:
     if rule is None:  # schema findings and other non-rule checks
         return {"id": rule_id, "shortDescription": {"text": rule_id}}
     return {

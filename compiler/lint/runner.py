@@ -3,24 +3,21 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from types import ModuleType
 from typing import Iterable
 
 from ..problems import KrcError, Problem, sorted_problems
-from ..rules import RULES
+from ..rules import RULES, SEVERITIES, Rule, as_severity
 from ..rules.support.context import LintContext
-from ..rules.support.feature_gates import applies_to
+from ..rules.support.versions import applies_to
 from ..validation.checks import SCHEMA_CHECKS
 from . import schema_step
 
-SEVERITIES = ("error", "warning", "info")
 
-
-def rule_applies(rule: ModuleType, context: LintContext) -> bool:
-    if not applies_to(getattr(rule, "VERSIONS", ""), context.operator_version):
+def rule_applies(rule: Rule, context: LintContext) -> bool:
+    if not applies_to(rule.VERSIONS, context.operator_version):
         return False
     # rules about the whole environment have nothing to look at in a plain list of manifests
-    return not (getattr(rule, "ENVIRONMENT_ONLY", False) and context.mode != "environment")
+    return not (rule.ENVIRONMENT_ONLY and context.mode != "environment")
 
 
 def check_rule_settings(context: LintContext) -> None:
@@ -50,12 +47,12 @@ def _closest(word: str, candidates: Iterable[str]) -> str:
 def run_rules(context: LintContext) -> list[Problem]:
     """Every applicable rule over the context, with rule id and effective severity set; sorted, no duplicates."""
     check_rule_settings(context)
-    found: dict[tuple, Problem] = {}
+    found: dict[tuple[object, ...], Problem] = {}
     for rule_id, rule in RULES.items():
         setting = context.rule_settings.get(rule_id)
         if (setting and setting.severity == "off") or not rule_applies(rule, context):
             continue
-        severity = setting.severity if setting else rule.SEVERITY
+        severity = as_severity(setting.severity if setting else rule.SEVERITY)
         for problem in rule.check(context):
             final = dataclasses.replace(problem, rule=rule_id, severity=severity)
             found.setdefault((final.sort_key(), final.object, final.path), final)
@@ -70,7 +67,7 @@ def with_settings(problems: Iterable[Problem], context: LintContext) -> list[Pro
         if setting is None:
             out.append(problem)
         elif setting.severity != "off":
-            out.append(dataclasses.replace(problem, severity=setting.severity))
+            out.append(dataclasses.replace(problem, severity=as_severity(setting.severity)))
     return out
 
 

@@ -9,7 +9,7 @@ import dataclasses
 
 from ..problems import Problem
 from ..rules.support.context import LintContext, LintObject
-from ..validation import SchemaSet, load_crds_from_path, parse_path
+from ..validation import SchemaSet, load_crds_from_path
 
 
 def _schema_set(context: LintContext) -> SchemaSet | None:
@@ -23,11 +23,7 @@ def _placed(problem: Problem, obj: LintObject) -> Problem:
     """Without file positions (environments), a schema problem points at the environment item of its object."""
     if problem.location is not None:
         return problem
-    try:
-        segments = parse_path(problem.path) if problem.path else ()
-    except ValueError:
-        segments = ()
-    return dataclasses.replace(problem, location=obj.locate(segments))
+    return dataclasses.replace(problem, location=obj.locate(problem.segments))
 
 
 def validate(context: LintContext) -> tuple[LintContext, list[Problem]]:

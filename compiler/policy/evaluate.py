@@ -135,7 +135,7 @@ def _finding(error: CueError, policy: workspace.Policy, item: PolicyInput, value
         # an object's field points at the environment key that produced it, or at its nearest parent
         text += f"; value set at {origin}" if value_path[:1] == ("env",) else f"; produced by {origin}"
     return Problem(text, origin or (places[0] if places else None), "error", f"policy/{policy.name}",
-                   _object_ref(item, value_path), ".".join(str(p) for p in shown_path))
+                   _object_ref(item, value_path), tuple(shown_path))
 
 
 def readable_path(path: InputPath, item: PolicyInput) -> str:

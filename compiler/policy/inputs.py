@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .. import fieldpath
 from ..environment.layering import named_path
 from ..problems import Location, Problem
 from ..project import Project
@@ -23,10 +24,7 @@ def policy_input(render: Render) -> PolicyInput:
         if path[:1] == ("objects",) and len(path) > 1 and isinstance(path[1], int) and path[1] < len(objects):
             # the environment line of the field when provenance maps it, else of the item that made the object
             positions = object_positions(objects[path[1]], env.location_of) or {}
-            for end in range(len(path), 1, -1):
-                if path[2:end] in positions:
-                    return positions[path[2:end]]
-            return render.objects[path[1]].location
+            return fieldpath.nearest(positions.get, tuple(path[2:])) or render.objects[path[1]].location
         return None
 
     return PolicyInput(env.name, policy_environment(env.name, env.data), objects, locate)

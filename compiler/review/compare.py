@@ -1,7 +1,7 @@
 """Build the review: one environment's render against its golden files, object by object.
 
-Both sides are compared as files (the render laid out exactly as `krc golden` would write it, then parsed), so
-what is reviewed is what would be committed; identical bytes short-cut the field diff.
+The golden side is read from its files; the render side is its objects with the bytes `krc golden` would write
+for each, so what is reviewed is what would be committed; identical bytes short-cut the field diff.
 """
 from __future__ import annotations
 
@@ -43,6 +43,14 @@ def _objects(files: output.Files, shown: str) -> Parsed:
                            "delete one, or run 'krc golden'")
         parsed[key] = (path, content, document)
     return parsed
+
+
+def _rendered_objects(render: Render, files: output.Files) -> Parsed:
+    """The render's own objects, with the file and bytes `krc golden` would write for each (no parse back: the
+    canonical dump reads back as the same data, which tests/properties checks)."""
+    documents = [o.document for o in render.objects]
+    return {key_of(document): (name, files[name], document)
+            for name, document in zip(output.manifest_names(documents), documents, strict=True)}
 
 
 def _object_change(key: ObjectKey, old: tuple | None, new: tuple | None) -> ObjectChange | None:
@@ -90,7 +98,7 @@ def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -
 def review_environment(project: Project, render: Render, golden: output.Files) -> EnvironmentReview:
     name = render.environment.name
     current = output.render_files(render, include_crds=False)
-    before, after = _objects(golden, f"golden/{name}"), _objects(current, f"render of {name}")
+    before, after = _objects(golden, f"golden/{name}"), _rendered_objects(render, current)
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     new_documents = [entry[2] for entry in after.values()]

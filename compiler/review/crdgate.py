@@ -11,13 +11,12 @@ gate blocks (an incomplete comparison needs an approval).
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .. import crddiff, output, yamlio
-from ..charts.package import canonical_json
+from ..k8s.crds import crd_digest
 from ..k8s.objects import key_of
 from ..problems import KrcError
 from ..validation import SchemaSet
@@ -175,7 +174,7 @@ def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict] 
         notes.append(f"the CRDs of {old.chart} {old.version} are not available ({err.problems[0].message}); run "
                      f"'krc crd-diff {old.chart}@{old.version} rendered/<env>/crds/' once they are")
         return None
-    digests = {d["metadata"]["name"]: hashlib.sha256(canonical_json(d).encode()).hexdigest() for d in documents}
+    digests = {d["metadata"]["name"]: crd_digest(d) for d in documents}
     if digests != old.digests:
         notes.append(f"the CRDs of {old.chart} {old.version} do not match the golden crds.lock.yaml digests; "
                      "the comparison uses the chart as published")

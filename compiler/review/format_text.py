@@ -59,7 +59,7 @@ def gate_lines(gate: CrdGate) -> list[str]:
     lines += [f"   note: {n}" for n in gate.notes]
     lines.append(f"   Golden objects under the new CRDs: {len(gate.golden_under_new) or 'all valid'}")
     lines += [f"     {f.severity} {f.object} {f.path}: {f.message}" for f in gate.golden_under_new]
-    lines.append(f"   New objects under the old CRDs (live until the CRDs are applied): "
+    lines.append("   New objects under the old CRDs (live until the CRDs are applied): "
                  + (f"{len(gate.rendered_under_old) or 'all valid'}" if gate.compared
                     else f"not checked: {gate.unavailable}"))
     for f in gate.rendered_under_old:

@@ -1,16 +1,17 @@
 """Every lint rule, one module each, listed explicitly: the registry is this dict, not a directory scan.
 
-A rule module has ID, SEVERITY (error|warning|info), SUMMARY (one line), VERSIONS (operator versions it applies
-to, e.g. '>=1.7'; '' for all), optional ENVIRONMENT_ONLY, a docstring with a failing and a passing example, and
-check(context) -> Iterable[Problem].
+Each module satisfies the `Rule` protocol (rules/rule.py): ID, SEVERITY, SUMMARY, VERSIONS, ENVIRONMENT_ONLY, a
+docstring with a failing and a passing example, and check(context) -> Iterable[Problem].
 """
 from __future__ import annotations
 
 import difflib
-from types import ModuleType
 
 from ..problems import KrcError
 from ..validation.checks import SCHEMA_CHECKS
+from .rule import SEVERITIES, Rule, as_severity
+
+__all__ = ["RULES", "SEVERITIES", "Rule", "as_severity", "describe", "summaries"]
 from . import (
     argocd_autoscaled_replicas_ignored,
     chart_unread_values,
@@ -60,7 +61,7 @@ from . import (
     security_literal_credentials,
 )
 
-_MODULES: tuple[ModuleType, ...] = (
+_MODULES: tuple[Rule, ...] = (
     argocd_autoscaled_replicas_ignored,
     chart_unread_values,
     feature_gates_controller_off,
@@ -110,7 +111,7 @@ _MODULES: tuple[ModuleType, ...] = (
 )
 
 # rule id -> module, sorted by id
-RULES: dict[str, ModuleType] = {m.ID: m for m in sorted(_MODULES, key=lambda m: m.ID)}
+RULES: dict[str, Rule] = {m.ID: m for m in sorted(_MODULES, key=lambda m: m.ID)}
 
 
 def summaries() -> list[tuple[str, str, str]]:
@@ -130,7 +131,7 @@ def describe(rule_id: str) -> str:
         near = difflib.get_close_matches(rule_id, [*RULES, *SCHEMA_CHECKS], n=1)
         hint = f"did you mean '{near[0]}'? " if near else ""
         raise KrcError(f"no lint rule '{rule_id}'; {hint}run 'krc rules' for the list")
-    versions = getattr(rule, "VERSIONS", "") or "all"
-    scope = "environments only" if getattr(rule, "ENVIRONMENT_ONLY", False) else "paths and environments"
+    versions = rule.VERSIONS or "all"
+    scope = "environments only" if rule.ENVIRONMENT_ONLY else "paths and environments"
     header = f"{rule.ID}  ({rule.SEVERITY}; operator versions: {versions}; {scope})\n{rule.SUMMARY}\n\n"
     return header + (rule.__doc__ or "").strip() + "\n"

@@ -25,6 +25,7 @@ ID = "feature-gates/controller-off"
 SEVERITY = "warning"
 SUMMARY = "objects whose controller or upgrade path is behind a gate that is off"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -29,6 +29,7 @@ ID = "feature-gates/field-needs-gate"
 SEVERITY = "error"
 SUMMARY = "fields behind a feature gate are used only when the gate is on"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def _off(context: LintContext, obj: LintObject, gate: str, what: str, path: tuple) -> Iterator[Problem]:

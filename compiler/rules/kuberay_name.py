@@ -27,12 +27,13 @@ from typing import Iterator
 from ..k8s.names import dns1035_label_errors
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import applies_to
+from .support.versions import applies_to
 
 ID = "kuberay/name"
 SEVERITY = "error"
 SUMMARY = "object names are DNS-1035 labels within the per-kind length limit"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 MAX_LENGTH = {"RayCluster": 53, "RayJob": 47, "RayService": 47, "RayCronJob": 36}
 # operator versions that enforce a kind's limit; the RayCronJob limit is new in 1.7 (reference section 1.5)

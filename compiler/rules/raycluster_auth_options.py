@@ -19,13 +19,14 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import parse_version
 from .support.ray_objects import cluster_views
+from .support.versions import parse_version
 
 ID = "raycluster/auth-options"
 SEVERITY = "error"
 SUMMARY = "token auth has a Ray version that supports it and consistent options"
 VERSIONS = ">=1.5"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

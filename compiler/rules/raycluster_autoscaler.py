@@ -30,13 +30,14 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import applies_to
 from .support.ray_objects import cluster_views, env_by_name
+from .support.versions import applies_to
 
 ID = "raycluster/autoscaler"
 SEVERITY = "error"
 SUMMARY = "autoscaler version, suspension, restart policies and env are consistent"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 V2_SWITCH = "RAY_enable_autoscaler_v2"
 START_CMD = "KUBERAY_GEN_AUTOSCALER_START_CMD"

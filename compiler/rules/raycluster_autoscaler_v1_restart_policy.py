@@ -31,6 +31,7 @@ ID = "raycluster/autoscaler-v1-restart-policy"
 SEVERITY = "warning"
 SUMMARY = "with autoscaler v1, worker restartPolicy is Never or unset"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

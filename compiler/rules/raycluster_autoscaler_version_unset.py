@@ -24,6 +24,7 @@ ID = "raycluster/autoscaler-version-unset"
 SEVERITY = "warning"
 SUMMARY = "autoscalerOptions.version is set when autoscaling is on"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

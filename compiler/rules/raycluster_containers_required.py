@@ -28,6 +28,7 @@ ID = "raycluster/containers-required"
 SEVERITY = "error"
 SUMMARY = "head and worker pod templates have at least one container"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -28,6 +28,7 @@ ID = "raycluster/gcs-embedded-storage"
 SEVERITY = "error"
 SUMMARY = "the rocksdb GCS backend has no Redis settings and leaves its storage names to KubeRay"
 VERSIONS = ">=1.7"
+ENVIRONMENT_ONLY = False
 
 RESERVED_VOLUME = "gcs-storage"
 RESERVED_PATH = "/data/gcs"

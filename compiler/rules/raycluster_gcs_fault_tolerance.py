@@ -28,6 +28,7 @@ ID = "raycluster/gcs-fault-tolerance"
 SEVERITY = "error"
 SUMMARY = "GCS fault tolerance is set through gcsFaultToleranceOptions only, without conflicting settings"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def _ft_enabled(cluster: ClusterView) -> bool:

@@ -28,6 +28,7 @@ ID = "raycluster/group-labels"
 SEVERITY = "error"
 SUMMARY = "group labels are valid Kubernetes labels set in 'labels', not rayStartParams"
 VERSIONS = ">=1.5"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

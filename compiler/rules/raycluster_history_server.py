@@ -31,6 +31,7 @@ ID = "raycluster/history-server"
 SEVERITY = "error"
 SUMMARY = "historyServerOptions has a collector image, a storage backend and that backend's settings"
 VERSIONS = ">=1.7"
+ENVIRONMENT_ONLY = False
 
 RESERVED_ENV = ("POD_IP", "FQ_RAY_IP", "RAY_CLUSTER_NAME", "RAY_CLUSTER_NAMESPACE", "RAY_ROLE", "OWNER_KIND",
                 "OWNER_NAME", "EVENTS_PORT")

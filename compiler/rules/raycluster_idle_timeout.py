@@ -31,6 +31,7 @@ ID = "raycluster/idle-timeout"
 SEVERITY = "error"
 SUMMARY = "idle timeouts are non-negative; per-group idleTimeoutSeconds needs autoscaler v2"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -26,6 +26,7 @@ ID = "raycluster/k8s-token-auth-standalone"
 SEVERITY = "error"
 SUMMARY = "enableK8sTokenAuth is not used in RayJob, RayService or RayCronJob clusters"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

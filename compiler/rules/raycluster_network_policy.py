@@ -30,6 +30,7 @@ ID = "raycluster/network-policy"
 SEVERITY = "error"
 SUMMARY = "networkPolicy rules fit the mode and name existing worker groups"
 VERSIONS = ">=1.7"
+ENVIRONMENT_ONLY = False
 
 FORBIDDEN = {"DenyAllEgress": ("ingressRules", "ingress"), "DenyAllIngress": ("egressRules", "egress")}
 

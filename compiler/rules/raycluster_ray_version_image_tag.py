@@ -22,13 +22,14 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import parse_version
 from .support.ray_objects import cluster_views
+from .support.versions import parse_version
 
 ID = "raycluster/ray-version-image-tag"
 SEVERITY = "warning"
 SUMMARY = "rayVersion matches the Ray version in the Ray images' tags"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 # only images that are Ray builds: rayproject/ray, rayproject/ray-ml, anyscale/ray, .../ray-llm and the like
 _RAY_IMAGE = re.compile(r"(^|/)(ray|ray-ml|ray-llm)(:|@|$)")

@@ -29,6 +29,7 @@ ID = "raycluster/resources-one-source"
 SEVERITY = "error"
 SUMMARY = "group resources are set in the resources map or rayStartParams, never both"
 VERSIONS = ">=1.5"
+ENVIRONMENT_ONLY = False
 
 RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
 

@@ -34,6 +34,7 @@ ID = "raycluster/tls-options"
 SEVERITY = "error"
 SUMMARY = "operator-managed mTLS leaves TLS env variables and mounts to KubeRay"
 VERSIONS = ">=1.7"
+ENVIRONMENT_ONLY = False
 
 TLS_ENV = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT")
 TLS_VOLUME, TLS_PATH = "ray-tls", "/etc/ray/tls"

@@ -29,6 +29,7 @@ ID = "raycluster/upgrade-strategy"
 SEVERITY = "error"
 SUMMARY = "RayCluster upgradeStrategy is Recreate or None and only on standalone clusters"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 VALID = ("Recreate", "None")
 

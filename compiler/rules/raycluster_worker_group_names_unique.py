@@ -27,6 +27,7 @@ ID = "raycluster/worker-group-names-unique"
 SEVERITY = "error"
 SUMMARY = "worker group names are unique within a cluster"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

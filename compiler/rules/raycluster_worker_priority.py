@@ -22,13 +22,14 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import parse_version
 from .support.ray_objects import cluster_views, int_or
+from .support.versions import parse_version
 
 ID = "raycluster/worker-priority"
 SEVERITY = "error"
 SUMMARY = "worker group priority needs autoscaler v2 and Ray >= 2.56.0"
 VERSIONS = ">=1.7"
+ENVIRONMENT_ONLY = False
 
 MINIMUM_RAY = (2, 56, 0)
 

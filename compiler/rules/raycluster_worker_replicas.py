@@ -20,19 +20,22 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import MAX_INT32, cluster_views, int_or
+from .support.ray_objects import cluster_views, defaulted_int
 
 ID = "raycluster/worker-replicas"
 SEVERITY = "error"
 SUMMARY = "worker minReplicas and maxReplicas are non-negative and ordered"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
     for cluster in cluster_views(context):
         for group in cluster.workers:
-            low = int_or(group.spec.get("minReplicas"), 0)
-            high = int_or(group.spec.get("maxReplicas"), MAX_INT32)
+            low = defaulted_int(group.spec.get("minReplicas"))
+            high = defaulted_int(group.spec.get("maxReplicas"))
+            if low is None or high is None:
+                continue
             if low < 0:
                 yield cluster.obj.problem(f"worker group '{group.name}' has minReplicas {low}; use 0 or more",
                                           group.path + ("minReplicas",))

@@ -28,14 +28,15 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import applies_to
 from .support.go_formats import cron_error
 from .support.ray_objects import objects_of
+from .support.versions import applies_to
 
 ID = "raycronjob/schedule"
 SEVERITY = "error"
 SUMMARY = "schedule is a 5-field cron or descriptor robfig/cron accepts, without TZ/CRON_TZ from 1.7"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

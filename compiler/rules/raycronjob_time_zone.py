@@ -25,6 +25,7 @@ ID = "raycronjob/time-zone"
 SEVERITY = "error"
 SUMMARY = "timeZone is a non-empty IANA time zone name"
 VERSIONS = ">=1.7"
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

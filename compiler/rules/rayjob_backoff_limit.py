@@ -22,19 +22,22 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.feature_gates import applies_to
-from .support.ray_objects import int_or, job_views
+from .support.ray_objects import defaulted_int, job_views
+from .support.versions import applies_to
 
 ID = "rayjob/backoff-limit"
 SEVERITY = "error"
 SUMMARY = "backoffLimit is non-negative and 0 in InteractiveMode and clusterSelector mode"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
     for job in job_views(context):
-        limit = int_or(job.spec.get("backoffLimit"), 0)
+        limit = defaulted_int(job.spec.get("backoffLimit"))
         path = job.at("backoffLimit")
+        if limit is None:
+            continue
         if limit < 0:
             yield job.obj.problem(f"backoffLimit is {limit}; use 0 or more", path)
         elif limit > 0 and job.cluster_selector and applies_to(">=1.6", context.operator_version):

@@ -26,6 +26,7 @@ ID = "rayjob/cluster-source"
 SEVERITY = "error"
 SUMMARY = "rayClusterSpec or a clusterSelector with ray.io/cluster is set"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -24,6 +24,7 @@ ID = "rayjob/deadlines"
 SEVERITY = "error"
 SUMMARY = "activeDeadlineSeconds and preRunningDeadlineSeconds are positive"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

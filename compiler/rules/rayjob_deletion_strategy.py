@@ -33,12 +33,13 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext, get_in
-from .support.ray_objects import JobView, int_or, job_views
+from .support.ray_objects import JobView, defaulted_int, job_views
 
 ID = "rayjob/deletion-strategy"
 SEVERITY = "error"
 SUMMARY = "deletionStrategy uses legacy policies or deletionRules, consistently"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 ORDER = ("DeleteWorkers", "DeleteCluster", "DeleteSelf")
 CLUSTER_POLICIES = ("DeleteCluster", "DeleteWorkers")
@@ -85,8 +86,8 @@ def _rules(job: JobView, rules: list) -> Iterator[Problem]:
             how = "both" if keys else "neither"
             yield job.obj.problem(f"deletionRules[{i}].condition sets {how} of jobStatus and jobDeploymentStatus; "
                                   "set exactly one", path + ("condition",))
-        ttl = int_or(condition.get("ttlSeconds"), 0)  # the CRD puts the TTL in the condition, default 0
-        if ttl < 0:
+        ttl = defaulted_int(condition.get("ttlSeconds"))  # the CRD puts the TTL in the condition
+        if ttl is not None and ttl < 0:
             yield job.obj.problem(f"deletionRules[{i}].condition.ttlSeconds is {ttl}; use 0 or more",
                                   path + ("condition", "ttlSeconds"))
         if job.cluster_selector and policy in CLUSTER_POLICIES:

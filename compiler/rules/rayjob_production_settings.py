@@ -24,7 +24,7 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import int_or, job_views
+from .support.ray_objects import defaulted_int, job_views
 
 ID = "rayjob/production-settings"
 SEVERITY = "warning"
@@ -41,7 +41,7 @@ def check(context: LintContext) -> Iterator[Problem]:
         if job.spec.get("activeDeadlineSeconds") is None:
             yield obj.problem("this production RayJob has no activeDeadlineSeconds, so a hung job runs forever; set "
                               "a deadline", job.path)
-        if int_or(job.spec.get("backoffLimit"), 0) == 0 and not job.cluster_selector and \
+        if defaulted_int(job.spec.get("backoffLimit")) == 0 and not job.cluster_selector and \
                 job.submission_mode != "InteractiveMode":
             yield obj.problem("this production RayJob has no retries (backoffLimit 0); set backoffLimit, e.g. 2",
                               job.at("backoffLimit"))

@@ -28,6 +28,7 @@ ID = "rayjob/runtime-env-yaml"
 SEVERITY = "error"
 SUMMARY = "runtimeEnvYAML parses as a YAML map"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -29,6 +29,7 @@ ID = "rayjob/submission-mode"
 SEVERITY = "error"
 SUMMARY = "submissionMode is known, and SidecarMode has no selector, submitter template or config"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 MODES = ("K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode")
 

@@ -26,6 +26,7 @@ ID = "rayjob/suspend"
 SEVERITY = "error"
 SUMMARY = "suspend needs shutdownAfterJobFinishes and no clusterSelector"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -21,17 +21,20 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import int_or, job_views
+from .support.ray_objects import defaulted_int, job_views
 
 ID = "rayjob/ttl-after-finished"
 SEVERITY = "error"
 SUMMARY = "ttlSecondsAfterFinished is non-negative and comes with shutdownAfterJobFinishes"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
     for job in job_views(context):
-        ttl = int_or(job.spec.get("ttlSecondsAfterFinished"), 0)
+        ttl = defaulted_int(job.spec.get("ttlSecondsAfterFinished"))
+        if ttl is None:
+            continue
         if ttl < 0:
             yield job.obj.problem(f"ttlSecondsAfterFinished is {ttl}; use 0 or more", job.at("ttlSecondsAfterFinished"))
         elif ttl > 0 and not job.shutdown:

@@ -28,6 +28,7 @@ ID = "rayservice/head-service-name"
 SEVERITY = "error"
 SUMMARY = "a RayService's headService has no metadata.name"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 PATH = ("spec", "rayClusterConfig", "headGroupSpec", "headService", "metadata", "name")
 

@@ -24,6 +24,7 @@ ID = "rayservice/initializing-timeout"
 SEVERITY = "error"
 SUMMARY = "ray.io/initializing-timeout is a positive duration or number of seconds"
 VERSIONS = ">=1.6"
+ENVIRONMENT_ONLY = False
 
 ANNOTATION = "ray.io/initializing-timeout"
 

@@ -28,13 +28,14 @@ from typing import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext, LintObject, get_in
-from .support.feature_gates import applies_to
 from .support.ray_objects import int_or, objects_of
+from .support.versions import applies_to
 
 ID = "rayservice/upgrade-strategy"
 SEVERITY = "error"
 SUMMARY = "upgradeStrategy type is valid and incremental upgrades have their prerequisites"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 TYPES = ("None", "NewCluster", "NewClusterWithIncrementalUpgrade")
 

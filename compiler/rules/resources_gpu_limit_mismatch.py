@@ -31,6 +31,7 @@ ID = "resources/gpu-limit-mismatch"
 SEVERITY = "warning"
 SUMMARY = "Ray's GPU count for a group matches the container's nvidia.com/gpu limit"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def _count(value: float) -> str:

@@ -36,6 +36,7 @@ ID = "resources/gpu-scheduling"
 SEVERITY = "info"
 SUMMARY = "GPU groups tolerate the GPU taint or select GPU nodes"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 
 def _reaches_gpu_nodes(group: GroupView) -> bool:

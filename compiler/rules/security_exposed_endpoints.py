@@ -31,6 +31,7 @@ ID = "security/exposed-endpoints"
 SEVERITY = "warning"
 SUMMARY = "dashboard, client and serve ports are not exposed outside the cluster without auth"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 RAY_PORTS = {8265: "dashboard", 10001: "Ray Client", 8000: "Serve"}
 RAY_PORT_NAMES = {"dashboard": 8265, "client": 10001, "serve": 8000}

@@ -32,6 +32,7 @@ ID = "security/literal-credentials"
 SEVERITY = "warning"
 SUMMARY = "credentials come from Secret references, not literal values"
 VERSIONS = ""
+ENVIRONMENT_ONLY = False
 
 # names that say where a credential is, or how it is used, not the credential itself
 _NOT_A_VALUE = re.compile(r"(_FILE|_PATH|_DIR|_NAME|_MODE|_ENABLED|_URL|_ENDPOINT|_REF)$", re.IGNORECASE)

@@ -1,8 +1,7 @@
 """Offline validation of custom resources against structural CRD schemas, as the Kubernetes API server does:
 pruning (unknown fields are errors here), defaulting, types, formats, bounds, list uniqueness, ObjectMeta and
 CEL rules. Problem rules are `schema/<check>`; paths follow the convention in `compiler/fieldpath.py`."""
-from ..fieldpath import parse as parse_path
-from .loading import load_crds_from_path
+from ..k8s.crds import load_crds_from_path
 from .schemaset import SchemaSet, ValidationResult, object_ref
 
-__all__ = ["SchemaSet", "ValidationResult", "load_crds_from_path", "object_ref", "parse_path"]
+__all__ = ["SchemaSet", "ValidationResult", "load_crds_from_path", "object_ref"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +18,10 @@ from typing import Any
 import celpy
 import lark
 from celpy import celtypes
+from celpy.celparser import CELParser
 
-from ..charts.package import cache_dir
 from ..problems import KrcError
+from ..user_cache import cache_dir
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
 
@@ -27,17 +29,17 @@ _OLD_SELF = re.compile(r"\boldSelf\b")
 def _prime_parser() -> None:
     """celpy builds its LALR parser tables from the grammar on first use (about half a second); lark can keep
     them in a cache file. Same grammar and options as celpy's own CELParser, plus the cache."""
-    from celpy.celparser import CELParser
-
     if CELParser.CEL_PARSER is not None:
         return
-    cache = cache_dir() / f"cel-lark-{lark.__version__}-{getattr(celpy, '__version__', 'x')}.cache"
+    grammar = (Path(celpy.__file__).parent / "cel.lark").read_text(encoding="utf-8")
+    # keyed by what the tables are built from: the grammar text and the lark that builds them
+    key = hashlib.sha256(f"{lark.__version__}\0{grammar}".encode()).hexdigest()[:16]
+    cache = cache_dir() / f"cel-lark-{key}.cache"
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache_option: Any = str(cache)
     except OSError:  # a read-only home: build the tables every time
         cache_option = False
-    grammar = (Path(celpy.__file__).parent / "cel.lark").read_text(encoding="utf-8")
     CELParser.CEL_PARSER = lark.Lark(
         grammar, parser="lalr", start="expr", debug=True, g_regex_flags=re.M,
         lexer_callbacks={"IDENT": CELParser.ambiguous_literals}, propagate_positions=True,

@@ -7,13 +7,12 @@ schema is compiled the first time an object of that version is validated.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .. import fieldpath, yamlio
 from ..charts.package import Crd
+from ..k8s.crds import crd_digest
 from ..k8s.objects import object_ref
 from ..problems import SEVERITY_ORDER, KrcError, Location, Problem, has_errors
 from .nodes import SchemaNode, compile_schema, expand_all
@@ -60,8 +59,7 @@ _BY_IDENTITY: dict[int, tuple[dict, CompiledCrd]] = {}
 
 
 def _digest(document: dict) -> str:
-    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return crd_digest(document)
 
 
 def compile_crd(document: dict | Crd) -> CompiledCrd:
@@ -195,10 +193,11 @@ class SchemaSet:
         linked, rule, message, severity = found
         segments = fieldpath.path_tuple(linked)
         location: Location | None = fieldpath.nearest_location(positions, segments) if positions else None
-        return Problem(message, location, severity, rule, ref, fieldpath.render(segments))
+        return Problem(message, location, severity, rule, ref, segments)
 
 
 def _order(problem: Problem) -> tuple:
     # file position first when known, then the field path, so problems read top to bottom
-    return (problem.location or Location(""), problem.path, SEVERITY_ORDER[problem.severity], problem.rule,
+    return (problem.location or Location(""), fieldpath.render(problem.segments), SEVERITY_ORDER[problem.severity],
+            problem.rule,
             problem.message)

@@ -1,5 +1,9 @@
 """Running krc the way Argo CD's sidecar does: a fresh copy of the repository (files 0644, directories 0755),
-the request's variables in the environment, the app path as working directory, krc as a subprocess."""
+the request's variables in the environment, the app path as working directory.
+
+`run_sidecar` starts krc as a subprocess, exactly as the sidecar does (the true sidecar tests use it); `run` calls
+the same command line in this process, with the same variables and working directory, where a process of its
+own adds nothing to what a test checks but a second of start-up."""
 from __future__ import annotations
 
 import hashlib
@@ -10,6 +14,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from click.testing import CliRunner
+
+from compiler.cli import main
 
 KRC = Path(sys.executable).parent / "krc"
 PROJECT_PARTS = ("environments", "templates", "vendor", "deploy", "policies")
@@ -77,8 +85,26 @@ def finish(process: subprocess.Popen) -> Result:
     return Result(process.returncode, stdout, stderr.decode("utf-8", "replace"))
 
 
-def run(app_dir: Path, environ: dict, *args: str) -> Result:
+def run_sidecar(app_dir: Path, environ: dict, *args: str) -> Result:
     return finish(start(app_dir, environ, *args))
+
+
+# Variables a request may carry: any the test does not give are unset for the in-process run.
+_REQUEST_PREFIXES = ("ARGOCD_", "PARAM_", "KRC_", "KUBE_")
+
+
+def run(app_dir: Path, environ: dict, *args: str) -> Result:
+    """The command in this process: same arguments, variables (only these) and working directory."""
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith(_REQUEST_PREFIXES)}
+    previous = Path.cwd()
+    os.chdir(app_dir)
+    try:
+        result = CliRunner().invoke(main, ["argocd", *(args or ("generate",))], env={**unset, **environ})
+    finally:
+        os.chdir(previous)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Result(result.exit_code, result.stdout_bytes, result.stderr)
 
 
 def parameters(environment: str, **more: str) -> list[dict]:

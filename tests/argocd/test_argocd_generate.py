@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import yaml
-from argocd_sidecar import KRC, argocd_environ, finish, parameters, run, sidecar_copy, start, tree_digest
+from argocd_sidecar import argocd_environ, finish, parameters, run, run_sidecar, sidecar_copy, start, tree_digest
 
+from compiler import pipeline
 from compiler.argocd.selection import CRD_ANNOTATIONS
 from compiler.project import Project
 
@@ -18,7 +18,7 @@ def _documents(stdout: bytes) -> list[dict]:
 
 def _rendered(project: Project, environment: str) -> tuple[list[dict], list[dict]]:
     """What `krc render` writes for the environment: (manifests, CRDs), parsed."""
-    subprocess.run([str(KRC), "render", environment], cwd=project.root, check=True, capture_output=True)
+    pipeline.render_to_disk(project, [environment])
     folder = project.rendered_dir / environment
     manifests = [yaml.load(p.read_text(), Loader=yaml.CSafeLoader) for p in sorted((folder / "manifests").glob("*"))]
     crds = [yaml.load(p.read_text(), Loader=yaml.CSafeLoader) for p in sorted((folder / "crds").glob("*"))]
@@ -36,9 +36,10 @@ def _without_argocd_annotations(crd: dict) -> dict:
 
 
 def test_generate_matches_render_for_every_environment(project: Project, app_dir: Path, cache_dir: Path):
+    """The true sidecar test: krc as a process of its own, as the CMP server starts it."""
     before = tree_digest(app_dir)
     for environment in project.environment_names():
-        result = run(app_dir, argocd_environ(cache_dir, parameters(environment)))
+        result = run_sidecar(app_dir, argocd_environ(cache_dir, parameters(environment)))
         assert result.returncode == 0, result.stderr
         assert "apiVersion" not in result.stderr and "kind:" not in result.stderr  # no manifests on stderr
         documents = _documents(result.stdout)
@@ -124,18 +125,18 @@ def test_missing_chart_points_at_init(app_dir: Path, cache_dir: Path):
 
 
 def test_concurrent_runs_match_sequential_runs(project: Project, tmp_path: Path, cache_dir: Path):
-    """Eight requests at once, each in its own copy (as Argo CD sends them), sharing one sidecar cache."""
+    """Four requests at once, each in its own copy (as Argo CD sends them), sharing one sidecar cache."""
     environments = project.environment_names()
-    for i in range(8 - len(environments)):
+    for i in range(4 - len(environments)):
         name = f"team-{i}"
         base = environments[i % len(environments)]
         (project.environments_dir / f"{name}.yaml").write_text(f"extends: {base}\nlabels:\n  team: team-{i}\n")
     names = project.environment_names()
-    assert len(names) == 8
+    assert len(names) == 4
     copies = [sidecar_copy(project.root, tmp_path / f"copy-{i}") for i in range(len(names))]
     requests = [(copy, argocd_environ(cache_dir, parameters(name))) for copy, name in zip(copies, names)]
 
-    sequential = [run(copy, environ) for copy, environ in requests]
+    sequential = [run_sidecar(copy, environ) for copy, environ in requests]
     processes = [start(copy, environ) for copy, environ in requests]
     concurrent = [finish(p) for p in processes]
     assert all(r.returncode == 0 for r in sequential + concurrent), [r.stderr for r in concurrent]

@@ -134,7 +134,8 @@ def _with_gate(text: str, gate: str) -> str:
     return text.replace("\noperator:\n", f"\noperator:\n  featureGates: {{{gate}: true}}\n", 1)
 
 
-def test_environments_lint_clean_and_report_environment_findings(project: Project) -> None:
+def test_environments_lint_clean_and_report_environment_findings(project_without_policies: Project) -> None:
+    project = project_without_policies
     code, out, _ = _run(["--project", str(project.root), "lint", "--format", "json"], project.root)
     assert code == 0, out
     dev = project.environment_file("dev")
@@ -145,7 +146,8 @@ def test_environments_lint_clean_and_report_environment_findings(project: Projec
     assert code == 1 and gate["file"] == "environments/dev.yaml" and gate["line"] > 0
 
 
-def test_environment_can_turn_a_rule_off_with_a_reason(project: Project) -> None:
+def test_environment_can_turn_a_rule_off_with_a_reason(project_without_policies: Project) -> None:
+    project = project_without_policies
     dev = project.environment_file("dev")
     original = dev.read_text(encoding="utf-8")
     dev.write_text(_with_gate(original, "AsyncJobInfoQuery") + "lint:\n  rules:\n"

@@ -21,7 +21,8 @@ def with_typo(project: Project, settings: str = "") -> None:
     dev.write_text(dev.read_text() + TYPO + settings)
 
 
-def test_an_unknown_raw_field_stops_the_render_at_the_environment_line(project: Project):
+def test_an_unknown_raw_field_stops_the_render_at_the_environment_line(project_without_policies: Project):
+    project = project_without_policies
     with_typo(project)
     findings = lint_targets(["dev"], project_root=project.root)
     [finding] = [f for f in findings if f.rule == "schema/unknown-field"]
@@ -29,7 +30,8 @@ def test_an_unknown_raw_field_stops_the_render_at_the_environment_line(project: 
     assert finding.location.file == "environments/dev.yaml"
 
 
-def test_a_schema_check_can_be_lowered_with_a_reason_even_unquoted_off(project: Project):
+def test_a_schema_check_can_be_lowered_with_a_reason_even_unquoted_off(project_without_policies: Project):
+    project = project_without_policies
     with_typo(project, "lint:\n  rules:\n    schema/unknown-field: {severity: warning, reason: field pruned on purpose}\n")
     findings = lint_targets(["dev"], project_root=project.root)
     assert [f.severity for f in findings if f.rule == "schema/unknown-field"] == ["warning"]

@@ -51,5 +51,5 @@ def test_both_cue_styles_of_a_missing_field_read_as_missing(tmp_path):
                                           "missing: the policy requires it")
         assert problem.location == Location("environments/prod.yaml", 40, 5)
         assert "policy policies/deadline.cue:6:58" in problem.message
-        assert (problem.object, problem.path) == ("RayJob/ml/train", "objects.0.spec.activeDeadlineSeconds")
+        assert (problem.object, problem.path) == ("RayJob/ml/train", "objects[0].spec.activeDeadlineSeconds")
         assert problem.rule == "policy/deadline"

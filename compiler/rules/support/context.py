@@ -4,20 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
+from ... import fieldpath
 from ...charts.package import Chart
 from ...k8s.objects import object_ref
 from ...problems import Location, Problem
 from ...yamlio import Path, Positions
 
 Mode = Literal["paths", "environment"]
-
-
-def dotted(path: Path) -> str:
-    """('spec', 'workerGroupSpecs', 0, 'groupName') -> 'spec.workerGroupSpecs[0].groupName'."""
-    out = ""
-    for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out
 
 
 @dataclass(frozen=True)
@@ -60,16 +53,12 @@ class LintObject:
 
     def locate(self, path: Path) -> Location:
         """The closest recorded place for a field: itself, else its nearest parent, else the object."""
-        if self.positions:
-            for end in range(len(path), -1, -1):
-                found = self.positions.get(tuple(path[:end]))
-                if found is not None:
-                    return found
-        return self.location
+        found = fieldpath.nearest_location(self.positions, tuple(path)) if self.positions else None
+        return found or self.location
 
     def problem(self, message: str, path: Path = ()) -> Problem:
         """A finding about this object; the runner fills in the rule id and severity."""
-        return Problem(message, self.locate(path), object=self.ref, path=dotted(path))
+        return Problem(message, self.locate(path), object=self.ref, segments=tuple(path))
 
 
 KUBERAY_KINDS = frozenset({"RayCluster", "RayJob", "RayService", "RayCronJob"})
@@ -112,17 +101,13 @@ class LintContext:
 
     def environment_location(self, path: Path) -> Location:
         """Where a value of the environment was set, falling back to its nearest parent, then the file."""
-        if self.locate_environment is not None:
-            for end in range(len(path), -1, -1):
-                found = self.locate_environment(tuple(path[:end]))
-                if found is not None:
-                    return found
-        return Location(self.environment_file or f"environment {self.environment_name}")
+        found = fieldpath.nearest(self.locate_environment, tuple(path)) if self.locate_environment else None
+        return found or Location(self.environment_file or f"environment {self.environment_name}")
 
     def environment_problem(self, message: str, path: Path = ()) -> Problem:
         """A finding about the environment as a whole (Helm values, gates, namespaces)."""
         return Problem(message, self.environment_location(path),
-                       object=f"environment/{self.environment_name}", path=dotted(path))
+                       object=f"environment/{self.environment_name}", segments=tuple(path))
 
 
 def get_in(data: Any, path: Path, default: Any = None) -> Any:

@@ -5,7 +5,7 @@ operator binary's default (every alpha gate is off). Source: the operator's feat
 """
 from __future__ import annotations
 
-import re
+from .versions import parse_version
 
 # gate name -> default in the operator binary, per operator minor version
 _GATES_1_5 = {
@@ -37,21 +37,6 @@ _GATES_1_7 = {
 }
 _GATES_BY_MINOR: dict[tuple[int, int], dict[str, bool]] = {(1, 5): _GATES_1_5, (1, 6): _GATES_1_6, (1, 7): _GATES_1_7}
 
-Version = tuple[int, ...]
-
-
-def parse_version(text: str) -> Version | None:
-    """'1.7.0', 'v2.52.0', '2.52.0-py312' -> (1, 7, 0); None when the text does not start like a version."""
-    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", str(text).strip())
-    if not match:
-        return None
-    return tuple(int(part) for part in match.groups(default="0"))
-
-
-def version_text(version: Version) -> str:
-    return ".".join(str(p) for p in version)
-
-
 def known_gates(operator_version: str) -> dict[str, bool]:
     """Every gate the operator version accepts, with the binary's default; newest table for later versions."""
     parsed = parse_version(operator_version) or (1, 7, 0)
@@ -69,24 +54,3 @@ def chart_default_gates(operator_version: str, chart_values: dict) -> dict[str, 
         if isinstance(entry, dict) and isinstance(entry.get("name"), str):
             gates[entry["name"]] = entry.get("enabled") is True
     return gates
-
-
-def applies_to(versions: str, operator_version: str) -> bool:
-    """`versions` is a spec like '>=1.6' or '' (all); a rule applies to the operator versions that have it."""
-    if not versions:
-        return True
-    parsed = parse_version(operator_version)
-    if parsed is None:
-        return True
-    for clause in versions.split(","):
-        match = re.match(r"^\s*(>=|<=|<|>|==)\s*([\d.]+)\s*$", clause)
-        if not match:
-            raise ValueError(f"bad version spec {versions!r}")
-        op, bound_text = match.groups()
-        bound = parse_version(bound_text) or ()
-        value = parsed[: len(bound)]
-        ok = {">=": value >= bound, "<=": value <= bound, "<": value < bound,
-              ">": value > bound, "==": value == bound}[op]
-        if not ok:
-            return False
-    return True

@@ -14,8 +14,6 @@ from ...k8s.ray_cluster_specs import cluster_specs
 from ...yamlio import Path
 from .context import LintContext, LintObject, get_in
 
-MAX_INT32 = 2147483647
-
 
 @dataclass(frozen=True)
 class GroupView:
@@ -175,6 +173,14 @@ def objects_of(context: LintContext, kind: str) -> Iterator[tuple[LintObject, di
         spec = obj.document.get("spec")
         if obj.kind == kind and isinstance(spec, dict):
             yield obj, spec
+
+
+def defaulted_int(value: Any) -> int | None:
+    """A field the CRD defaults, as the rules see it: schema validation has applied the default, so the value is
+    there; None when it is not a number (schema validation reports that). Rules never re-apply CRD defaults."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value)
 
 
 def int_or(value: Any, default: int) -> int:

@@ -1,0 +1,35 @@
+"""Operator and Ray versions as rules read them: lenient parsing of tags, PEP 440 specifiers for VERSIONS."""
+from __future__ import annotations
+
+import re
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version as PackagingVersion
+
+Version = tuple[int, ...]
+
+
+def parse_version(text: str) -> Version | None:
+    """'1.7.0', 'v2.52.0', '2.52.0-py312' -> (1, 7, 0); None when the text does not start like a version."""
+    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", str(text).strip())
+    if not match:
+        return None
+    return tuple(int(part) for part in match.groups(default="0"))
+
+
+def version_text(version: Version) -> str:
+    return ".".join(str(p) for p in version)
+
+
+def applies_to(versions: str, operator_version: str) -> bool:
+    """`versions` is a PEP 440 specifier such as '>=1.6' ('' for all); a version that does not parse counts as
+    matching (the rule runs rather than silently not)."""
+    if not versions:
+        return True
+    parsed = parse_version(operator_version)
+    if parsed is None:
+        return True
+    try:
+        return PackagingVersion(version_text(parsed)) in SpecifierSet(versions)
+    except InvalidSpecifier:
+        raise ValueError(f"bad version spec {versions!r}") from None
