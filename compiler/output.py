@@ -24,8 +24,8 @@ import shutil
 import signal
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from . import yamlio
 from .charts.package import Chart

@@ -97,7 +97,7 @@ class _Builder:
     def build(self, node: yaml.Node, path: Path) -> Any:
         self.positions[path] = _mark(self.filename, node)
         if isinstance(node, yaml.MappingNode):
-            out: dict[str, Any] = {}
+            out: dict[Any, Any] = {}
             for key_node, value_node in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     raise KrcError("YAML merge keys (<<) are not supported; write the keys out",

@@ -51,7 +51,7 @@ def _parse(url: str) -> urllib.parse.ParseResult:
     return parsed
 
 
-def _http_get(url: str, deadline: float, results: "queue.Queue[tuple[str, Any]]") -> None:
+def _http_get(url: str, deadline: float, results: queue.Queue[tuple[str, Any]]) -> None:
     """Runs in a worker thread: the body of `url`, bounded in size; the caller bounds the time."""
     try:
         limit = limits.DOWNLOAD_BYTES.value
@@ -87,7 +87,7 @@ def _download(url: str) -> bytes:
         raise KrcError(f"GET {url}: " + limits.DOWNLOAD_SECONDS.exceeded("the download") +
                        "; or check the network and the repository") from None
     if status == "ok":
-        return value
+        return bytes(value)
     if isinstance(value, KrcError):
         raise value
     if isinstance(value, urllib.error.HTTPError):

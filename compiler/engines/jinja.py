@@ -15,6 +15,7 @@ from typing import Any
 
 import jinja2
 import jinja2.sandbox
+from jinja2.exceptions import SecurityError
 
 from .. import limits, yamlio
 from ..problems import KrcError, Location
@@ -47,7 +48,7 @@ class _ConfinedLoader(jinja2.BaseLoader):
 def _bounded_range(*args: int) -> range:
     result = range(*args)
     if len(result) > limits.JINJA_RANGE.value:
-        raise jinja2.sandbox.SecurityError(limits.JINJA_RANGE.exceeded(f"range of {len(result)} items"))
+        raise SecurityError(limits.JINJA_RANGE.exceeded(f"range of {len(result)} items"))
     return result
 
 
@@ -74,7 +75,7 @@ def _render_one(template: Path, templates_dir: Path, context: dict[str, Any], sh
     relative = template.relative_to(templates_dir).as_posix()
     try:
         text = _environment(str(templates_dir)).get_template(relative).render(**context)
-    except jinja2.sandbox.SecurityError as err:
+    except SecurityError as err:
         raise KrcError(f"template refused by the sandbox: {err}; templates get data, not Python internals",
                        Location(shown, _template_line(err))) from None
     except jinja2.TemplateNotFound as err:

@@ -16,8 +16,8 @@ _KEY_QUALIFIERS = frozenset({"API", "ACCESS", "PRIVATE"})  # a bare KEY (CACHE_K
 _PASSWORD_KEYS = frozenset({"redis-password", "redisPassword"})
 _SECRET_FIELDS = ("data", "stringData")
 # `NAME: value`, `NAME=value`, `"NAME": "value"` on one line of text (a diff line may start with + - or space)
-_ASSIGNMENT = re.compile(r"^(?P<lead>[-+ ]?\s*(?:-\s+)?[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>[\"']?\s*[:=]\s*)"
-                         r"(?P<value>\S.*)$")
+_ASSIGNMENT = re.compile(r"^(?P<lead>[-+ ]?\s*(?:-\s+)?[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)"
+                         r"(?P<sep>[\"']?\s*[:=]\s*)(?P<value>\S.*)$")
 _ENV_NAME_LINE = re.compile(r"^[-+ ]?\s*(?:-\s+)?name:\s*[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)")
 _ENV_VALUE_LINE = re.compile(r"^(?P<lead>[-+ ]?\s*(?:-\s+)?value:\s*)(?P<value>\S.*)$")
 _NAMED_VALUE_PATH = re.compile(r"\[name=(?P<name>[^\]]+)\]\.value$")
@@ -29,7 +29,7 @@ def names_credential(name: str) -> bool:
     words = [w for w in re.split(r"[^A-Za-z0-9]+", name.upper()) if w]
     if any(word in _CREDENTIAL_WORDS for word in words):
         return True
-    return any(first in _KEY_QUALIFIERS and second == "KEY" for first, second in zip(words, words[1:]))
+    return any(first in _KEY_QUALIFIERS and second == "KEY" for first, second in zip(words, words[1:], strict=False))
 
 
 def redact(value: Any, kind: str = "") -> Any:

@@ -4,10 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from security_support import copy_tree
 
 from compiler import pipeline
 from compiler.project import Project
-from security_support import copy_tree
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_PARTS = ("environments", "templates", "golden", "policies")

@@ -7,9 +7,9 @@ import os
 import shutil
 import stat
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import yaml
 from click.testing import CliRunner, Result

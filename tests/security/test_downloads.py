@@ -6,8 +6,8 @@ import hashlib
 import http.server
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import yaml

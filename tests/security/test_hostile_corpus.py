@@ -12,10 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from security_support import Case, Member, chart_members, chart_repository, digests, replace_in, run, tgz, unvendor
 
 from compiler.project import Project
-from security_support import (Case, Member, chart_members, chart_repository, digests, replace_in, run, tgz,
-                              unvendor)
 
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))

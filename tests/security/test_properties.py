@@ -9,10 +9,10 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from security_support import copy_tree, run
 
 from compiler import output
 from compiler.project import Project
-from security_support import copy_tree, run
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -4,11 +4,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from security_support import run
 
 from compiler import pipeline
 from compiler.k8s.secrets import redact_lines
 from compiler.project import Project
-from security_support import run
 
 SECRET = "AKIAsuperSecretValue42"
 SECRET_OBJECT = ("[{apiVersion: 'v1', kind: 'Secret', metadata: {name: 'creds', namespace: 'ray-demo'}, "

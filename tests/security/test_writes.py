@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from security_support import replace_in, tree_digest
 
 from compiler import output, pipeline
 from compiler.project import Project
-from security_support import replace_in, tree_digest
 
 KRC = Path(sys.executable).with_name("krc")
 
