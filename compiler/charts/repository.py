@@ -123,6 +123,7 @@ def _join(base: str, relative: str) -> str:
     """A chart URL from the index, resolved against the repository (a folder, so it ends with '/'), as Helm does.
     An index served over http(s) may only point to http(s): a `file://` URL there would make krc copy a local
     file into vendor/ as the chart."""
+    _parse(base)
     _parse(relative)
     target = urllib.parse.urljoin(base if base.endswith("/") else base + "/", relative)
     if _parse(base).scheme in ("http", "https") and _parse(target).scheme not in ("http", "https"):
