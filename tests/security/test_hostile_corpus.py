@@ -268,6 +268,13 @@ CASES = [
     Case("values-template-missing", lambda r, o: (r / "templates/values/kuberay-operator.jsonnet").unlink(),
          RENDER, 2, "krc", "missing templates/values"),
 
+    Case("argocd-crds-outside", dev_text(
+        "  destination: {server: https://kubernetes.default.svc}",
+        "  destination: {server: https://kubernetes.default.svc}\n  crds: ../../outside"), RENDER, 2, f"{DEV}:",
+         "outside the project"),
+    Case("policy-link-outside", symlink("policies/leak.cue", "{outside}/secret.yaml"), ("policy",), 2,
+         "policies/leak.cue", "outside the project"),
+
     # ---- output folders: real folders inside the project only
     Case("rendered-link-outside", symlink("rendered", "{outside}"), RENDER, 2, "rendered", "symbolic link"),
     Case("rendered-env-link-outside", symlink("rendered/dev", "{outside}/keep"), RENDER, 2, "rendered/dev",
