@@ -20,11 +20,12 @@ from compiler.project import Project
 KRC = Path(sys.executable).with_name("krc")
 
 
-def _changed_render(project: Project) -> dict[Path, output.Files]:
-    """golden/ trees for a render that differs from the committed golden/ (dev scales to 3)."""
+def _changed_render(project: Project, folder: str = "golden") -> dict[Path, output.Files]:
+    """golden/ (or rendered/) trees for a render that differs from what is there (dev scales to 3)."""
     replace_in(project.environment_file("dev"), "maxReplicas: 2", "maxReplicas: 3")
     renders = pipeline.compile_environments(project, project.environment_names())
-    return {project.golden_dir / r.environment.name: output.render_files(r, include_crds=False) for r in renders}
+    return {project.root / folder / r.environment.name: output.render_files(r, include_crds=folder == "rendered")
+            for r in renders}
 
 
 def _write_in_child(project: Project, trees: dict[Path, output.Files], kill_at: int, exchange: bool) -> int:
@@ -46,9 +47,13 @@ def _debris(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
 
 
-@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2-exchange", "move-aside"])
-def test_a_kill_at_any_write_step_leaves_old_or_new_and_the_next_run_cleans_up(project: Project, exchange: bool):
-    trees = _changed_render(project)
+@pytest.mark.parametrize(("folder", "exchange"), [("golden", True), ("golden", False), ("rendered", True)],
+                         ids=["golden-renameat2-exchange", "golden-move-aside", "rendered-renameat2-exchange"])
+def test_a_kill_at_any_write_step_leaves_old_or_new_and_the_next_run_cleans_up(project: Project, folder: str,
+                                                                               exchange: bool):
+    if folder == "rendered":  # an earlier render is the old state
+        pipeline.render_to_disk(project, project.environment_names())
+    trees = _changed_render(project, folder)
     old = {target: output.read_tree(target) for target in trees}
     killed = 0
     for step in range(1, 200):
@@ -64,7 +69,7 @@ def test_a_kill_at_any_write_step_leaves_old_or_new_and_the_next_run_cleans_up(p
                                                       for n in _debris(target.parent))
             assert now in (old[target], files) or (not exchange and moved_aside), f"step {step}: {target.name}"
         output.replace_trees(trees, project)  # the next run
-        assert _debris(project.golden_dir) == [], f"debris after step {step}"
+        assert _debris(project.root / folder) == [], f"debris after step {step}"
         for target, files in trees.items():
             assert output.read_tree(target) == files
             shutil.rmtree(target)  # back to the old state for the next step
