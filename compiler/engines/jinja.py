@@ -7,9 +7,13 @@ and includes are read only from templates/, never through a link that leaves it.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import signal
+import threading
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +56,30 @@ def _bounded_range(*args: int) -> range:
     return result
 
 
+class _TemplateTimeout(Exception):
+    pass
+
+
+def _expire(signum: int, frame: object) -> None:
+    raise _TemplateTimeout()
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int) -> Iterator[None]:
+    """Bound a template's time: `range` is bounded, but loops inside loops multiply. A timer signal interrupts
+    the (pure Python) render; it can only be armed in the main thread, where the CLI runs."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @functools.lru_cache(maxsize=8)
 def _environment(templates_dir: str) -> jinja2.Environment:
     env = jinja2.sandbox.ImmutableSandboxedEnvironment(
@@ -74,7 +102,10 @@ def _template_line(err: BaseException) -> int:
 def _render_one(template: Path, templates_dir: Path, context: dict[str, Any], shown: str) -> list[Any]:
     relative = template.relative_to(templates_dir).as_posix()
     try:
-        text = _environment(str(templates_dir)).get_template(relative).render(**context)
+        with _deadline(limits.JINJA_SECONDS.value):
+            text = _environment(str(templates_dir)).get_template(relative).render(**context)
+    except _TemplateTimeout:
+        raise KrcError(limits.JINJA_SECONDS.exceeded("rendering this template"), Location(shown)) from None
     except SecurityError as err:
         raise KrcError(f"template refused by the sandbox: {err}; templates get data, not Python internals",
                        Location(shown, _template_line(err))) from None

@@ -228,6 +228,9 @@ CASES = [
          "templates/objects/evil.yaml.j2", "sandbox"),
     Case("jinja-huge-range", jinja_object("{% for i in range(10**10) %}{{ i }}{% endfor %}"), RENDER, 2,
          "templates/objects/evil.yaml.j2", "KRC_JINJA_MAX_RANGE", seconds=5),
+    Case("jinja-nested-loops", jinja_object("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}"
+                                            "{% endfor %}"), RENDER, 2, "templates/objects/evil.yaml.j2",
+         "KRC_TEMPLATE_SECONDS", seconds=8, env={"KRC_TEMPLATE_SECONDS": "2"}),
     Case("jinja-include-outside", jinja_object("{% include '../../outside/secret.yaml' %}"), RENDER, 2,
          "templates/objects/evil.yaml.j2", "not found"),
     Case("jinja-include-absolute", jinja_object("{% include '/etc/passwd' %}"), RENDER, 2,
