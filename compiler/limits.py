@@ -49,7 +49,7 @@ DOWNLOAD_BYTES = Limit("KRC_MAX_DOWNLOAD_BYTES", 256 << 20, "download size (byte
 DOWNLOAD_SECONDS = Limit("KRC_DOWNLOAD_DEADLINE", 120, "download deadline (seconds per file)")
 JSONNET_STACK = Limit("KRC_JSONNET_MAX_STACK", 500, "Jsonnet stack depth")
 JINJA_RANGE = Limit("KRC_JINJA_MAX_RANGE", 100_000, "Jinja2 range() length")
-JINJA_SECONDS = Limit("KRC_TEMPLATE_SECONDS", 60, "Jinja2 template time (seconds)")
+JINJA_SECONDS = Limit("KRC_TEMPLATE_SECONDS", 60, "template time (seconds)")
 PARAMETER_BYTES = Limit("KRC_MAX_PARAMETER_BYTES", 253, "plugin parameter value length")
 
 ALL = (ENVIRONMENT_FILE_BYTES, TEMPLATE_FILE_BYTES, YAML_DEPTH, YAML_NODES, ARCHIVE_BYTES, ARCHIVE_MEMBERS,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,31 @@ def _error(message: str, project_root: Path) -> KrcError:
     return KrcError(f"{first}; fix the template or the environment value it reads", location)
 
 
+def _evaluate_within_deadline(filename: str, snippet: str, ext_codes: dict[str, str], importer: _Importer) -> str:
+    """Evaluate in a worker thread (go-jsonnet releases the GIL) and give up at KRC_TEMPLATE_SECONDS: the stack
+    is bounded, loops are not. An abandoned evaluation runs on until it ends or krc exits (a daemon thread)."""
+    outcome: list[tuple[bool, Any]] = []
+
+    def evaluate() -> None:
+        try:
+            outcome.append((True, _jsonnet.evaluate_snippet(filename, snippet, ext_codes=ext_codes,
+                                                            import_callback=importer,
+                                                            native_callbacks=NATIVE_CALLBACKS,
+                                                            max_stack=limits.JSONNET_STACK.value)))
+        except BaseException as err:  # handed to the calling thread
+            outcome.append((False, err))
+
+    worker = threading.Thread(target=evaluate, daemon=True, name="krc-jsonnet")
+    worker.start()
+    worker.join(limits.JINJA_SECONDS.value)
+    if not outcome:
+        raise KrcError(limits.JINJA_SECONDS.exceeded("evaluating the Jsonnet templates"))
+    succeeded, value = outcome[0]
+    if not succeeded:
+        raise value
+    return str(value)
+
+
 class JsonnetEngine:
     def render(self, templates: list[Path], templates_dir: Path, context: dict[str, Any],
                project_root: Path) -> list[list[Any]]:
@@ -98,9 +124,7 @@ class JsonnetEngine:
         ext_codes = {key: json.dumps(value, sort_keys=True) for key, value in context.items()}
         importer = _Importer(root)
         try:
-            text = _jsonnet.evaluate_snippet(str(root / _BATCH_NAME), snippet, ext_codes=ext_codes,
-                                             import_callback=importer, native_callbacks=NATIVE_CALLBACKS,
-                                             max_stack=limits.JSONNET_STACK.value)
+            text = _evaluate_within_deadline(str(root / _BATCH_NAME), snippet, ext_codes, importer)
         except RuntimeError as err:
             error = _error(str(err), project_root)
             if "max stack frames exceeded" in str(err):
