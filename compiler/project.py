@@ -140,6 +140,8 @@ class Project:
                          "replace the link with the file")
             elif error is None and not Path(entry.path).is_file():
                 error = f"{shown} is not a regular file; environments/ holds <name>.yaml files only"
+            if error and stem is not None and error.startswith("'"):
+                error += ": rename the file"
             if error:
                 problems.append(Problem(error, Location(shown)))
             elif stem is not None:
