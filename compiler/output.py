@@ -26,6 +26,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from . import yamlio
 from .charts.package import Chart
@@ -50,7 +51,7 @@ _AT_FDCWD = -100
 Files = dict[str, bytes]  # relative posix path -> content
 
 
-def manifest_names(documents: list[dict]) -> list[str]:
+def manifest_names(documents: list[dict[str, Any]]) -> list[str]:
     """Predictable file names: kind and name, plus the namespace only where two objects would clash."""
     for doc in documents:
         meta = doc.get("metadata") or {}
@@ -58,7 +59,7 @@ def manifest_names(documents: list[dict]) -> list[str]:
         if problem:
             raise KrcError(f"{problem}; fix the template or the environment value it reads")
 
-    def short(doc: dict) -> str:
+    def short(doc: dict[str, Any]) -> str:
         return f"{doc['kind'].lower()}-{doc['metadata']['name']}"
 
     counts = Counter(short(d) for d in documents)
@@ -72,7 +73,7 @@ def manifest_names(documents: list[dict]) -> list[str]:
     return names
 
 
-def crd_lock(chart: Chart) -> dict:
+def crd_lock(chart: Chart) -> dict[str, Any]:
     return {
         "chart": chart.name,
         "version": chart.version,
@@ -87,9 +88,10 @@ def render_files(render: Render, include_crds: bool) -> Files:
     return environment_files([o.document for o in render.objects], render.helm_values, render.chart, include_crds)
 
 
-def environment_files(documents: list[dict], helm_values: dict, chart: Chart, include_crds: bool) -> Files:
+def environment_files(documents: list[dict[str, Any]], helm_values: dict[str, Any], chart: Chart,
+                      include_crds: bool) -> Files:
     files: Files = {}
-    for name, doc in zip(manifest_names(documents), documents):
+    for name, doc in zip(manifest_names(documents), documents, strict=True):
         files[name] = yamlio.dump(doc).encode("utf-8")
     files[VALUES_FILE] = yamlio.dump(helm_values).encode("utf-8")
     files[CRD_LOCK_FILE] = yamlio.dump(crd_lock(chart)).encode("utf-8")

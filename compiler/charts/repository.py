@@ -132,7 +132,7 @@ def _join(base: str, relative: str) -> str:
     return target
 
 
-def _index(repository: str) -> dict:
+def _index(repository: str) -> dict[str, Any]:
     url = _join(repository, "index.yaml")
     try:
         text = _read_url(url).decode("utf-8")
@@ -144,7 +144,7 @@ def _index(repository: str) -> dict:
     return index
 
 
-def _entries(repository: str, name: str) -> list[dict]:
+def _entries(repository: str, name: str) -> list[dict[str, Any]]:
     entries = _index(repository)["entries"].get(name) or []
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise KrcError(f"the index of {repository} lists '{name}' as something other than a list of chart "
