@@ -278,6 +278,11 @@ CASES = [
         "  destination: {server: https://kubernetes.default.svc}",
         "  destination: {server: https://kubernetes.default.svc}\n  crds: ../../outside"), RENDER, 2, f"{DEV}:",
          "outside the project"),
+    Case("argocd-crds-deep", lambda r, o: (dev_text("  destination: {server: https://kubernetes.default.svc}",
+                                                    "  destination: {server: https://kubernetes.default.svc}\n"
+                                                    "  crds: argocd-crds.yaml")(r, o),
+                                           (r / "argocd-crds.yaml").write_text("a: " + "[" * 5000 + "]" * 5000))
+         and None, RENDER, 2, "argocd-crds.yaml:1:", "KRC_MAX_YAML_DEPTH"),
     Case("policy-link-outside", symlink("policies/leak.cue", "{outside}/secret.yaml"), ("policy",), 2,
          "policies/leak.cue", "outside the project"),
 
