@@ -16,7 +16,7 @@ import click
 from . import argocd, crddiff, pipeline, review, yamlio
 from .lint import report
 from .problems import KrcError, has_errors
-from .project import Project, find_project
+from .project import Project, find_project, printable
 from .rules import describe, summaries
 
 
@@ -133,7 +133,7 @@ def check_command(environments: tuple[str, ...]) -> None:
     for mismatch in mismatches:
         for label, paths in (("changed", mismatch.changed), ("new", mismatch.added), ("gone", mismatch.removed)):
             for path in paths:
-                click.echo(f"{label}: golden/{mismatch.environment}/{path}")
+                click.echo(f"{label}: golden/{mismatch.environment}/{printable(path)}")
     if mismatches:
         click.echo("golden/ differs from the render: review with 'krc diff', accept with 'krc golden'", err=True)
         sys.exit(1)

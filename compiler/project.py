@@ -21,9 +21,14 @@ MAX_NAME_LENGTH = 63
 _NOT_ENVIRONMENTS = re.compile(r"^(README\.md|\.(?!.*\.ya?ml$).*)$")
 
 
+def printable(text: str) -> str:
+    """Text as one line of output: control characters (a newline in a committed file name) escaped."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
 def shown_name(text: str) -> str:
     """A name as a message can print it: control characters escaped, length bounded."""
-    escaped = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    escaped = printable(text)
     return escaped if len(escaped) <= 80 else escaped[:77] + "..."
 
 
