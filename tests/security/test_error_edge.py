@@ -75,8 +75,8 @@ def test_krc_itself_uses_the_edge():
 
 def test_a_committed_file_name_cannot_forge_output_lines(target):
     project, _ = target
-    (project.golden_dir / "dev" / "manifests" / "x\nchanged: golden/dev/forged.yaml").write_text("a: 1\n")
+    (project.golden_dir / "dev" / "x\nchanged: forged.yaml").write_text("a: 1\n")
     result = CliRunner().invoke(main, ["--project", str(project.root), "check", "dev"])
     assert result.exit_code == 1
-    assert "changed: golden/dev/forged.yaml" not in result.output.splitlines()
-    assert "gone: golden/dev/manifests/x\\nchanged: golden/dev/forged.yaml" in result.output.splitlines()
+    assert "changed: forged.yaml" not in result.output.splitlines()
+    assert "gone: golden/dev/x\\nchanged: forged.yaml" in result.output.splitlines()
