@@ -43,7 +43,7 @@ def sidecar_copy(destination: Path) -> Path:
 
 def timed(argv: list[str], cwd: Path, env: dict) -> float:
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"{' '.join(argv)} failed: {done.stderr.decode()}")
@@ -57,7 +57,7 @@ def in_process_split(app: Path) -> dict[str, float]:
     render = pipeline.compile_environment(project, ENVIRONMENT)
     marks["compile"] = time.perf_counter() - start
     start = time.perf_counter()
-    pipeline.check_environment(render).findings
+    pipeline.check_environment(render)
     marks["lint"] = time.perf_counter() - start
     start = time.perf_counter()
     dump_stream(select_documents(render.objects, render.chart, Request(ENVIRONMENT)))

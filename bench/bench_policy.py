@@ -78,12 +78,17 @@ def main() -> None:
     marginal = (t_many - t_shipped) / (n_many - n_shipped)
     print(f"engine: {engine.description}")
     print(f"baseline  engine start (cue version)          {baseline:7.3f} s")
-    print(f"krc policy, {n_shipped:3d} shipped environments        {t_shipped:7.3f} s  = {t_shipped / baseline:5.2f} x baseline")
-    print(f"krc policy, {n_many:3d} environments (+{SYNTHETIC} synthetic) {t_many:7.3f} s  = {t_many / baseline:5.2f} x baseline")
-    print(f"marginal cost per environment                {marginal * 1000:7.1f} ms = {marginal / baseline:5.3f} x baseline")
+    print(f"krc policy, {n_shipped:3d} shipped environments        {t_shipped:7.3f} s "
+          f" = {t_shipped / baseline:5.2f} x baseline")
+    print(f"krc policy, {n_many:3d} environments (+{SYNTHETIC} synthetic) {t_many:7.3f} s "
+          f" = {t_many / baseline:5.2f} x baseline")
+    print(f"marginal cost per environment                {marginal * 1000:7.1f} ms"
+          f" = {marginal / baseline:5.3f} x baseline")
     engine_marginal = (e_many - e_shipped) / (n_many - n_shipped)
-    print(f"policy step only (one engine run), {n_shipped:3d} envs    {e_shipped:7.3f} s  = {e_shipped / baseline:5.2f} x baseline")
-    print(f"policy step only (one engine run), {n_many:3d} envs    {e_many:7.3f} s  = {e_many / baseline:5.2f} x baseline")
+    print(f"policy step only (one engine run), {n_shipped:3d} envs    {e_shipped:7.3f} s "
+          f" = {e_shipped / baseline:5.2f} x baseline")
+    print(f"policy step only (one engine run), {n_many:3d} envs    {e_many:7.3f} s "
+          f" = {e_many / baseline:5.2f} x baseline")
     print(f"  engine marginal cost per environment       {engine_marginal * 1000:7.1f} ms = "
           f"{engine_marginal / baseline:5.3f} x baseline")
     print(f"one engine run per environment would cost    {n_many * baseline:7.3f} s  "

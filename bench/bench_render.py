@@ -44,9 +44,11 @@ def main() -> int:
         floor = best_run([sys.executable, "-c", FLOOR, str(ROOT), scratch], env)
     files = sum(1 for p in (ROOT / "rendered").rglob("*") if p.is_file())
     size = sum(p.stat().st_size for p in (ROOT / "rendered").rglob("*") if p.is_file())
-    print(f"krc render (all environments, warm, best of {RUNS}): {render:.3f} s wall, {files} files, {size / 1e6:.1f} MB")
+    print(f"krc render (all environments, warm, best of {RUNS}): {render:.3f} s wall,"
+          f" {files} files, {size / 1e6:.1f} MB")
     print(f"floor (python + load the same YAML + write the same bytes): {floor:.3f} s")
-    print(f"ratio render/floor: {render / floor:.1f}x   goal: render under 0.5 s -> {'met' if render < 0.5 else 'NOT met'}")
+    print(f"ratio render/floor: {render / floor:.1f}x   goal: render under 0.5 s"
+          f" -> {'met' if render < 0.5 else 'NOT met'}")
     return 0
 
 

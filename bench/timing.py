@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def best_of(runs: int, work: Callable[[], object]) -> float:

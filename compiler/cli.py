@@ -8,8 +8,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 import click
 
@@ -20,11 +21,11 @@ from .project import Project, find_project, printable
 from .rules import describe, summaries
 
 
-def reports_errors(command: Callable) -> Callable:
+def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     """Bad input becomes one line per problem on stderr and exit status 2."""
 
     @functools.wraps(command)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except KrcError as err:
@@ -210,7 +211,8 @@ def policy_command(environments: tuple[str, ...]) -> None:
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
               show_default=True, help="Output format.")
 @click.option("--kuberay-version", help="Paths only: operator version whose CRDs and gates apply (default: newest).")
-@click.option("--feature-gates", default="", help="Paths only: gate overrides, e.g. RayCronJob=true,RayClusterMTLS=false.")
+@click.option("--feature-gates", default="",
+              help="Paths only: gate overrides, e.g. RayCronJob=true,RayClusterMTLS=false.")
 @click.option("--argocd-crds", type=click.Path(exists=True), help="Argo CD's CRDs (file or folder): validate Argo CD "
               "objects too (environments: instead of their argocd.crds).")
 @reports_errors
@@ -244,7 +246,7 @@ def argocd_group() -> None:
     """Argo CD config-management plugin commands (see deploy/argocd/README.md)."""
 
 
-def _argocd_options(command: Callable) -> Callable:
+def _argocd_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Request options; each overrides ARGOCD_APP_PARAMETERS, PARAM_* and ARGOCD_ENV_KRC_* (the plugin inputs)."""
     for option in reversed([
         click.option("--environment", help="Environment to render (plugin parameter 'environment')."),

@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Optional, TypeVar
+from typing import Any, TypeVar
 
 LocationT = TypeVar("LocationT")
 
 # (parent, segment) or None for the document root
-LinkedPath = Optional[tuple[Any, Any]]
+LinkedPath = tuple[Any, Any] | None
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
 _SEGMENT = re.compile(r'\.?([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')

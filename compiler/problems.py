@@ -1,8 +1,9 @@
 """Problems are values: every stage collects them and a formatter reports them at the edge."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Any, Literal
 
 from . import fieldpath
 
@@ -47,7 +48,7 @@ class Problem:
         rule = f" [{self.rule}]" if self.rule else ""
         return f"{where}: {self.severity} {self.message}{rule}"
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         loc = self.location or Location("")
         return (loc.file, loc.line, loc.column, SEVERITY_ORDER[self.severity], self.rule, self.message)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,7 +189,7 @@ class Project:
         except ValueError:
             return str(path)
 
-    def select(self, names: tuple[str, ...] | list[str]) -> list[str]:
+    def select(self, names: Sequence[str]) -> list[str]:
         """The named environments (all when none are named), checked to exist."""
         known = self.environment_names()
         if not names:

@@ -7,7 +7,8 @@ no counterpart falls back to its nearest mapped parent, and at worst to the envi
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 from .problems import Location
 from .render import SOURCE_ANNOTATION
@@ -25,7 +26,7 @@ _JOB_KEYS = {"runtimeEnvYAML": ("runtimeEnv",), "rayClusterSpec": ("cluster",)}
 _SERVICE_KEYS = {"serveConfigV2": ("serveConfig",), "rayClusterConfig": ("cluster",), "upgradeStrategy": ("upgrade",)}
 
 
-def _group(doc_group: dict, rest: Path) -> Path:
+def _group(doc_group: dict[str, Any], rest: Path) -> Path:
     """Path inside a head or worker group spec -> path inside the environment's group entry."""
     if not rest:
         return ()
@@ -34,14 +35,15 @@ def _group(doc_group: dict, rest: Path) -> Path:
         if field == "resources" and len(rest) > 6:
             return _RESOURCE_KEYS.get(rest[6], ())
         return _CONTAINER_FIELDS.get(field, ())
-    if rest[0] == "template" and rest[1:2] == ("spec",) and len(rest) > 2 and rest[2] in ("nodeSelector", "tolerations"):
+    if (rest[0] == "template" and rest[1:2] == ("spec",) and len(rest) > 2
+            and rest[2] in ("nodeSelector", "tolerations")):
         return (rest[2],) + tuple(rest[3:4])
     if rest[0] == "groupName":
         return ("name",)
     return (rest[0],) if isinstance(rest[0], str) else ()
 
 
-def _cluster(spec: dict, rest: Path) -> Path:
+def _cluster(spec: dict[str, Any], rest: Path) -> Path:
     if not rest:
         return ()
     key = rest[0]
@@ -61,9 +63,10 @@ def _cluster(spec: dict, rest: Path) -> Path:
     return mapped + (tuple(rest[1:2]) if key == "autoscalerOptions" else ())
 
 
-def environment_path(document: dict, path: Path) -> Path:
+def environment_path(document: dict[str, Any], path: Path) -> Path:
     """The environment path (below the object's item) that produced `path` of the object, as far as known."""
-    spec = document.get("spec") if isinstance(document.get("spec"), dict) else {}
+    raw_spec = document.get("spec")
+    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
     kind = document.get("kind")
     if path[:1] == ("metadata",):
         return tuple(path[1:3]) if path[1:2] in (("labels",), ("annotations",)) else ()
@@ -85,7 +88,7 @@ def environment_path(document: dict, path: Path) -> Path:
     return tuple(rest[:1])
 
 
-def _job(spec: dict, rest: Path) -> Path:
+def _job(spec: dict[str, Any], rest: Path) -> Path:
     if not rest:
         return ()
     if rest[0] == "rayClusterSpec":
@@ -93,7 +96,7 @@ def _job(spec: dict, rest: Path) -> Path:
     return _JOB_KEYS.get(rest[0], (rest[0],))
 
 
-def object_positions(document: dict, locate: Locate) -> Positions | None:
+def object_positions(document: dict[str, Any], locate: Locate) -> Positions | None:
     """A position for every field of an object rendered from an environment item; None if it names none."""
     source = ((document.get("metadata") or {}).get("annotations") or {}).get(SOURCE_ANNOTATION)
     if not isinstance(source, str):

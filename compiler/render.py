@@ -29,7 +29,7 @@ SOURCE_ANNOTATION = "krc.dev/source"
 
 @dataclass(frozen=True)
 class RenderedObject:
-    document: dict
+    document: dict[str, Any]
     template: str  # the template that produced it, relative to the project
     location: Location | None  # where its environment item was set, when the template names one
 
@@ -44,7 +44,7 @@ class Render:
 
     environment: Environment
     chart: Chart
-    helm_values: dict
+    helm_values: dict[str, Any]
     objects: tuple[RenderedObject, ...]
     findings: tuple[Problem, ...] = ()  # schema and lint findings below error level (errors stop the pipeline)
 
@@ -82,7 +82,7 @@ def _check_object(doc: Any, shown: str) -> None:
         raise KrcError(f"{problem}; fix the template or the environment value it reads", Location(shown))
 
 
-def _located(env: Environment, doc: dict) -> Location | None:
+def _located(env: Environment, doc: dict[str, Any]) -> Location | None:
     source = ((doc.get("metadata") or {}).get("annotations") or {}).get(SOURCE_ANNOTATION)
     if not source:
         return None
@@ -100,7 +100,8 @@ def render_environment(project: Project, env: Environment, chart: Chart) -> Rend
         raise KrcError(f"missing templates/{VALUES_TEMPLATES[0].as_posix()}: it renders the operator's Helm values")
     [docs] = engine_for(values_template).render([values_template], templates, context, project.root)
     if len(docs) != 1 or not isinstance(docs[0], dict):
-        raise KrcError("the values template must render exactly one YAML map", Location(project.relative(values_template)))
+        raise KrcError("the values template must render exactly one YAML map",
+                       Location(project.relative(values_template)))
     helm_values = merge_values(docs[0], (env.data.get("operator") or {}).get("values") or {}, null_for_absent=True)
     # object templates see the final Helm values (the Argo CD operator Application carries them inline)
     context = {**context, "helmValues": helm_values}
@@ -108,7 +109,8 @@ def render_environment(project: Project, env: Environment, chart: Chart) -> Rend
     objects: list[RenderedObject] = []
     for suffix, engine in ENGINES.items():
         batch = [t for t in _object_templates(project) if t.suffix == suffix]
-        for template, documents in zip(batch, engine.render(batch, templates, context, project.root) if batch else []):
+        rendered = engine.render(batch, templates, context, project.root) if batch else []
+        for template, documents in zip(batch, rendered, strict=True):
             shown = project.relative(template)
             for doc in documents:
                 _check_object(doc, shown)

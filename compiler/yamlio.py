@@ -4,7 +4,8 @@ The C loader and dumper are used when PyYAML was built with libyaml; both produc
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import yaml
 
@@ -97,7 +98,7 @@ class _Builder:
     def build(self, node: yaml.Node, path: Path) -> Any:
         self.positions[path] = _mark(self.filename, node)
         if isinstance(node, yaml.MappingNode):
-            out: dict[Any, Any] = {}
+            out: dict[str | int | float, Any] = {}  # YAML map keys are any scalar
             for key_node, value_node in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     raise KrcError("YAML merge keys (<<) are not supported; write the keys out",

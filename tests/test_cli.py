@@ -46,7 +46,8 @@ def test_unknown_environment_lists_the_known_ones(project: Project):
 def test_explain(project: Project):
     result = run(project, "explain", "dev", "clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas")
     assert result.exit_code == 0
-    assert "dev: clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas =\n  2\n  set at environments/dev.yaml:" in result.output
+    assert ("dev: clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas =\n  2\n  set at environments/dev.yaml:"
+            in result.output)
     result = run(project, "explain", "prod-eks-gpu", "operator.chart.version")
     assert "  set at environments/base.yaml:" in result.output
     assert "  overridden at environments/prod-eks-gpu.yaml:" in result.output

@@ -90,7 +90,8 @@ def test_prod_renders_every_kind_with_the_gates_it_needs(project: Project):
 
 def test_timezone_on_an_older_chart_is_an_error_naming_the_template(project: Project):
     path = project.environment_file("prod-eks-gpu")
-    path.write_text(path.read_text().replace("    schedule: '0 2 * * *'\n", "    schedule: '0 2 * * *'\n    timeZone: Europe/Berlin\n"))
+    path.write_text(path.read_text().replace("    schedule: '0 2 * * *'\n",
+                                             "    schedule: '0 2 * * *'\n    timeZone: Europe/Berlin\n"))
     with pytest.raises(KrcError) as err:
         pipeline.compile_environment(project, "prod-eks-gpu")
     problem = err.value.problems[0]
@@ -101,7 +102,8 @@ def test_timezone_on_an_older_chart_is_an_error_naming_the_template(project: Pro
 def test_timezone_is_emitted_on_1_7_0(project: Project):
     path = project.environment_file("prod-eks-gpu")
     text = path.read_text().replace("    version: 1.6.2\n", "    version: 1.7.0\n")
-    path.write_text(text.replace("    schedule: '0 2 * * *'\n", "    schedule: '0 2 * * *'\n    timeZone: Europe/Berlin\n"))
+    path.write_text(text.replace("    schedule: '0 2 * * *'\n",
+                                 "    schedule: '0 2 * * *'\n    timeZone: Europe/Berlin\n"))
     render = pipeline.compile_environment(project, "prod-eks-gpu")
     assert objects_by_ref(render)["RayCronJob/ray-prod/nightly-eval"]["spec"]["timeZone"] == "Europe/Berlin"
 
@@ -191,7 +193,7 @@ def test_golden_accept_and_mismatch_listing(project: Project):
 def test_explain_prints_value_and_chain(project: Project):
     result = pipeline.explain(project, "prod-eks-gpu", "operator.chart.version")
     assert result.value == "1.6.2"
-    assert [str(l) for l in result.chain] == [
+    assert [str(loc) for loc in result.chain] == [
         f"environments/base.yaml:{line_of(project, 'base', '    version: 1.7.0')}:5",
         f"environments/prod-eks-gpu.yaml:{line_of(project, 'prod-eks-gpu', '    version: 1.6.2')}:5"]
 

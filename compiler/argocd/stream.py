@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from .. import yamlio
 
@@ -16,12 +17,12 @@ from .. import yamlio
 _NOT_VERBATIM = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 
 
-def _crd_text(document: dict) -> str:
+def _crd_text(document: dict[str, Any]) -> str:
     text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return text + "\n" if not _NOT_VERBATIM.search(text) else yamlio.dump(document)
 
 
-def dump_stream(documents: list[dict]) -> str:
+def dump_stream(documents: list[dict[str, Any]]) -> str:
     """Every document after a '---' line; identical documents give identical bytes."""
     parts = []
     for document in documents:

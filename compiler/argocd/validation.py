@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
+from typing import Any
 
 from ..environment.model import Environment
 from ..problems import KrcError, Location, Problem
@@ -53,7 +54,8 @@ def crds_path(project: Project, env: Environment, override: str | None = None) -
     return path
 
 
-def validate_documents(documents: Iterable[dict], schemas: SchemaSet, where: Location | None = None) -> list[Problem]:
+def validate_documents(documents: Iterable[dict[str, Any]], schemas: SchemaSet,
+                       where: Location | None = None) -> list[Problem]:
     """Problems of every Argo CD object among `documents`; other objects are not this check's business."""
     problems: list[Problem] = []
     for document in documents:

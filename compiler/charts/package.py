@@ -11,6 +11,7 @@ import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import limits, yamlio
 from ..k8s.crd_yaml import load_crd_documents
@@ -37,8 +38,9 @@ class Crd:
     storage_version: str
 
     @functools.cached_property
-    def document(self) -> dict:
-        return json.loads(self.canonical)
+    def document(self) -> dict[str, Any]:
+        document: dict[str, Any] = json.loads(self.canonical)
+        return document
 
     @functools.cached_property
     def digest(self) -> str:
@@ -48,7 +50,7 @@ class Crd:
         return self.digest
 
     @classmethod
-    def from_document(cls, document: dict, source: str, text: str) -> "Crd":
+    def from_document(cls, document: dict[str, Any], source: str, text: str) -> Crd:
         try:
             spec = document["spec"]
             versions = spec["versions"]
@@ -60,7 +62,7 @@ class Crd:
             raise KrcError(f"{source}: a CustomResourceDefinition lacks {err} (metadata.name, spec.group, "
                            "spec.names.kind and spec.versions are required); fix the CRD") from None
 
-    def facts(self) -> list:
+    def facts(self) -> list[Any]:
         """What the parse cache keeps besides the text: everything but the shipped file."""
         return [self.name, self.group, self.kind, list(self.served_versions), self.storage_version, self.canonical]
 
@@ -70,7 +72,7 @@ class Chart:
     name: str
     version: str
     app_version: str
-    values: dict
+    values: dict[str, Any]
     templates: tuple[tuple[str, str], ...]  # (path inside templates/, text), sorted
     crds: tuple[Crd, ...]  # sorted by name
 
@@ -117,15 +119,16 @@ def parse_crd_documents(text: str, source: str) -> list[Crd]:
     return crds
 
 
-def _cached_crd_documents(digest: str) -> list[list[list]] | None:
+def _cached_crd_documents(digest: str) -> list[list[list[Any]]] | None:
     """Per CRD file, the facts of its CRDs (see Crd.facts)."""
     try:
-        return json.loads((cache_dir() / f"crds-{digest}.json").read_text(encoding="utf-8"))
+        documents: list[list[list[Any]]] = json.loads((cache_dir() / f"crds-{digest}.json").read_text(encoding="utf-8"))
+        return documents
     except (OSError, ValueError):
         return None
 
 
-def _store_crd_documents(digest: str, documents: list[list[list]]) -> None:
+def _store_crd_documents(digest: str, documents: list[list[list[Any]]]) -> None:
     """Best effort: a read-only home (an Argo CD sidecar) only costs speed, never correctness."""
     try:
         folder = cache_dir()
@@ -144,7 +147,7 @@ def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd,
     cached = _cached_crd_documents(digest)
     crds: list[Crd] = []
     if cached is not None and len(cached) == len(names):
-        for name, documents in zip(names, cached):
+        for name, documents in zip(names, cached, strict=True):
             text = members[name].decode("utf-8")
             crds.extend(Crd(crd_name, name[len(root) + 1:], text, canonical, group, kind, tuple(served), storage)
                         for crd_name, group, kind, served, storage, canonical in documents)

@@ -106,7 +106,8 @@ def _write_atomically(path: Path, payload: bytes) -> None:
 
 def _write_lock(vendor_dir: Path, lock: dict[tuple[str, str], str]) -> None:
     charts = [{"name": n, "version": v, "digest": d} for (n, v), d in sorted(lock.items())]
-    text = "# Written by 'krc vendor'. Commit it: downloads must match these digests.\n" + yamlio.dump({"charts": charts})
+    text = ("# Written by 'krc vendor'. Commit it: downloads must match these digests.\n"
+            + yamlio.dump({"charts": charts}))
     _write_atomically(vendor_dir / LOCK_NAME, text.encode("utf-8"))
 
 

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 Severity = Literal["breaking", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("breaking", "warning", "info")
@@ -29,7 +30,7 @@ class CrdChange:
     old: Any = None
     new: Any = None
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         # breaking first inside each CRD, so a reviewer reads what matters before the additions
         return (self.crd, SEVERITY_ORDER[self.severity], self.version, self.path, self.check, self.message,
                 json.dumps([self.old, self.new], sort_keys=True, default=str))
@@ -48,7 +49,7 @@ def has_breaking(changes: Iterable[CrdChange]) -> bool:
 
 
 def severity_counts(changes: Iterable[CrdChange]) -> dict[str, int]:
-    counts = {name: 0 for name in SEVERITIES}
+    counts: dict[str, int] = {name: 0 for name in SEVERITIES}
     for change in changes:
         counts[change.severity] += 1
     return counts

@@ -49,7 +49,8 @@ upgrade-safety preflight, which runs it):
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .changes import CrdChange, Severity
 
@@ -97,7 +98,8 @@ class SchemaWalk:
             **{key: self._bound for key in _BOUNDS}, **{key: self._documentation for key in _DOCUMENTATION},
         }
 
-    def emit(self, path: str, check: str, severity: Severity, message: str, old: Any = None, new: Any = None):
+    def emit(self, path: str, check: str, severity: Severity, message: str, old: Any = None,
+             new: Any = None) -> None:
         self.out.append(CrdChange(self.crd, self.version, path, check, severity, message, old, new))
 
     # -- the walk --------------------------------------------------------------------------------------------
@@ -126,9 +128,9 @@ class SchemaWalk:
         self._child(old.get("additionalProperties"), new.get("additionalProperties"), path + ".*", "map values",
                     free or old.get("additionalProperties") is True)
 
-    def _properties(self, old: dict, new: dict, path: str) -> None:
-        before: dict = old.get("properties") or {}
-        after: dict = new.get("properties") or {}
+    def _properties(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
+        before: dict[str, Any] = old.get("properties") or {}
+        after: dict[str, Any] = new.get("properties") or {}
         old_required = set(old.get("required") or ())
         new_required = set(new.get("required") or ())
         prefix = path + "." if path else ""
@@ -320,8 +322,9 @@ class SchemaWalk:
             else:
                 self.emit(path, "validation-rule-changed", "warning", f"CEL rule `{text}` changed its options: "
                           "check existing objects against it", was, now)
-        # a rule rewritten in place shows up as one removed and one added: report it as a change
-        for was, now in zip(removed, added):
+        # a rule rewritten in place shows up as one removed and one added: report it as a change; the unpaired
+        # rest of either list is reported as removed or added below, so the lists may differ in length
+        for was, now in zip(removed, added, strict=False):
             self.emit(path, "validation-rule-changed", "warning", f"CEL rule `{_one_line(was.get('rule'))}` "
                       f"replaced by `{_one_line(now.get('rule'))}`: check existing objects against it", was, now)
         for now in added[len(removed):]:

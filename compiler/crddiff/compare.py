@@ -4,16 +4,17 @@ Severities are argued in the docstring of `checks`.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..problems import KrcError
-from .changes import CrdChange, sorted_changes
+from .changes import CrdChange, Severity, sorted_changes
 from .checks import SchemaWalk
 
 
-def _index(crds: Sequence[dict], side: str) -> dict[str, dict]:
+def _index(crds: Sequence[dict[str, Any]], side: str) -> dict[str, dict[str, Any]]:
     """CRDs by metadata.name, after checking each has what the comparison reads."""
-    by_name: dict[str, dict] = {}
+    by_name: dict[str, dict[str, Any]] = {}
     for crd in crds:
         name = (crd.get("metadata") or {}).get("name") if isinstance(crd, dict) else None
         if not isinstance(name, str) or not name:
@@ -29,24 +30,25 @@ def _index(crds: Sequence[dict], side: str) -> dict[str, dict]:
     return by_name
 
 
-def _versions(crd: dict) -> dict[str, dict]:
+def _versions(crd: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {v["name"]: v for v in crd["spec"]["versions"]}
 
 
-def _storage_version(crd: dict) -> str | None:
+def _storage_version(crd: dict[str, Any]) -> str | None:
     return next((v["name"] for v in crd["spec"]["versions"] if v.get("storage")), None)
 
 
-def _kind(crd: dict) -> str:
+def _kind(crd: dict[str, Any]) -> str:
     return str((crd["spec"].get("names") or {}).get("kind", ""))
 
 
 class _CrdComparison:
-    def __init__(self, name: str, old: dict, new: dict, out: list[CrdChange]):
+    def __init__(self, name: str, old: dict[str, Any], new: dict[str, Any], out: list[CrdChange]):
         self.name, self.old, self.new, self.out = name, old, new, out
 
-    def emit(self, version: str, check: str, severity: str, message: str, old: Any = None, new: Any = None):
-        self.out.append(CrdChange(self.name, version, "", check, severity, message, old, new))  # type: ignore[arg-type]
+    def emit(self, version: str, check: str, severity: Severity, message: str, old: Any = None,
+             new: Any = None) -> None:
+        self.out.append(CrdChange(self.name, version, "", check, severity, message, old, new))
 
     def run(self) -> None:
         old_spec, new_spec = self.old["spec"], self.new["spec"]
@@ -60,7 +62,7 @@ class _CrdComparison:
                       "deployed before the CRD is applied", old_spec.get("conversion"), new_spec.get("conversion"))
         self._versions()
 
-    def _names(self, old: dict, new: dict) -> None:
+    def _names(self, old: dict[str, Any], new: dict[str, Any]) -> None:
         if old == new:
             return
         if old.get("kind") != new.get("kind"):
@@ -112,7 +114,7 @@ class _CrdComparison:
                       f"{old_storage} to {new_storage}: existing objects stay stored as {old_storage} until "
                       "rewritten; migrate them before removing it", old_storage, new_storage)
 
-    def _version_attributes(self, name: str, was: dict, now: dict) -> None:
+    def _version_attributes(self, name: str, was: dict[str, Any], now: dict[str, Any]) -> None:
         if bool(now.get("deprecated")) != bool(was.get("deprecated")):
             if now.get("deprecated"):
                 self.emit(name, "version-deprecated", "warning", f"version {name} is now deprecated: move "
@@ -140,7 +142,7 @@ class _CrdComparison:
                 self.emit(name, check, "info", f"{key} changed from {names[0]} to {names[1]}", names[0], names[1])
 
 
-def compare_crds(old: Sequence[dict], new: Sequence[dict]) -> list[CrdChange]:
+def compare_crds(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[CrdChange]:
     """Every change between two sets of CRDs (matched by metadata.name), classified and sorted."""
     before, after = _index(old, "old"), _index(new, "new")
     out: list[CrdChange] = []

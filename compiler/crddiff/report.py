@@ -5,7 +5,7 @@ Each formatter takes any list of changes, so `krc diff` can embed the CRD sectio
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from .changes import SEVERITIES, SEVERITY_ORDER, CrdChange, severity_counts, sorted_changes
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from ..charts import package, repository, vendor
 from ..k8s.crds import load_crds_from_path
@@ -16,19 +17,19 @@ DEFAULT_REPOSITORY = repository.KUBERAY_REPOSITORY
 _CHART_REFERENCE = re.compile(r"^(?P<name>[a-z0-9][a-z0-9._-]*)@(?P<version>[0-9A-Za-z][0-9A-Za-z.+_-]*)$")
 
 
-def crds_from_archive(data: bytes, origin: str) -> list[dict]:
+def crds_from_archive(data: bytes, origin: str) -> list[dict[str, Any]]:
     """The CRDs a packaged chart ships in its `crds/` directory, in name order (parsed once per chart digest)."""
     return [crd.document for crd in package.read_chart_bytes(data, origin).crds]
 
 
-def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict]:
+def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict[str, Any]]:
     """The vendored chart when the project has it locked, else the chart repository."""
     vendor_dir = project_root / "vendor" if project_root is not None else None
     chart = vendor.vendored_or_downloaded(vendor_dir, name, version, DEFAULT_REPOSITORY)
     return [crd.document for crd in chart.crds]
 
 
-def load_crd_source(spec: str, project_root: Path | None) -> list[dict]:
+def load_crd_source(spec: str, project_root: Path | None) -> list[dict[str, Any]]:
     """The CRDs named by a command-line argument: a CRD file, a directory of them (searched recursively),
     a chart `.tgz`, or `NAME@VERSION` (the vendored copy under `<project_root>/vendor/charts/` when locked,
     else the chart repository, `KRC_CHART_REPOSITORY` or KubeRay's)."""

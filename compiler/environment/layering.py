@@ -63,14 +63,15 @@ def duplicate_names(data: Any, positions: Positions, fallback: Location) -> list
             for key, child in value.items():
                 walk(child, raw + (key,))
         elif isinstance(value, list):
-            seen: set[str] = set()
+            seen: set[str | None] = set()
             for i, child in enumerate(value):
                 if is_named_list(value):
                     if item_name(child) in seen:
                         where = ".".join(str(p) for p in named_path(data, raw))
                         problems.append(Problem(f"{where} names '{child['name']}' twice; names in a list must be "
                                                 "unique (layers merge items by name): rename or remove one",
-                                                positions.get(raw + (i, "name"), fallback), segments=named_path(data, raw)))
+                                                positions.get(raw + (i, "name"), fallback),
+                                                segments=named_path(data, raw)))
                     seen.add(item_name(child))
                 walk(child, raw + (i,))
 
@@ -178,7 +179,7 @@ class _Merger:
         return result
 
 
-def merge_layers(layers: list[tuple[Any, Positions, Location]]) -> tuple[dict, Origins]:
+def merge_layers(layers: list[tuple[Any, Positions, Location]]) -> tuple[dict[str, Any], Origins]:
     """Fold layers (data, named positions, file location), the base first, into one value with origins."""
     origins: Origins = {}
     result: Any = {}

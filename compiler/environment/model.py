@@ -15,7 +15,7 @@ from . import layering, schema
 class Environment:
     name: str
     files: tuple[str, ...]  # the layer chain, base first, relative to the project root
-    data: dict
+    data: dict[str, Any]
     origins: layering.Origins = field(repr=False, compare=False)
 
     def chain_of(self, path: Path) -> tuple[Location, ...]:
@@ -100,7 +100,8 @@ def load_environment(project: Project, name: str) -> Environment:
     """The resolved environment `name`; raises KrcError with every schema problem of every layer."""
     layers: list[tuple[Any, yamlio.Positions, str]] = []
     seen: list[str] = []
-    current, asked_at = name, None
+    current: str | None = name
+    asked_at: Location | None = None
     while current is not None:
         if current in seen:
             cycle = " -> ".join(seen + [current])

@@ -8,8 +8,9 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+from collections.abc import Iterator, Mapping
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 
@@ -27,8 +28,10 @@ REQUIRED_AFTER_MERGE: tuple[Path, ...] = (
 
 
 @functools.cache
-def environment_schema() -> dict:
-    return json.loads(resources.files("compiler.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+def environment_schema() -> dict[str, Any]:
+    text = resources.files("compiler.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 @functools.cache
@@ -58,8 +61,11 @@ def _dotted(path: Path) -> str:
 
 def _unknown_key_problems(error: jsonschema.ValidationError, positions: Positions,
                           fallback: Location) -> Iterator[Problem]:
-    allowed = sorted((error.schema.get("properties") or {}).keys())
-    for key in error.instance:
+    # the caller passes additionalProperties errors on maps only, so both are maps (the types allow bool, unset)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    instance = error.instance if isinstance(error.instance, Mapping) else {}
+    allowed = sorted((schema.get("properties") or {}).keys())
+    for key in instance:
         if key in allowed:
             continue
         path = tuple(error.absolute_path) + (key,)
@@ -83,7 +89,8 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
     if error.validator == "required":
         message = f"{message} in {_dotted(path)}; add it"
     elif error.validator == "enum":
-        message = f"{_dotted(path)}: {_shown(error.instance)} is not one of {_shown(error.validator_value)}; use one of them"
+        message = (f"{_dotted(path)}: {_shown(error.instance)} is not one of {_shown(error.validator_value)}; "
+                   "use one of them")
     elif error.validator == "pattern" and path and path[-1] == "name":
         message = (f"{_dotted(path)}: {_shown(error.instance)} is not a valid Kubernetes name; use lowercase letters, "
                    "digits and '-', starting and ending with a letter or digit")
@@ -93,7 +100,8 @@ def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallba
         wanted = _TYPE_WORDS.get(str(error.validator_value), str(error.validator_value))
         message = f"{_dotted(path)}: {_shown(error.instance)} should be {wanted}; change the value"
     else:
-        message = f"{_dotted(path)}: {_shown(error.instance)} breaks '{error.validator}: {_shown(error.validator_value)}'; fix the value"
+        message = (f"{_dotted(path)}: {_shown(error.instance)} breaks "
+                   f"'{error.validator}: {_shown(error.validator_value)}'; fix the value")
     yield Problem(message, _nearest(positions, path, fallback), segments=path)
 
 
@@ -101,7 +109,8 @@ def _missing_fields(error: jsonschema.ValidationError) -> list[str]:
     """The fields a `required` error is about, read from the schema and the instance (not from its message)."""
     if error.validator != "required" or not isinstance(error.instance, dict):
         return []
-    return [str(field) for field in error.validator_value if field not in error.instance]
+    required = error.validator_value if isinstance(error.validator_value, list) else []  # a list in any schema
+    return [str(field) for field in required if field not in error.instance]
 
 
 def _layer_may_omit(error: jsonschema.ValidationError) -> bool:
@@ -121,7 +130,7 @@ def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[
     return sorted(problems, key=Problem.sort_key)
 
 
-def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+def check_merged(data: dict[str, Any], locate: Any, fallback: Location) -> list[Problem]:
     """What only the merged environment can show: required fields no layer set."""
 
     problems: set[Problem] = set()  # jsonschema reports each missing field once per required list
@@ -135,7 +144,7 @@ def check_merged(data: dict, locate: Any, fallback: Location) -> list[Problem]:
     return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
 
-def check_required(data: dict, locate: Any, fallback: Location) -> list[Problem]:
+def check_required(data: dict[str, Any], locate: Any, fallback: Location) -> list[Problem]:
     """Keys every resolved environment needs; `locate(path)` finds where the nearest parent was set."""
     problems = []
     for path in REQUIRED_AFTER_MERGE:

@@ -8,15 +8,19 @@ that subset falls back to `yamlio.load_all`, so the result always equals what th
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from .. import limits, yamlio
 from ..problems import KrcError
 
+if TYPE_CHECKING:
+    from yaml._yaml import CParser
+
+_CParser: type[CParser] | None
 try:
-    from yaml.cyaml import CParser as _CParser
+    from yaml._yaml import CParser as _CParser  # where yaml.cyaml takes it from
 except ImportError:  # PyYAML built without libyaml
     _CParser = None
 
@@ -37,7 +41,8 @@ class _ScalarResolver(yaml.SafeLoader):
             return self.cache[value]
         except KeyError:
             pass
-        tag = self.resolve(yaml.ScalarNode, value, (True, False))
+        # PyYAML's stubs leave Resolver.resolve unannotated; it returns the tag as a str
+        tag: str = self.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
         node = yaml.ScalarNode(tag, value)
         result = value if tag == "tag:yaml.org,2002:str" else self.construct_object(node, deep=True)
         self.cache[value] = result
@@ -45,7 +50,9 @@ class _ScalarResolver(yaml.SafeLoader):
 
 
 def _documents(text: str, resolver: _ScalarResolver) -> list[Any]:
-    parser = _CParser(text)  # type: ignore[misc]
+    if _CParser is None:  # load_crd_documents checks first; this tells mypy
+        raise _Unsupported
+    parser = _CParser(text)
     get_event = parser.get_event
     plain = resolver.plain
     docs: list[Any] = []
@@ -55,7 +62,9 @@ def _documents(text: str, resolver: _ScalarResolver) -> list[Any]:
     depth_limit = limits.YAML_DEPTH.value
     try:
         while True:
-            event = get_event()
+            # dispatched on the exact event class below, which is faster than isinstance on this hot path but does
+            # not narrow the type for mypy: the event is read untyped
+            event: Any = get_event()
             if event is None:
                 break
             kind = type(event)

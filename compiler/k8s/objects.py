@@ -1,7 +1,7 @@
 """Object identity: API group, kind, namespace and name (`ObjectKey`), and the `Kind/namespace/name` reference.
 
-For a change the API version is deliberately not part of it, so `ray.io/v1alpha1` -> `ray.io/v1` reads as a change of the
-`apiVersion` field of one object rather than one object deleted and another created (as helm-diff does).
+For a change the API version is deliberately not part of it, so `ray.io/v1alpha1` -> `ray.io/v1` reads as a change of
+the `apiVersion` field of one object rather than one object deleted and another created (as helm-diff does).
 """
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def key_of(document: dict[str, Any]) -> ObjectKey:
 
 def object_ref(document: dict[str, Any]) -> str:
     """`Kind/namespace/name`, or `Kind/name` when the object has no namespace: how findings name an object."""
-    meta = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    raw_meta = document.get("metadata")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
     name = meta.get("name") or (f"{meta['generateName']}*" if meta.get("generateName") else "<unnamed>")
     kind = document.get("kind") or "<no kind>"
     return f"{kind}/{meta['namespace']}/{name}" if meta.get("namespace") else f"{kind}/{name}"

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from ..problems import Problem
 from ..rules import RULES, Rule
@@ -11,13 +13,13 @@ _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def _object_fields(problem: Problem) -> dict:
+def _object_fields(problem: Problem) -> dict[str, Any]:
     kind, _, rest = problem.object.partition("/")
     namespace, _, name = rest.rpartition("/") if "/" in rest else ("", "", rest)
     return {"kind": kind, "namespace": namespace, "name": name}
 
 
-def as_dict(problem: Problem) -> dict:
+def as_dict(problem: Problem) -> dict[str, Any]:
     loc = problem.location
     return {
         "rule": problem.rule,
@@ -40,7 +42,7 @@ def as_json(problems: list[Problem]) -> str:
     return json.dumps([as_dict(p) for p in problems], indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _rule_descriptor(rule_id: str, rule: Rule | None) -> dict:
+def _rule_descriptor(rule_id: str, rule: Rule | None) -> dict[str, Any]:
     if rule is None:  # schema findings and other non-rule checks
         return {"id": rule_id, "shortDescription": {"text": rule_id}}
     return {
@@ -57,7 +59,7 @@ def sarif(problems: list[Problem], tool_version: str = "0.1.0") -> str:
     results = []
     for p in problems:
         rule_id = p.rule or "krc"
-        result: dict = {"ruleId": rule_id, "ruleIndex": index[rule_id], "level": _SARIF_LEVEL[p.severity],
+        result: dict[str, Any] = {"ruleId": rule_id, "ruleIndex": index[rule_id], "level": _SARIF_LEVEL[p.severity],
                         "message": {"text": p.message}}
         if p.location and p.location.file:
             region = {"startLine": max(p.location.line, 1), "startColumn": max(p.location.column, 1)}
@@ -103,4 +105,6 @@ def github(problems: list[Problem]) -> str:
 
 
 def render(problems: list[Problem], fmt: str) -> str:
-    return {"text": text, "json": as_json, "sarif": sarif, "github": github}[fmt](problems)
+    formats: dict[str, Callable[[list[Problem]], str]] = {"text": text, "json": as_json, "sarif": sarif,
+                                                          "github": github}
+    return formats[fmt](problems)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..problems import KrcError, Problem, sorted_problems
 from ..rules import RULES, SEVERITIES, Rule, as_severity

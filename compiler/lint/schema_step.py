@@ -6,6 +6,7 @@ pruned); objects of groups the CRDs do not define pass through unchanged.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ..problems import Problem
 from ..rules.support.context import LintContext, LintObject
@@ -13,7 +14,7 @@ from ..validation import SchemaSet, load_crds_from_path
 
 
 def _schema_set(context: LintContext) -> SchemaSet | None:
-    crds: list = list(context.chart.crds) if context.chart is not None else []
+    crds: list[Any] = list(context.chart.crds) if context.chart is not None else []
     if context.extra_crds:
         crds += load_crds_from_path(context.extra_crds)
     return SchemaSet.from_crds(crds) if crds else None  # compiled once per process, by CRD digest

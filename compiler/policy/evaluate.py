@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..problems import KrcError, Location, Problem, sorted_problems
 from . import workspace
@@ -28,8 +29,8 @@ class PolicyInput:
     """One environment as policies see it: `env` (the resolved environment) and `objects` (rendered manifests)."""
 
     name: str
-    environment: dict
-    objects: tuple[dict, ...]
+    environment: dict[str, Any]
+    objects: tuple[dict[str, Any], ...]
     # where the value at an input path was set, e.g. ("env", "clusters", 0, "head", "gpu") -> environments/x.yaml:12
     locate: Callable[[InputPath], Location | None] = field(default=_nowhere, compare=False)
 
@@ -83,7 +84,7 @@ def _policy_location(position: CuePosition, policies: Sequence[workspace.Policy]
 def _findings(errors: list[CueError], policies: Sequence[workspace.Policy],
               inputs: Sequence[PolicyInput]) -> list[Problem]:
     broken: list[Problem] = []
-    found: dict[tuple, Problem] = {}
+    found: dict[tuple[Any, ...], Problem] = {}
     for error in errors:
         places = list(dict.fromkeys(loc for p in error.positions if (loc := _policy_location(p, policies))))
         target = _target(error.path, len(policies), len(inputs))

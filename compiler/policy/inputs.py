@@ -1,7 +1,8 @@
 """From compiled environments to the inputs CUE policies judge."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import fieldpath
 from ..environment.layering import named_path
@@ -34,7 +35,7 @@ def policy_input(render: Render) -> PolicyInput:
 ALWAYS_SET = {"production": False, "cpuOnly": False}
 
 
-def policy_environment(name: str, data: dict) -> dict:
+def policy_environment(name: str, data: dict[str, Any]) -> dict[str, Any]:
     """The `env` that policies see: the resolved environment plus its name and the always-set flags."""
     return {**ALWAYS_SET, **data, "name": name}
 

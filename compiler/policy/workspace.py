@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .. import limits
 from ..problems import KrcError, Location
@@ -51,7 +52,7 @@ def read_policy(path: Path, shown: str) -> Policy:
 
 def _package_of(text: str, shown: str) -> str:
     """The package clause: it must come first, after comments, so krc can import the file as a package."""
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("//"):
             continue
@@ -79,7 +80,7 @@ def _cue_json(value: Any, what: str) -> str:
 
 
 def write_workspace(root: Path, policies: Sequence[Policy],
-                    environments: Sequence[tuple[str, dict, Sequence[dict]]]) -> None:
+                    environments: Sequence[tuple[str, dict[str, Any], Sequence[dict[str, Any]]]]) -> None:
     """Write the files above into the empty directory `root`; environments are (name, data, objects)."""
     (root / "cue.mod").mkdir()
     # CUE from v0.9 on wants a language version; v0.4 (the WebAssembly build) ignores the field

@@ -62,7 +62,8 @@ def _mismatches(found: Any, expected: dict[str, Any]) -> list[str]:
     for key in ("environment", "chart", "fromVersion", "toVersion"):
         if str(found.get(key, "")) != expected[key]:
             problems.append(f"{key} is {found.get(key)!r}, the change has {expected[key]!r}")
-    crds = found.get("crds") if isinstance(found.get("crds"), dict) else {}
+    raw_crds = found.get("crds")
+    crds: dict[str, Any] = raw_crds if isinstance(raw_crds, dict) else {}
     for name, digest in expected["crds"].items():
         if str(crds.get(name, "")) != digest:
             problems.append(f"crds.{name} is {crds.get(name)!r}, the new chart's CRD has sha256 {digest}")

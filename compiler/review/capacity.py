@@ -11,9 +11,10 @@ rayservice_action).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any
 
 from ..k8s.quantities import parse_quantity as k8s_quantity
 from ..k8s.ray_cluster_specs import cluster_specs
@@ -56,6 +57,11 @@ def format_memory(size: int) -> str:
     return str(size)
 
 
+def _amount(limits: dict[str, Any], requests: dict[str, Any], name: str) -> Decimal:
+    """The limit of a resource, else its request, else 0."""
+    return parse_quantity(limits.get(name, requests.get(name, 0)))
+
+
 def pod_capacity(template: Any) -> Capacity:
     spec = (template or {}).get("spec") or {} if isinstance(template, dict) else {}
     total = Capacity()
@@ -64,13 +70,10 @@ def pod_capacity(template: Any) -> Capacity:
             continue
         resources = container.get("resources") or {}
         limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
-
-        def amount(name: str) -> Decimal:
-            return parse_quantity(limits.get(name, requests.get(name, 0)))
-
         gpus = sum((parse_quantity(v) for k, v in {**requests, **limits}.items() if str(k).endswith("/gpu")),
                    Decimal(0))
-        total += Capacity(int(amount("cpu") * 1000), int(gpus), int(amount("memory")))
+        total += Capacity(int(_amount(limits, requests, "cpu") * 1000), int(gpus),
+                          int(_amount(limits, requests, "memory")))
     return total
 
 
@@ -89,21 +92,21 @@ def cluster_capacity(cluster_spec: Any) -> Capacity:
     return total
 
 
-def object_capacity(document: dict) -> Capacity:
+def object_capacity(document: dict[str, Any]) -> Capacity:
     total = Capacity()
     for _, cluster in cluster_specs(document):
         total += cluster_capacity(cluster)
     return total
 
 
-def environment_capacity(documents: Iterable[dict]) -> Capacity:
+def environment_capacity(documents: Iterable[dict[str, Any]]) -> Capacity:
     total = Capacity()
     for document in documents:
         total += object_capacity(document)
     return total
 
 
-def upgrade_peak(after: Capacity, replaced: Iterable[dict]) -> Capacity | None:
+def upgrade_peak(after: Capacity, replaced: Iterable[dict[str, Any]]) -> Capacity | None:
     """`after` plus the new clusters of the RayServices being replaced, or None when none is."""
     documents = list(replaced)
     if not documents:

@@ -53,7 +53,7 @@ def _rendered_objects(render: Render, files: output.Files) -> Parsed:
             for name, document in zip(output.manifest_names(documents), documents, strict=True)}
 
 
-def _object_change(key: ObjectKey, old: tuple | None, new: tuple | None) -> ObjectChange | None:
+def _object_change(key: ObjectKey, old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> ObjectChange | None:
     if old is None:
         file, _, document = new  # type: ignore[misc]
         return ObjectChange(key, "added", "", document["apiVersion"], file, (), (), document)

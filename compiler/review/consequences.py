@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any
 
 from .fielddiff import FieldChange
 from .rayservice_action import appended_groups, cluster_action
@@ -35,12 +36,12 @@ class Label:
         return {"code": self.code, "message": self.message}
 
 
-def _spec(document: dict | None) -> dict:
+def _spec(document: dict[str, Any] | None) -> dict[str, Any]:
     spec = (document or {}).get("spec")
     return spec if isinstance(spec, dict) else {}
 
 
-def _upgrade_label(new: dict) -> Label:
+def _upgrade_label(new: dict[str, Any]) -> Label:
     strategy = ((_spec(new).get("upgradeStrategy") or {}).get("type")) or "NewCluster"
     if strategy == "None":
         return Label("rayservice-not-upgraded", "rayClusterConfig changed but upgradeStrategy is None: KubeRay "
@@ -54,7 +55,7 @@ def _upgrade_label(new: dict) -> Label:
                  "during the upgrade")
 
 
-def _rayservice_labels(old: dict, new: dict, fields: Sequence[FieldChange]) -> list[Label]:
+def _rayservice_labels(old: dict[str, Any], new: dict[str, Any], fields: Sequence[FieldChange]) -> list[Label]:
     """See rayservice_action for the rule KubeRay applies to `rayClusterConfig` changes."""
     cluster = [f for f in fields if f.path.startswith("spec.rayClusterConfig")]
     old_cluster, new_cluster = _spec(old).get("rayClusterConfig"), _spec(new).get("rayClusterConfig")
@@ -83,7 +84,7 @@ def _rayservice_labels(old: dict, new: dict, fields: Sequence[FieldChange]) -> l
     return labels
 
 
-def _template_labels(kind: str, new: dict, fields: Sequence[FieldChange]) -> list[Label]:
+def _template_labels(kind: str, new: dict[str, Any], fields: Sequence[FieldChange]) -> list[Label]:
     if kind == "RayCluster":
         recreate = ((_spec(new).get("upgradeStrategy") or {}).get("type")) == "Recreate"
         effect = ("upgradeStrategy Recreate: KubeRay recreates the cluster's Pods" if recreate else
@@ -109,7 +110,7 @@ def _template_labels(kind: str, new: dict, fields: Sequence[FieldChange]) -> lis
     return labels
 
 
-def object_labels(group: str, kind: str, status: str, old: dict | None, new: dict | None,
+def object_labels(group: str, kind: str, status: str, old: dict[str, Any] | None, new: dict[str, Any] | None,
                   fields: Sequence[FieldChange]) -> tuple[Label, ...]:
     """The consequences of one object's change, most important first."""
     if status == "removed":

@@ -11,9 +11,10 @@ gate blocks (an incomplete comparison needs an approval).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .. import crddiff, output, yamlio
 from ..k8s.crds import crd_digest
@@ -122,12 +123,13 @@ class CrdLock:
     kinds: dict[str, str]  # CRD name -> kind
 
 
-def parse_lock(data: bytes | dict, source: str) -> CrdLock:
+def parse_lock(data: bytes | dict[str, Any], source: str) -> CrdLock:
     document = data if isinstance(data, dict) else yamlio.load(data.decode("utf-8"), source)
     try:
         crds = document.get("crds") or []
         return CrdLock(str(document["chart"]), str(document["version"]),
-                       {str(c["name"]): str(c["sha256"]) for c in crds}, {str(c["name"]): str(c.get("kind", "")) for c in crds})
+                       {str(c["name"]): str(c["sha256"]) for c in crds},
+                       {str(c["name"]): str(c.get("kind", "")) for c in crds})
     except (KeyError, TypeError, AttributeError):
         raise KrcError(f"{source} is not a CRD lock (chart, version, crds with name and sha256); restore it "
                        "from git or accept the render with 'krc golden'") from None
@@ -142,7 +144,7 @@ def crd_statuses(old: CrdLock, new: CrdLock) -> tuple[CrdStatus, ...]:
     return tuple(out)
 
 
-def _findings(schemas: SchemaSet, documents: Iterable[dict], pruned_message: str = "") -> list[SchemaFinding]:
+def _findings(schemas: SchemaSet, documents: Iterable[dict[str, Any]], pruned_message: str = "") -> list[SchemaFinding]:
     """Each object's problems under `schemas`; with `pruned_message`, that replaces the message of unknown
     fields (the linter's "check the field name" is wrong for a field only the old CRDs lack)."""
     found = []
@@ -167,7 +169,7 @@ def unavailable_words(chart: str, old_version: str) -> str:
             "set KRC_CHART_REPOSITORY")
 
 
-def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict] | None:
+def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict[str, Any]] | None:
     try:
         documents = crddiff.load_crd_source(f"{old.chart}@{old.version}", project_root)
     except KrcError as err:
@@ -181,7 +183,7 @@ def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict] 
     return documents
 
 
-def _crd_application(documents: Iterable[dict]) -> str:
+def _crd_application(documents: Iterable[dict[str, Any]]) -> str:
     for document in documents:
         labels = (document.get("metadata") or {}).get("labels") or {}
         if document.get("kind") == "Application" and labels.get("krc.dev/argocd-role") == "crds":
@@ -189,8 +191,9 @@ def _crd_application(documents: Iterable[dict]) -> str:
     return ""
 
 
-def crd_gate(project_root: Path, environment: str, golden_lock: bytes | None, golden_documents: Sequence[dict],
-             chart: Any, rendered_documents: Sequence[dict]) -> CrdGate | None:
+def crd_gate(project_root: Path, environment: str, golden_lock: bytes | None,
+             golden_documents: Sequence[dict[str, Any]], chart: Any,
+             rendered_documents: Sequence[dict[str, Any]]) -> CrdGate | None:
     """The gate for one environment, or None when its CRDs match the golden lock (or it has none yet: a first
     install installs the CRDs)."""
     if golden_lock is None:
@@ -225,7 +228,8 @@ def gate_statements(gate: CrdGate) -> list[str]:
     """The plain words every format prints, in this order (markdown adds emphasis, never other words)."""
     env = gate.environment
     changed, added, removed = gate.named("changed"), gate.named("added"), gate.named("removed")
-    parts = [f"{len(changed)} changed"] + [f"{len(added)} new"] * bool(added) + [f"{len(removed)} removed"] * bool(removed)
+    parts = ([f"{len(changed)} changed"] + [f"{len(added)} new"] * bool(added)
+             + [f"{len(removed)} removed"] * bool(removed))
     lines = [f"CRD upgrade: {env} moves {gate.chart} {gate.old_version} -> {gate.new_version} and its CRDs change "
              f"({', '.join(parts)})."]
     if changed:

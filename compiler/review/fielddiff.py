@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
 Op = Literal["changed", "added", "removed", "text", "reordered"]
 
@@ -63,7 +64,7 @@ def text_diff(old: str, new: str) -> tuple[str, ...]:
     return tuple(line for i, line in enumerate(lines) if i >= 2)
 
 
-def _naming_key(field: str, old: list, new: list) -> str | None:
+def _naming_key(field: str, old: list[Any], new: list[Any]) -> str | None:
     """The item key that names every item of both lists uniquely, if any."""
     for key in LIST_KEYS.get(field, NAME_KEYS):
         usable = True
@@ -82,7 +83,7 @@ def _same_scalar(old: Any, new: Any) -> bool:
     return type(old) is type(new) and old == new
 
 
-def _diff_lists(old: list, new: list, path: str, field: str) -> Iterator[FieldChange]:
+def _diff_lists(old: list[Any], new: list[Any], path: str, field: str) -> Iterator[FieldChange]:
     key = _naming_key(field, old, new) if (old or new) else None
     if key is not None:
         before = {str(item[key]): item for item in old}
@@ -102,7 +103,7 @@ def _diff_lists(old: list, new: list, path: str, field: str) -> Iterator[FieldCh
             yield FieldChange(path, "reordered", kept_before, kept_after)
         return
     if all(not isinstance(v, (dict, list)) for v in (*old, *new)):
-        if len(old) != len(new) or not all(_same_scalar(a, b) for a, b in zip(old, new)):
+        if len(old) != len(new) or not all(_same_scalar(a, b) for a, b in zip(old, new, strict=True)):
             yield FieldChange(path, "changed", old, new)
         return
     for index in range(max(len(old), len(new))):
@@ -135,5 +136,5 @@ def diff_values(old: Any, new: Any, path: str = "", field: str = "") -> Iterator
         yield FieldChange(path, "changed", old, new)
 
 
-def diff_documents(old: dict, new: dict) -> tuple[FieldChange, ...]:
+def diff_documents(old: dict[str, Any], new: dict[str, Any]) -> tuple[FieldChange, ...]:
     return tuple(diff_values(old, new))

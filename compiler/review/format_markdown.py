@@ -9,16 +9,18 @@ and the `krc-review` artifact.
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from .. import crddiff, yamlio
 from .crdgate import CrdGate, gate_statements
 from .fielddiff import FieldChange
 from .format_text import BREAKING_SHOWN, approval_lines
-from .model import STATUS_MARK, EnvironmentReview, ObjectChange, Review
+from .model import STATUS_MARK, EnvironmentReview, FileChange, ObjectChange, Review
 
 COMMENT_LIMIT = 65_536  # GitHub's limit for an issue or pull-request comment
 MARKDOWN_BUDGET = COMMENT_LIMIT - 1_536
@@ -48,7 +50,7 @@ def _fence(lines: list[str], language: str) -> tuple[str, str]:
     return f"{fence}{language}\n", f"{fence}\n"
 
 
-def _findings(title: str, findings: list, pruned_words: bool, env: str) -> list[str]:
+def _findings(title: str, findings: list[Any], pruned_words: bool, env: str) -> list[str]:
     if not findings:
         return [f"- {title}: all valid\n"]
     out = [f"- {title}: {len(findings)} findings\n"]
@@ -192,7 +194,7 @@ def object_block(obj: ObjectChange, env: str, limit: int) -> tuple[str, bool]:
     return block.text(env), not block.cut
 
 
-def file_block(file, env: str, limit: int) -> tuple[str, bool]:
+def file_block(file: FileChange, env: str, limit: int) -> tuple[str, bool]:
     block = _Block(f"{STATUS_MARK[file.status]} <code>{html.escape(file.path)}</code> {file.status}", limit)
     for label in file.labels:
         block.add(f"- **{label.code}**: {_cell(label.message)}\n\n")
@@ -217,7 +219,9 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
         section = [f"### Details: `{env.name}`\n\n"]
         left: Counter[str] = Counter()
         size = len(out) + len(section[0])
-        entries = [(o, object_block) for o in env.objects] + [(f, file_block) for f in env.files]
+        entries: list[tuple[ObjectChange | FileChange, Callable[[str, int], tuple[str, bool]]]] = [
+            *((o, functools.partial(object_block, o)) for o in env.objects),
+            *((f, functools.partial(file_block, f)) for f in env.files)]
         # objects with KubeRay consequences first: they are what a cut must not hide
         entries.sort(key=lambda entry: not entry[0].labels)
         for position, (obj, make) in enumerate(entries):
@@ -227,7 +231,7 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
                 continue
             last = position == len(entries) - 1
             # one huge block (a giant serveConfig) may take half the room, not all of it
-            text, _ = make(obj, env.name, room if last else max(room // 2, _MIN_PARTIAL))
+            text, _ = make(env.name, room if last else max(room // 2, _MIN_PARTIAL))
             section.append(text)
             size += len(text)
         if left:

@@ -94,7 +94,7 @@ def git_golden(project_root: Path, ref: str) -> GitGolden:
         if kind == "blob" and path.startswith(golden):
             entries.append((path[len(golden):], oid))
     by_environment: dict[str, output.Files] = {}
-    for (relative, _), blob in zip(entries, _read_blobs(root, [oid for _, oid in entries])):
+    for (relative, _), blob in zip(entries, _read_blobs(root, [oid for _, oid in entries]), strict=True):
         environment, _, inside = relative.partition("/")
         if inside:
             by_environment.setdefault(environment, {})[inside] = blob

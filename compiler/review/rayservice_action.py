@@ -27,7 +27,7 @@ ClusterAction = Literal["none", "update", "new-cluster"]
 SCALE_FIELDS = ("replicas", "minReplicas", "maxReplicas", "scaleStrategy")
 
 
-def _groups(spec: dict) -> list:
+def _groups(spec: dict[str, Any]) -> list[Any]:
     groups = spec.get("workerGroupSpecs")
     return groups if isinstance(groups, list) else []
 

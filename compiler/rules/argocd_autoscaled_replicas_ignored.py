@@ -16,7 +16,8 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext, get_in
@@ -29,7 +30,7 @@ VERSIONS = ""
 ENVIRONMENT_ONLY = True
 
 
-def _ignores_replicas(entry: dict, name: str, namespace: str) -> bool:
+def _ignores_replicas(entry: dict[str, Any], name: str, namespace: str) -> bool:
     if entry.get("kind") != "RayCluster" or entry.get("group") not in (None, "ray.io"):
         return False
     if entry.get("name") not in (None, "", name) or entry.get("namespace") not in (None, "", namespace):

@@ -14,7 +14,7 @@ Passes: the same with `--feature-gates RayCronJob=true`.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext, get_in

@@ -18,7 +18,8 @@ Passes: the same with `--feature-gates RayClusterNetworkPolicy=true` (or `featur
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext, LintObject, get_in
@@ -32,7 +33,7 @@ VERSIONS = ""
 ENVIRONMENT_ONLY = False
 
 
-def _off(context: LintContext, obj: LintObject, gate: str, what: str, path: tuple) -> Iterator[Problem]:
+def _off(context: LintContext, obj: LintObject, gate: str, what: str, path: tuple[Any, ...]) -> Iterator[Problem]:
     # a gate the version does not know means the field is not in its CRD either: schema validation reports it
     if gate in known_gates(context.operator_version) and not context.gate(gate):
         yield obj.problem(f"{what} needs the {gate} feature gate, which is off, so the operator rejects this "

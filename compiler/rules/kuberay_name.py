@@ -22,7 +22,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..k8s.names import dns1035_label_errors
 from ..problems import Problem

@@ -16,7 +16,7 @@ Passes:
 from __future__ import annotations
 
 import difflib
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext

@@ -26,7 +26,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -70,4 +70,5 @@ def check(context: LintContext) -> Iterator[Problem]:
                                       "set restartPolicy: Never", group.path + ("template", "spec", "restartPolicy"))
         if applies_to(">=1.7", context.operator_version) and START_CMD in env_by_name(options.get("env")):
             yield obj.problem(f"autoscalerOptions.env sets {START_CMD}, which KubeRay injects itself; remove it "
-                              "(reference it from autoscalerOptions.args instead)", cluster.at("autoscalerOptions", "env"))
+                              "(reference it from autoscalerOptions.args instead)",
+                              cluster.at("autoscalerOptions", "env"))

@@ -18,7 +18,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -61,7 +61,8 @@ def check(context: LintContext) -> Iterator[Problem]:
                 yield obj.problem(f"the head env {name} is managed by KubeRay with the rocksdb backend; remove it",
                                   head.container_path + ("env", head.env_index(name)))
         for i, mount in enumerate(head.container.get("volumeMounts") or []):
-            if isinstance(mount, dict) and (mount.get("name") == RESERVED_VOLUME or mount.get("mountPath") == RESERVED_PATH):
+            if isinstance(mount, dict) and (mount.get("name") == RESERVED_VOLUME
+                                            or mount.get("mountPath") == RESERVED_PATH):
                 yield obj.problem(f"the head container mounts '{mount.get('name')}' at {mount.get('mountPath')}, "
                                   f"which KubeRay reserves for the rocksdb backend ({RESERVED_VOLUME} at "
                                   f"{RESERVED_PATH}); use another name and path",

@@ -18,7 +18,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -45,7 +45,8 @@ def check(context: LintContext) -> Iterator[Problem]:
         annotations_path = ("metadata", "annotations")
         if options is not None and str(cluster.annotations.get("ray.io/ft-enabled", "")) != "":
             yield obj.problem("both the ray.io/ft-enabled annotation and gcsFaultToleranceOptions are set; remove "
-                              "the annotation and keep gcsFaultToleranceOptions", annotations_path + ("ray.io/ft-enabled",))
+                              "the annotation and keep gcsFaultToleranceOptions",
+                              annotations_path + ("ray.io/ft-enabled",))
         if not _ft_enabled(cluster) and "RAY_REDIS_ADDRESS" in env:
             yield obj.problem("the head env RAY_REDIS_ADDRESS turns on GCS fault tolerance implicitly; configure "
                               "it with gcsFaultToleranceOptions.redisAddress instead",
@@ -53,7 +54,8 @@ def check(context: LintContext) -> Iterator[Problem]:
         if options is not None:
             if str(head.ray_start_params.get("redis-password", "") or ""):
                 yield obj.problem("rayStartParams.redis-password conflicts with gcsFaultToleranceOptions; use "
-                                  "gcsFaultToleranceOptions.redisPassword", head.path + ("rayStartParams", "redis-password"))
+                                  "gcsFaultToleranceOptions.redisPassword",
+                                  head.path + ("rayStartParams", "redis-password"))
             for name, field in (("REDIS_PASSWORD", "redisPassword"), ("RAY_REDIS_ADDRESS", "redisAddress")):
                 if name in env:
                     yield obj.problem(f"the head env {name} conflicts with gcsFaultToleranceOptions; use "
@@ -64,7 +66,9 @@ def check(context: LintContext) -> Iterator[Problem]:
                                   annotations_path + ("ray.io/external-storage-namespace",))
         if str(head.ray_start_params.get("redis-username", "") or ""):
             yield obj.problem("rayStartParams.redis-username is not supported; use "
-                              "gcsFaultToleranceOptions.redisUsername", head.path + ("rayStartParams", "redis-username"))
+                              "gcsFaultToleranceOptions.redisUsername",
+                              head.path + ("rayStartParams", "redis-username"))
         elif "REDIS_USERNAME" in env:
-            yield obj.problem("the head env REDIS_USERNAME is not supported; use gcsFaultToleranceOptions.redisUsername",
+            yield obj.problem("the head env REDIS_USERNAME is not supported; "
+                              "use gcsFaultToleranceOptions.redisUsername",
                               env_path + (head.env_index("REDIS_USERNAME"),))

@@ -17,7 +17,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..k8s.names import label_value_errors, qualified_name_errors
 from ..problems import Problem

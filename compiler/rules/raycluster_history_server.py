@@ -21,7 +21,8 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -35,16 +36,17 @@ ENVIRONMENT_ONLY = False
 
 RESERVED_ENV = ("POD_IP", "FQ_RAY_IP", "RAY_CLUSTER_NAME", "RAY_CLUSTER_NAMESPACE", "RAY_ROLE", "OWNER_KIND",
                 "OWNER_NAME", "EVENTS_PORT")
-BACKEND_NEEDS = {"GCS": ("GCS_BUCKET",), "S3": ("S3_REGION",), "ALIYUNOSS": ("OSS_BUCKET", "OSS_ENDPOINT", "OSS_REGION")}
+BACKEND_NEEDS = {"GCS": ("GCS_BUCKET",), "S3": ("S3_REGION",),
+                 "ALIYUNOSS": ("OSS_BUCKET", "OSS_ENDPOINT", "OSS_REGION")}
 COLLECTOR = "ray-history-collector"
 
 
-def _set(env: dict[str, dict], name: str) -> bool:
+def _set(env: dict[str, dict[str, Any]], name: str) -> bool:
     entry = env.get(name)
     return entry is not None and (bool(entry.get("value")) or entry.get("valueFrom") is not None)
 
 
-def _backend_problems(env: dict[str, dict], backend: str) -> Iterator[str]:
+def _backend_problems(env: dict[str, dict[str, Any]], backend: str) -> Iterator[str]:
     for name in BACKEND_NEEDS.get(backend, ()):
         if not _set(env, name):
             yield f"STORAGE_BACKEND is {backend} but {name} is not set; add it to collectorOptions.env"
@@ -91,4 +93,5 @@ def check(context: LintContext) -> Iterator[Problem]:
             if any(c.get("name") == COLLECTOR for c in group.containers):
                 what = "the head pod template" if group.is_head else f"worker group '{group.name}'"
                 yield obj.problem(f"{what} defines a container named '{COLLECTOR}', which KubeRay adds for the "
-                                  "history server; rename the container", group.path + ("template", "spec", "containers"))
+                                  "history server; rename the container",
+                                  group.path + ("template", "spec", "containers"))

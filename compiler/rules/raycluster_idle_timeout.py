@@ -21,7 +21,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -47,7 +47,7 @@ def check(context: LintContext) -> Iterator[Problem]:
             elif not cluster.autoscaler_v2:
                 yield cluster.obj.problem(f"worker group '{group.name}' sets idleTimeoutSeconds, which only "
                                           "autoscaler v2 honours; set autoscalerOptions.version: v2", path)
-        value = cluster.autoscaler_options.get("idleTimeoutSeconds")
-        if value is not None and int_or(value, 0) < 0:
-            yield cluster.obj.problem(f"autoscalerOptions.idleTimeoutSeconds is {value}; use 0 or more",
+        option = cluster.autoscaler_options.get("idleTimeoutSeconds")
+        if option is not None and int_or(option, 0) < 0:
+            yield cluster.obj.problem(f"autoscalerOptions.idleTimeoutSeconds is {option}; use 0 or more",
                                       cluster.at("autoscalerOptions", "idleTimeoutSeconds"))

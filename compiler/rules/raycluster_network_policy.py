@@ -19,7 +19,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..k8s.names import dns1123_label_errors
 from ..problems import Problem
@@ -60,4 +60,5 @@ def check(context: LintContext) -> Iterator[Problem]:
             errors = dns1123_label_errors(group.name)
             if errors:
                 yield obj.problem(f"worker group name '{group.name}' is used in NetworkPolicy names and must be a "
-                                  f"DNS-1123 label ({'; '.join(errors)}); rename the group", group.path + ("groupName",))
+                                  f"DNS-1123 label ({'; '.join(errors)}); rename the group",
+                                  group.path + ("groupName",))

@@ -18,7 +18,8 @@ Passes:
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -35,7 +36,7 @@ ENVIRONMENT_ONLY = False
 _RAY_IMAGE = re.compile(r"(^|/)(ray|ray-ml|ray-llm)(:|@|$)")
 
 
-def image_ray_version(image: str) -> tuple | None:
+def image_ray_version(image: str) -> tuple[Any, ...] | None:
     if "@" in image or not _RAY_IMAGE.search(image.rsplit(":", 1)[0] + ":"):
         return None
     tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else ""

@@ -24,7 +24,8 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext

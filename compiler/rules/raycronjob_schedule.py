@@ -24,7 +24,7 @@ Passes (1.7):
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext

@@ -29,7 +29,9 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+import itertools
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext, get_in
@@ -45,7 +47,7 @@ ORDER = ("DeleteWorkers", "DeleteCluster", "DeleteSelf")
 CLUSTER_POLICIES = ("DeleteCluster", "DeleteWorkers")
 
 
-def _legacy(job: JobView, strategy: dict) -> Iterator[Problem]:
+def _legacy(job: JobView, strategy: dict[str, Any]) -> Iterator[Problem]:
     base = job.at("deletionStrategy")
     if strategy.get("onSuccess") is None or strategy.get("onFailure") is None:
         yield job.obj.problem("deletionStrategy needs both onSuccess and onFailure (or deletionRules); add the "
@@ -70,17 +72,18 @@ def _legacy(job: JobView, strategy: dict) -> Iterator[Problem]:
                                   "one of them differently", path)
 
 
-def _rules(job: JobView, rules: list) -> Iterator[Problem]:
+def _rules(job: JobView, rules: list[Any]) -> Iterator[Problem]:
     base = job.at("deletionStrategy", "deletionRules")
     autoscaling = job.cluster is not None and job.cluster.autoscaling
-    seen: set[tuple] = set()
-    ttls: dict[tuple, dict[str, tuple[int, int]]] = {}  # condition -> policy -> (ttl, rule index)
+    seen: set[tuple[Any, ...]] = set()
+    ttls: dict[tuple[Any, ...], dict[str, tuple[int | None, int]]] = {}  # condition -> policy -> (ttl, rule index)
     for i, rule in enumerate(rules):
         if not isinstance(rule, dict):
             continue
         path = base + (i,)
         policy = str(rule.get("policy") or "")
-        condition = rule.get("condition") if isinstance(rule.get("condition"), dict) else {}
+        raw_condition = rule.get("condition")
+        condition: dict[str, Any] = raw_condition if isinstance(raw_condition, dict) else {}
         keys = [k for k in ("jobStatus", "jobDeploymentStatus") if condition.get(k)]
         if len(keys) != 1:
             how = "both" if keys else "neither"
@@ -107,9 +110,10 @@ def _rules(job: JobView, rules: list) -> Iterator[Problem]:
             ttls.setdefault(condition_key, {}).setdefault(policy, (ttl, i))  # a duplicate is reported above
     for (key, value), by_policy in ttls.items():
         present = [p for p in ORDER if p in by_policy]
-        for earlier, later in zip(present, present[1:]):
+        for earlier, later in itertools.pairwise(present):
             (earlier_ttl, _), (later_ttl, later_index) = by_policy[earlier], by_policy[later]
-            if later_ttl < earlier_ttl:
+            # a TTL that is not a number has no order (schema validation reports it)
+            if later_ttl is not None and earlier_ttl is not None and later_ttl < earlier_ttl:
                 yield job.obj.problem(f"for {key} {value}, {later} has ttlSeconds {later_ttl}, less than "
                                       f"{earlier}'s {earlier_ttl}; order the TTLs DeleteWorkers <= "
                                       "DeleteCluster <= DeleteSelf", base + (later_index, "condition", "ttlSeconds"))

@@ -15,7 +15,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import yaml
 

@@ -19,7 +19,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext

@@ -24,7 +24,8 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext, LintObject, get_in
@@ -40,7 +41,7 @@ ENVIRONMENT_ONLY = False
 TYPES = ("None", "NewCluster", "NewClusterWithIncrementalUpgrade")
 
 
-def _incremental(context: LintContext, obj: LintObject, spec: dict) -> Iterator[Problem]:
+def _incremental(context: LintContext, obj: LintObject, spec: dict[str, Any]) -> Iterator[Problem]:
     base = ("spec", "upgradeStrategy")
     if get_in(spec, ("rayClusterConfig", "enableInTreeAutoscaling")) is not True:
         yield obj.problem("NewClusterWithIncrementalUpgrade needs the Ray autoscaler; set "

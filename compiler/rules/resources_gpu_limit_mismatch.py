@@ -20,7 +20,7 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..problems import Problem
 from .support.context import LintContext
@@ -51,7 +51,8 @@ def check(context: LintContext) -> Iterator[Problem]:
             if not group.containers or resources.gpu == physical or resources.gpu == 0:
                 continue
             source = "the resources map" if resources.gpu_source == "resources" else "rayStartParams num-gpus"
-            path = group.path + (("resources",) if resources.gpu_source == "resources" else ("rayStartParams", "num-gpus"))
+            path = group.path + (("resources",) if resources.gpu_source == "resources"
+                                 else ("rayStartParams", "num-gpus"))
             yield cluster.obj.problem(
                 f"{group.name} group gives Ray {_count(resources.gpu)} GPU(s) through {source} but its container's "
                 f"nvidia.com/gpu limit is {_count(physical)}; make the two numbers equal", path)

@@ -21,7 +21,8 @@ Passes:
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..problems import Problem
 from .support.context import LintContext, LintObject, get_in
@@ -95,8 +96,8 @@ def check(context: LintContext) -> Iterator[Problem]:
             ports = get_in(obj.document, ("spec", "ports"), [])
             exposed = sorted({_ray_port(p.get("targetPort", p.get("port"))) or _ray_port(p.get("port"))
                               for p in ports if isinstance(p, dict)} - {""})
-            cluster = str(get_in(obj.document, ("spec", "selector", "ray.io/cluster"), ""))
-            if exposed and cluster not in secured:
+            selected = str(get_in(obj.document, ("spec", "selector", "ray.io/cluster"), ""))
+            if exposed and selected not in secured:
                 yield obj.problem(f"Service of type {get_in(obj.document, ('spec', 'type'))} exposes the Ray "
                                   f"{', '.join(exposed)} port(s) without authentication; use ClusterIP or enable "
                                   "token auth on the cluster", ("spec", "type"))

@@ -21,7 +21,8 @@ Passes:
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..k8s.secrets import names_credential
 from ..problems import Problem
@@ -53,7 +54,7 @@ def _literal(value: Any) -> bool:
             and not _NUMBER.match(text) and not _FILE_PATH.match(text))
 
 
-def _env_findings(obj: LintObject, value: Any, path: tuple) -> Iterator[Problem]:
+def _env_findings(obj: LintObject, value: Any, path: tuple[Any, ...]) -> Iterator[Problem]:
     if isinstance(value, dict):
         for key, child in value.items():
             if key == "env" and isinstance(child, list):

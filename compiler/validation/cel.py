@@ -19,6 +19,7 @@ import celpy
 import lark
 from celpy import celtypes
 from celpy.celparser import CELParser
+from celpy.evaluation import CELEvalError
 
 from ..problems import KrcError
 from ..user_cache import cache_dir
@@ -52,7 +53,7 @@ def _environment() -> celpy.Environment:
     return celpy.Environment()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _program(expression: str) -> Any:
     """Compiling is the slow part (lark parse, ~1-20 ms); identical rules appear many times across CRDs."""
     environment = _environment()
@@ -94,7 +95,7 @@ class CelRule:
             result = _program(self.rule).evaluate(activation)
         except Exception as err:  # celpy raises its own and Python errors for runtime faults
             return f"failed rule: {self.rule} (evaluation error: {err})"
-        if isinstance(result, celpy.CELEvalError):
+        if isinstance(result, CELEvalError):
             return f"failed rule: {self.rule} (evaluation error: {result.args[0] if result.args else result})"
         if result is True or (isinstance(result, celtypes.BoolType) and bool(result)):
             return None

@@ -12,8 +12,8 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from collections.abc import Iterator, Mapping
-from typing import Any, Callable
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from ..problems import KrcError
 from . import cel, string_formats
@@ -31,7 +31,7 @@ ACCEPTED_TYPES: dict[str, frozenset[type]] = {
 INT_OR_STRING = frozenset((int,) + _STRINGISH)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _regex(pattern: str) -> re.Pattern[str]:
     # ECMA/RE2 patterns in CRDs are, in practice, a subset Python's re reads the same way; the API server
     # searches (unanchored) like re.search.
@@ -48,19 +48,19 @@ class LazyNodes(Mapping[str, "SchemaNode"]):
 
     __slots__ = ("_raw", "_compiled", "_where", "_value_only")
 
-    def __init__(self, raw: dict, where: str, value_only: bool):
+    def __init__(self, raw: dict[str, Any], where: str, value_only: bool):
         self._raw = raw
         self._compiled: dict[str, SchemaNode] = {}
         self._where = where
         self._value_only = value_only
 
-    def __getitem__(self, name: str) -> "SchemaNode":
+    def __getitem__(self, name: str) -> SchemaNode:
         node = self._compiled.get(name)
         if node is None:
             node = self._compiled[name] = _compile(self._raw[name], self._where, self._value_only)
         return node
 
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, name: str, default: Any = None) -> Any:
         return self[name] if name in self._raw else default
 
     def __contains__(self, name: object) -> bool:
@@ -78,7 +78,8 @@ class SchemaNode:
 
     __slots__ = (
         "type", "accepted", "nullable", "properties", "property_names", "_additional", "preserve", "embedded",
-        "is_root", "required", "defaults", "_items", "_lazy", "enum", "enum_strings", "enum_text", "pattern", "pattern_text",
+        "is_root", "required", "defaults", "_items", "_lazy", "enum", "enum_strings", "enum_text", "pattern",
+        "pattern_text",
         "string_format", "integer_range", "format_name", "minimum", "maximum", "exclusive_minimum",
         "exclusive_maximum", "multiple_of", "min_length", "max_length", "min_items", "max_items",
         "min_properties", "max_properties", "unique_items", "list_type", "map_keys", "any_of", "all_of",
@@ -138,13 +139,13 @@ class SchemaNode:
             self._additional = _compile(additional, where, value_only)
 
     @property
-    def items(self) -> "SchemaNode | None":
+    def items(self) -> SchemaNode | None:
         if self._lazy is not None:
             self._expand()
         return self._items
 
     @property
-    def additional(self) -> "SchemaNode | bool | None":
+    def additional(self) -> SchemaNode | bool | None:
         """A node, True (anything goes) or None (not declared)."""
         if self._lazy is not None:
             self._expand()
@@ -167,7 +168,7 @@ def _is_int_or_string_pair(branches: Any) -> bool:
         b.get("type", "") for b in branches if isinstance(b, dict) and len(b) == 1) == ["integer", "string"]
 
 
-def compile_schema(schema: dict, where: str, root: bool = True) -> SchemaNode:
+def compile_schema(schema: dict[str, Any], where: str, root: bool = True) -> SchemaNode:
     """Compile an openAPIV3Schema; `where` (CRD name and version) is named in errors about the schema."""
     node = _compile(schema, where, value_only=False)
     node.is_root = root
@@ -231,7 +232,7 @@ def expand_all(node: SchemaNode) -> None:
                 stack.append(child)
 
 
-def _compile_value_checks(node: SchemaNode, schema: dict, where: str) -> None:
+def _compile_value_checks(node: SchemaNode, schema: dict[str, Any], where: str) -> None:
     if "enum" in schema:
         values = list(schema["enum"] or [])
         try:
@@ -245,7 +246,7 @@ def _compile_value_checks(node: SchemaNode, schema: dict, where: str) -> None:
         try:
             node.pattern = _regex(node.pattern_text)
         except re.error as err:
-            raise KrcError(f"{where}: pattern {node.pattern_text!r} is not a valid regex ({err}); fix the CRD")
+            raise KrcError(f"{where}: pattern {node.pattern_text!r} is not a valid regex ({err}); fix the CRD") from err
     fmt = str(schema.get("format", ""))
     node.format_name = fmt
     node.string_format = string_formats.STRING_FORMATS.get(fmt)

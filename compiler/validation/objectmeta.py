@@ -3,7 +3,8 @@ against the CRD schema (which only says `type: object` there)."""
 from __future__ import annotations
 
 import difflib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..fieldpath import LinkedPath
 from ..k8s.names import (

@@ -7,8 +7,9 @@ schema is compiled the first time an object of that version is validated.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from .. import fieldpath, yamlio
 from ..charts.package import Crd
@@ -36,7 +37,7 @@ class CrdVersion:
     served: bool
     deprecated: bool
     deprecation_warning: str
-    schema: dict = field(repr=False)
+    schema: dict[str, Any] = field(repr=False)
 
     @functools.cached_property
     def node(self) -> SchemaNode:
@@ -55,14 +56,14 @@ class CompiledCrd:
 
 _BY_DIGEST: dict[str, CompiledCrd] = {}
 # id(document) -> (document, compiled): the document is kept alive so its id cannot be reused
-_BY_IDENTITY: dict[int, tuple[dict, CompiledCrd]] = {}
+_BY_IDENTITY: dict[int, tuple[dict[str, Any], CompiledCrd]] = {}
 
 
-def _digest(document: dict) -> str:
+def _digest(document: dict[str, Any]) -> str:
     return crd_digest(document)
 
 
-def compile_crd(document: dict | Crd) -> CompiledCrd:
+def compile_crd(document: dict[str, Any] | Crd) -> CompiledCrd:
     if isinstance(document, Crd):  # a chart's CRD knows its digest without re-encoding the document
         compiled = _BY_DIGEST.get(document.digest)
         if compiled is None:
@@ -79,7 +80,7 @@ def compile_crd(document: dict | Crd) -> CompiledCrd:
     return compiled
 
 
-def _read_crd(document: dict, digest: str) -> CompiledCrd:
+def _read_crd(document: dict[str, Any], digest: str) -> CompiledCrd:
     try:
         name = str(document["metadata"]["name"])
         spec = document["spec"]
@@ -126,7 +127,7 @@ class SchemaSet:
         self.groups: frozenset[str] = frozenset(group for group, _ in self._keys)
 
     @classmethod
-    def from_crds(cls, crds: Iterable[dict | Crd]) -> SchemaSet:
+    def from_crds(cls, crds: Iterable[dict[str, Any] | Crd]) -> SchemaSet:
         return cls(c if isinstance(c, Crd) else compile_crd(c) for c in crds)
 
     def _crd(self, key: tuple[str, str]) -> CompiledCrd | None:
@@ -150,7 +151,7 @@ class SchemaSet:
         """True when the object's API group is one of these CRDs' groups, so `validate` judges it."""
         return isinstance(document, dict) and _group_version(document)[0] in self.groups
 
-    def validate(self, document: Any, positions: dict | None = None) -> ValidationResult:
+    def validate(self, document: Any, positions: yamlio.Positions | None = None) -> ValidationResult:
         """Problems of one object and its defaulted copy; objects of other groups get no problems.
 
         With `positions` (from yamlio.load_with_positions) each problem also carries its file location."""
@@ -189,14 +190,14 @@ class SchemaSet:
                 for document, positions in yamlio.load_all_with_positions(text, filename)]
 
     @staticmethod
-    def _problem(ref: str, found: tuple, positions: dict | None) -> Problem:
+    def _problem(ref: str, found: tuple[Any, ...], positions: yamlio.Positions | None) -> Problem:
         linked, rule, message, severity = found
         segments = fieldpath.path_tuple(linked)
         location: Location | None = fieldpath.nearest_location(positions, segments) if positions else None
         return Problem(message, location, severity, rule, ref, segments)
 
 
-def _order(problem: Problem) -> tuple:
+def _order(problem: Problem) -> tuple[Any, ...]:
     # file position first when known, then the field path, so problems read top to bottom
     return (problem.location or Location(""), fieldpath.render(problem.segments), SEVERITY_ORDER[problem.severity],
             problem.rule,

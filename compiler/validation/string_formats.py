@@ -10,7 +10,8 @@ import binascii
 import datetime
 import ipaddress
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)

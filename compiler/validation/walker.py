@@ -89,7 +89,7 @@ class Walker:
                 self.report(_with_field_path(path, rule.field_path), "schema/cel", message)
         return value
 
-    def _object(self, node: SchemaNode, value: dict, path: LinkedPath) -> dict:
+    def _object(self, node: SchemaNode, value: dict[str, Any], path: LinkedPath) -> dict[str, Any]:
         properties = node.properties or {}
         additional = node.additional
         out: dict[str, Any] = {}
@@ -156,8 +156,9 @@ class Walker:
         self.report((path, key), "schema/unknown-field",
                     f"unknown field '{text}'; the API server would prune it silently; {hint}")
 
-    def _array(self, node: SchemaNode, value: list, path: LinkedPath) -> list:
+    def _array(self, node: SchemaNode, value: list[Any], path: LinkedPath) -> list[Any]:
         items = node.items
+        out: list[Any]
         if items is None:
             out = json_copy(value)
         else:
@@ -174,7 +175,7 @@ class Walker:
             self._unique(node, out, path)
         return out
 
-    def _unique(self, node: SchemaNode, items: list, path: LinkedPath) -> None:
+    def _unique(self, node: SchemaNode, items: list[Any], path: LinkedPath) -> None:
         seen: dict[Any, int] = {}
         for i, item in enumerate(items):
             if node.list_type == "map":

@@ -134,7 +134,7 @@ def test_concurrent_runs_match_sequential_runs(project: Project, tmp_path: Path,
     names = project.environment_names()
     assert len(names) == 4
     copies = [sidecar_copy(project.root, tmp_path / f"copy-{i}") for i in range(len(names))]
-    requests = [(copy, argocd_environ(cache_dir, parameters(name))) for copy, name in zip(copies, names)]
+    requests = [(copy, argocd_environ(cache_dir, parameters(name))) for copy, name in zip(copies, names, strict=True)]
 
     sequential = [run_sidecar(copy, environ) for copy, environ in requests]
     processes = [start(copy, environ) for copy, environ in requests]

@@ -121,7 +121,8 @@ def test_lock_pins_the_digest_against_a_changed_repository(tmp_path, charts_dir,
     archive.write_bytes(archive.read_bytes() + b"republished")
     index = mirror / "charts" / "index.yaml"
     new_digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-    index.write_text(index.read_text().replace("c600c7aacbeeb041ed0873e1ff699a4e6f8b5a8f4e944b6543aa22e672818faa", new_digest))
+    old_digest = "c600c7aacbeeb041ed0873e1ff699a4e6f8b5a8f4e944b6543aa22e672818faa"
+    index.write_text(index.read_text().replace(old_digest, new_digest))
     vendor.archive_path(tmp_path / "vendor", "kuberay-operator", "1.7.0").unlink()
     with pytest.raises(KrcError, match="a published chart changed"):
         vendor.vendor(tmp_path / "vendor", [pin("1.7.0", (mirror / "charts").as_uri())])

@@ -4,8 +4,8 @@ from __future__ import annotations
 import functools
 import http.server
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -19,7 +19,7 @@ def chart_path(version: str) -> Path:
     return CHARTS / f"kuberay-operator-{version}.tgz"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _chart_crds(version: str) -> tuple[dict, ...]:
     return tuple(load_crd_source(str(chart_path(version)), None))
 

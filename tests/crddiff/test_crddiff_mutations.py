@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

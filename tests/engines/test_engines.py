@@ -53,7 +53,8 @@ def test_jinja_syntax_error_names_the_line(templates: Path):
 def test_jsonnet_reads_the_context_and_imports_from_templates(templates: Path):
     (templates / "lib" / "l.libsonnet").write_text("{ double(x):: x * 2 }\n")
     (templates / "a.jsonnet").write_text(
-        "local l = import 'lib/l.libsonnet';\n[{ n: l.double(std.extVar('env').n), y: std.native('yaml')('{\"k\": [1]}') }]\n")
+        "local l = import 'lib/l.libsonnet';\n"
+        "[{ n: l.double(std.extVar('env').n), y: std.native('yaml')('{\"k\": [1]}') }]\n")
     assert render(templates, "a.jsonnet", {"env": {"n": 21}}) == [{"n": 42, "y": "k:\n- 1\n"}]
 
 

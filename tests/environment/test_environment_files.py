@@ -56,11 +56,13 @@ def test_missing_parent_names_the_extends_line(project: Project):
     write(project, "lonely", "description: x\nextends: nowhere\n")
     with pytest.raises(KrcError) as err:
         load_environment(project, "lonely")
-    assert messages(err)[0].startswith("environments/lonely.yaml:2:1: error environment file environments/nowhere.yaml does not exist")
+    assert messages(err)[0].startswith(
+        "environments/lonely.yaml:2:1: error environment file environments/nowhere.yaml does not exist")
 
 
 def test_unknown_key_has_file_line_col_and_did_you_mean(project: Project):
-    write(project, "typo", "extends: base\nclusters:\n  - name: c\n    workerGroups:\n      - name: g\n        maxReplica: 3\n")
+    write(project, "typo",
+          "extends: base\nclusters:\n  - name: c\n    workerGroups:\n      - name: g\n        maxReplica: 3\n")
     with pytest.raises(KrcError) as err:
         load_environment(project, "typo")
     [line] = messages(err)
@@ -73,16 +75,18 @@ def test_every_problem_of_every_layer_is_reported(project: Project):
     with pytest.raises(KrcError) as err:
         load_environment(project, "bad")
     lines = messages(err)
-    assert any(l.startswith("environments/bad.yaml:2:1: error cpuOnly: \"maybe\" should be true or false") for l in lines)
-    assert any(l.startswith("environments/bad.yaml:3:1:") and "did you mean 'namespace'?" in l for l in lines)
-    assert any(l.startswith("environments/bad.yaml:5:5:") and '"Bad_Name" is not a valid Kubernetes name' in l for l in lines)
+    assert any(line.startswith("environments/bad.yaml:2:1: error cpuOnly: \"maybe\" should be true or false")
+               for line in lines)
+    assert any(line.startswith("environments/bad.yaml:3:1:") and "did you mean 'namespace'?" in line for line in lines)
+    assert any(line.startswith("environments/bad.yaml:5:5:") and '"Bad_Name" is not a valid Kubernetes name' in line
+               for line in lines)
 
 
 def test_required_after_merge(project: Project):
     write(project, "bare", "description: nothing extended\n")
     with pytest.raises(KrcError) as err:
         load_environment(project, "bare")
-    assert any("operator.chart.version is not set" in l for l in messages(err))
+    assert any("operator.chart.version is not set" in line for line in messages(err))
 
 
 def test_duplicate_keys_are_errors(project: Project):

@@ -69,17 +69,17 @@ def test_other_lists_are_replaced():
 
 def test_every_value_remembers_the_chain_of_files_that_set_it():
     _, origins = merged()
-    assert [str(l) for l in origins[("clusters", "one", "workerGroups", "gpu", "maxReplicas")]] == [
+    assert [str(loc) for loc in origins[("clusters", "one", "workerGroups", "gpu", "maxReplicas")]] == [
         "base.yaml:9:9", "dev.yaml:7:9"]
-    assert [str(l) for l in origins[("clusters", "one", "workerGroups", "cpu", "maxReplicas")]] == ["base.yaml:7:9"]
-    assert [str(l) for l in origins[("ray", "image")]] == ["base.yaml:1:26"]
-    assert [str(l) for l in origins[("clusters", "one", "workerGroups", "tpu")]] == ["dev.yaml:8:9"]
+    assert [str(loc) for loc in origins[("clusters", "one", "workerGroups", "cpu", "maxReplicas")]] == ["base.yaml:7:9"]
+    assert [str(loc) for loc in origins[("ray", "image")]] == ["base.yaml:1:26"]
+    assert [str(loc) for loc in origins[("clusters", "one", "workerGroups", "tpu")]] == ["dev.yaml:8:9"]
 
 
 def test_replaced_list_forgets_the_items_of_the_old_list():
     _, origins = merged()
     assert ("tolerations", 1) not in origins
-    assert [str(l) for l in origins[("tolerations",)]] == ["base.yaml:10:1", "dev.yaml:11:1"]
+    assert [str(loc) for loc in origins[("tolerations",)]] == ["base.yaml:10:1", "dev.yaml:11:1"]
 
 
 def test_named_path_translates_indexes_to_names():

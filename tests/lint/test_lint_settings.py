@@ -32,7 +32,8 @@ def test_an_unknown_raw_field_stops_the_render_at_the_environment_line(project_w
 
 def test_a_schema_check_can_be_lowered_with_a_reason_even_unquoted_off(project_without_policies: Project):
     project = project_without_policies
-    with_typo(project, "lint:\n  rules:\n    schema/unknown-field: {severity: warning, reason: field pruned on purpose}\n")
+    with_typo(project,
+              "lint:\n  rules:\n    schema/unknown-field: {severity: warning, reason: field pruned on purpose}\n")
     findings = lint_targets(["dev"], project_root=project.root)
     assert [f.severity for f in findings if f.rule == "schema/unknown-field"] == ["warning"]
     pipeline.render_to_disk(project, ["dev"])  # no longer an error: the render is written

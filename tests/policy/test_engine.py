@@ -57,7 +57,8 @@ def _check_findings(problems) -> None:
 
 def test_wasm_build_run_by_node(tmp_path, wasm):
     policies = _write_policy(tmp_path)
-    _check_findings(evaluate_policies(policies, _inputs(8, 12, 0), engine=wasm, show_path=lambda p: f"policies/{p.name}"))
+    _check_findings(evaluate_policies(policies, _inputs(8, 12, 0), engine=wasm,
+                                      show_path=lambda p: f"policies/{p.name}"))
 
 
 def test_cue_on_path_is_preferred(tmp_path, monkeypatch):
@@ -93,7 +94,8 @@ def test_render_works_without_any_cue_engine(tmp_path, monkeypatch, project):
 def test_many_environments_share_one_engine_run(tmp_path, wasm):
     """40 environments x 2 policies in one run: every violation is found, each under its own environment."""
     policies = _write_policy(tmp_path)
-    (policies / "named.cue").write_text('package policy\n\nenv: name: =~"^env-[0-9]+$"\nenv: groups: [...{name: "w"}]\n')
+    (policies / "named.cue").write_text(
+        'package policy\n\nenv: name: =~"^env-[0-9]+$"\nenv: groups: [...{name: "w"}]\n')
     gpus = [i % 13 for i in range(40)]
     inputs = [PolicyInput(i.name, {**i.environment, "name": i.name}, ()) for i in _inputs(*gpus)]
     problems = evaluate_policies(policies, inputs, engine=wasm)

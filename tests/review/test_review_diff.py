@@ -27,7 +27,8 @@ def test_no_change_exits_0_and_says_so(accepted: Project):
 
 def test_inserting_a_worker_group_shows_that_group_and_the_capacity(accepted: Project):
     edit(accepted.environment_file(PROD), "      - name: gpu-a10g\n        minReplicas: 0\n        maxReplicas: 8\n",
-         "      - name: gpu-small\n        minReplicas: 0\n        maxReplicas: 3\n        cpu: 2\n        memory: 8Gi\n"
+         "      - name: gpu-small\n        minReplicas: 0\n        maxReplicas: 3\n"
+         "        cpu: 2\n        memory: 8Gi\n"
          "        gpu: 1\n      - name: gpu-a10g\n        minReplicas: 0\n        maxReplicas: 8\n")
     result = run(accepted, "diff", PROD)
     assert result.exit_code == 1
@@ -70,7 +71,8 @@ def test_cluster_config_change_creates_a_new_cluster_and_doubles_its_capacity(ac
     assert codes == ["rayservice-new-cluster", "worker-pod-template"]
     assert "incremental upgrade" in service["labels"][0]["message"]
     worker = "spec.rayClusterConfig.workerGroupSpecs[groupName=gpu-a10g].template.spec.containers[name=ray-worker]"
-    assert {f["path"] for f in service["fields"]} == {f"{worker}.resources.limits.cpu", f"{worker}.resources.requests.cpu"}
+    assert {f["path"] for f in service["fields"]} == {f"{worker}.resources.limits.cpu",
+                                                      f"{worker}.resources.requests.cpu"}
     capacity = report["environments"][0]["capacity"]
     assert capacity["after"]["cpu"] == "289"  # 4 workers at max scale, one CPU more each
     assert capacity["upgradePeak"]["cpu"] == "325"  # plus the new cluster: head 4 + 4 x 8

@@ -32,7 +32,8 @@ def test_identity_ignores_the_api_version():
     assert key_of(old) == key_of(new)
     assert key_of(old).ref == "RayCluster ns/c" and key_of(old).group == "ray.io"
     changes = diff_documents(old, new)
-    assert [(c.path, c.op, c.old, c.new) for c in changes] == [("apiVersion", "changed", "ray.io/v1alpha1", "ray.io/v1")]
+    assert [(c.path, c.op, c.old, c.new) for c in changes] == [
+        ("apiVersion", "changed", "ray.io/v1alpha1", "ray.io/v1")]
     labels = object_labels("ray.io", "RayCluster", "changed", old, new, changes)
     assert [label.code for label in labels] == ["api-version"]
     assert key_of({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}).group == ""

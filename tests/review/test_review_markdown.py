@@ -22,7 +22,8 @@ def test_markdown_stays_under_budget_on_a_huge_change(accepted: Project):
     manifests = accepted.golden_dir / "dev" / "manifests"
     cluster = (manifests / "raycluster-ray-cpu-demo.yaml").read_text()
     for i in range(400):  # 400 objects no longer rendered: each a removed object with its whole YAML
-        (manifests / f"raycluster-old-{i:03}.yaml").write_text(cluster.replace("name: ray-cpu-demo", f"name: old-{i:03}"))
+        (manifests / f"raycluster-old-{i:03}.yaml").write_text(
+            cluster.replace("name: ray-cpu-demo", f"name: old-{i:03}"))
     service = accepted.golden_dir / PROD / "manifests" / "rayservice-summarizer.yaml"
     huge = "".join(f"    - name: app-{i}\n      import_path: apps.app_{i}:deployment\n" for i in range(5000))
     edit(service, "  serveConfigV2: |\n    applications:\n", "  serveConfigV2: |\n    applications:\n" + huge)

@@ -175,7 +175,8 @@ def test_the_job_summary_has_the_full_report_the_comment_cuts(accepted: Project,
     manifests = accepted.golden_dir / "dev" / "manifests"
     cluster = (manifests / "raycluster-ray-cpu-demo.yaml").read_text()
     for i in range(300):  # removed objects the markdown cannot all show
-        (manifests / f"raycluster-old-{i:03}.yaml").write_text(cluster.replace("name: ray-cpu-demo", f"name: old-{i:03}"))
+        (manifests / f"raycluster-old-{i:03}.yaml").write_text(
+            cluster.replace("name: ray-cpu-demo", f"name: old-{i:03}"))
     markdown, text = run(accepted, "diff", "--format", "markdown"), run(accepted, "diff", "--format", "text")
     assert markdown.exit_code == text.exit_code == 1
     assert "more not shown here" in markdown.output

@@ -35,8 +35,8 @@ def test_the_base_objects_are_valid():
 
 def test_unknown_field_is_an_error_with_did_you_mean():
     problem = only_problem(set_at(cluster(), WORKER, "replica", 2))
-    assert (problem.rule, problem.path, problem.severity) == ("schema/unknown-field", "spec.workerGroupSpecs[0].replica",
-                                                              "error")
+    assert (problem.rule, problem.path, problem.severity) == (
+        "schema/unknown-field", "spec.workerGroupSpecs[0].replica", "error")
     assert problem.object == "RayCluster/ml/demo"
     assert problem.message.endswith("the API server would prune it silently; did you mean 'replicas'?")
 
@@ -111,7 +111,8 @@ def test_required_top_level_spec_field():
 
 def test_pattern_on_quantities():
     document = cluster()
-    document["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["resources"]["limits"]["memory"] = "8GB"
+    container = document["spec"]["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+    container["resources"]["limits"]["memory"] = "8GB"
     problem = only_problem(document)
     assert (problem.rule, problem.path) == (
         "schema/pattern", "spec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.memory")

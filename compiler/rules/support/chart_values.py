@@ -9,8 +9,9 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ...charts.package import Chart
 
@@ -70,13 +71,13 @@ def _in_defaults(path: tuple[str, ...], defaults: Any) -> bool:
     return True
 
 
-def unread_values(values: dict, chart: Chart) -> list[UnreadValue]:
+def unread_values(values: dict[str, Any], chart: Chart) -> list[UnreadValue]:
     """Value paths set in `values` that no template reads and the chart's own defaults do not have."""
     reads, probes = chart_reads(chart)
     known = reads | probes
     out: list[UnreadValue] = []
 
-    def walk(data: dict, prefix: tuple[str, ...]) -> Iterator[None]:
+    def walk(data: dict[str, Any], prefix: tuple[str, ...]) -> Iterator[None]:
         for key, value in data.items():
             path = prefix + (str(key),)
             if _covered(path, reads):

@@ -1,8 +1,9 @@
 """The record every rule reads: the objects under lint and the facts about where they will run."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from ... import fieldpath
 from ...charts.package import Chart
@@ -17,7 +18,7 @@ Mode = Literal["paths", "environment"]
 class LintObject:
     """One manifest: the document rules see (defaulted once schemas run), and where it came from."""
 
-    document: dict
+    document: dict[str, Any]
     location: Location  # where the object starts (paths) or the environment item that produced it
     positions: Positions | None = None  # every field's place, when loaded from a file
 
@@ -30,7 +31,7 @@ class LintObject:
         return str(self.document.get("apiVersion") or "")
 
     @property
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[str, Any]:
         meta = self.document.get("metadata")
         return meta if isinstance(meta, dict) else {}
 
@@ -84,8 +85,8 @@ class LintContext:
     extra_crds: str | None = None
     # environment mode only
     environment_name: str = ""
-    environment: dict = field(default_factory=dict)
-    helm_values: dict | None = None
+    environment: dict[str, Any] = field(default_factory=dict)
+    helm_values: dict[str, Any] | None = None
     production: bool = False
     cpu_only: bool = False
     rule_settings: dict[str, RuleSetting] = field(default_factory=dict)

@@ -5,6 +5,8 @@ operator binary's default (every alpha gate is off). Source: the operator's feat
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .versions import parse_version
 
 # gate name -> default in the operator binary, per operator minor version
@@ -35,7 +37,7 @@ _GATES_1_7 = {
     "RayClusterHistoryServer": False,
     "KubernetesWAS": False,
 }
-_GATES_BY_MINOR: dict[tuple[int, int], dict[str, bool]] = {(1, 5): _GATES_1_5, (1, 6): _GATES_1_6, (1, 7): _GATES_1_7}
+_GATES_BY_MINOR: dict[tuple[int, ...], dict[str, bool]] = {(1, 5): _GATES_1_5, (1, 6): _GATES_1_6, (1, 7): _GATES_1_7}
 
 def known_gates(operator_version: str) -> dict[str, bool]:
     """Every gate the operator version accepts, with the binary's default; newest table for later versions."""
@@ -47,7 +49,7 @@ def known_gates(operator_version: str) -> dict[str, bool]:
     return dict(_GATES_BY_MINOR[max(older)] if older else _GATES_1_5)
 
 
-def chart_default_gates(operator_version: str, chart_values: dict) -> dict[str, bool]:
+def chart_default_gates(operator_version: str, chart_values: dict[str, Any]) -> dict[str, bool]:
     """The gates an install of the chart turns on or off when its featureGates value is left alone."""
     gates = known_gates(operator_version)
     for entry in chart_values.get("featureGates") or []:

@@ -165,7 +165,7 @@ def cron_error(schedule: str) -> str:
     if len(fields) != len(STANDARD_FIELDS):
         return f"expected exactly 5 fields (minute hour day-of-month month day-of-week), found {len(fields)}"
     try:
-        for text, field in zip(fields, STANDARD_FIELDS):
+        for text, field in zip(fields, STANDARD_FIELDS, strict=True):
             for expr in (item for item in text.split(",") if item):  # robfig skips empty list items
                 _check_range(expr, field)
     except _CronError as err:

@@ -7,8 +7,9 @@ operator would see after the API server's CRD defaults, so rules behave the same
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ...k8s.ray_cluster_specs import cluster_specs
 from ...yamlio import Path
@@ -20,22 +21,22 @@ class GroupView:
     """The head group or one worker group of a cluster spec."""
 
     name: str  # "Head" for the head group, as the operator words it, else the groupName
-    spec: dict
+    spec: dict[str, Any]
     path: Path
     is_head: bool
 
     @property
-    def template_spec(self) -> dict:
+    def template_spec(self) -> dict[str, Any]:
         value = get_in(self.spec, ("template", "spec"), {})
         return value if isinstance(value, dict) else {}
 
     @property
-    def containers(self) -> list[dict]:
+    def containers(self) -> list[dict[str, Any]]:
         value = self.template_spec.get("containers")
         return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
 
     @property
-    def container(self) -> dict:
+    def container(self) -> dict[str, Any]:
         """The Ray container: the operator always takes the first one."""
         containers = self.containers
         return containers[0] if containers else {}
@@ -45,12 +46,12 @@ class GroupView:
         return self.path + ("template", "spec", "containers", 0)
 
     @property
-    def ray_start_params(self) -> dict:
+    def ray_start_params(self) -> dict[str, Any]:
         value = self.spec.get("rayStartParams")
         return value if isinstance(value, dict) else {}
 
     @property
-    def env(self) -> dict[str, dict]:
+    def env(self) -> dict[str, dict[str, Any]]:
         return env_by_name(self.container.get("env"))
 
     def env_index(self, name: str) -> int:
@@ -63,10 +64,10 @@ class GroupView:
 @dataclass(frozen=True)
 class ClusterView:
     obj: LintObject
-    spec: dict
+    spec: dict[str, Any]
     path: Path  # where the cluster spec sits in the document
     owner: str  # kind of the object holding it
-    annotations: dict  # the annotations the operator passes to cluster validation
+    annotations: dict[str, Any]  # the annotations the operator passes to cluster validation
 
     @property
     def head(self) -> GroupView:
@@ -90,7 +91,7 @@ class ClusterView:
         return self.spec.get("enableInTreeAutoscaling") is True
 
     @property
-    def autoscaler_options(self) -> dict:
+    def autoscaler_options(self) -> dict[str, Any]:
         value = self.spec.get("autoscalerOptions")
         return value if isinstance(value, dict) else {}
 
@@ -113,7 +114,7 @@ class ClusterView:
 @dataclass(frozen=True)
 class JobView:
     obj: LintObject
-    spec: dict
+    spec: dict[str, Any]
     path: Path
     in_cron: bool  # a RayCronJob's jobTemplate
 
@@ -126,7 +127,7 @@ class JobView:
         return ClusterView(self.obj, spec, self.path + ("rayClusterSpec",), self.obj.kind, annotations)
 
     @property
-    def cluster_selector(self) -> dict:
+    def cluster_selector(self) -> dict[str, Any]:
         value = self.spec.get("clusterSelector")
         return value if isinstance(value, dict) else {}
 
@@ -142,7 +143,7 @@ class JobView:
         return self.path + tuple(steps)
 
 
-def env_by_name(env: Any) -> dict[str, dict]:
+def env_by_name(env: Any) -> dict[str, dict[str, Any]]:
     if not isinstance(env, list):
         return {}
     return {str(e["name"]): e for e in env if isinstance(e, dict) and "name" in e}
@@ -168,7 +169,7 @@ def cluster_views(context: LintContext) -> Iterator[ClusterView]:
             yield ClusterView(obj, spec, path, obj.kind, annotations)
 
 
-def objects_of(context: LintContext, kind: str) -> Iterator[tuple[LintObject, dict]]:
+def objects_of(context: LintContext, kind: str) -> Iterator[tuple[LintObject, dict[str, Any]]]:
     for obj in context.kuberay_objects():
         spec = obj.document.get("spec")
         if obj.kind == kind and isinstance(spec, dict):

@@ -40,12 +40,12 @@ def _ceil(value: float | None) -> float | None:
     return None if value is None else float(math.ceil(value))
 
 
-def container_limits(group: GroupView) -> dict:
+def container_limits(group: GroupView) -> dict[str, Any]:
     limits = (group.container.get("resources") or {}).get("limits")
     return limits if isinstance(limits, dict) else {}
 
 
-def container_requests(group: GroupView) -> dict:
+def container_requests(group: GroupView) -> dict[str, Any]:
     requests = (group.container.get("resources") or {}).get("requests")
     return requests if isinstance(requests, dict) else {}
 
