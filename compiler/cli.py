@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from . import argocd, crddiff, pipeline, review, yamlio
+from .autoscaler import report as autoscaler_report
 from .lint import report
 from .problems import KrcError, has_errors
 from .project import Project, find_project, printable
@@ -167,6 +168,23 @@ def explain_command(environment: str, path: str) -> None:
                else f"  {result.value!r}")
     for i, location in enumerate(result.chain):
         click.echo(f"  {'set' if i == 0 else 'overridden'} at {location}")
+
+
+@main.command("autoscaler")
+@click.argument("environments", nargs=-1)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--cluster", default="", help="Only the Ray cluster (or RayJob, RayService, RayCronJob) of this name.")
+@click.option("--ray-versions", is_flag=True, help="Only list the Ray versions the environments name (one a line).")
+@reports_errors
+def autoscaler_command(environments: tuple[str, ...], output_format: str, cluster: str, ray_versions: bool) -> None:
+    """Each cluster's node types as Ray's autoscaler sees them (its config generator), beside Kubernetes' view."""
+    project = current_project()
+    if ray_versions:
+        click.echo("".join(f"{version}\n" for version in pipeline.ray_versions(project)), nl=False)
+        return
+    nodes = pipeline.autoscaler_nodes(project, environments, cluster)
+    click.echo((autoscaler_report.format_json if output_format == "json" else autoscaler_report.format_text)(nodes),
+               nl=False)
 
 
 @main.command("crd-diff")

@@ -10,18 +10,29 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from . import argocd, crddiff, output, review
+from . import argocd, crddiff, output, review, yamlio
 from .argocd.validation import crds_path, environment_problems
+from .autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_version
 from .charts import vendor
 from .environment.model import Environment, load_environment
 from .k8s.secrets import REDACTED, names_credential, redact_at
-from .lint import environment_context, lint_objects, paths_context
+from .lint import (
+    LintContext,
+    LintObject,
+    environment_context,
+    lint_objects,
+    lint_validated,
+    paths_context,
+    validate_objects,
+)
 from .policy import CueEngine, find_engine, policy_files, policy_findings, policy_input
 from .policy.evaluate import evaluate_policies
 from .problems import KrcError, Location, Problem, sorted_problems
 from .project import Project, find_project
 from .render import Render, render_environment
+from .review.ray_view import ClusterRows, cluster_rows, two_views
 
 
 def chart_pin(env: Environment) -> vendor.ChartPin:
@@ -41,14 +52,58 @@ def compile_environment(project: Project, name: str) -> Render:
     return render_environment(project, env, chart)
 
 
-def environment_findings(render: Render, project: Project | None = None,
-                         argocd_crds: str | None = None) -> list[Problem]:
-    """Every finding about what an environment renders: schema and rules against the pinned CRDs, and (given the
-    project) its Argo CD objects against the Argo CD CRDs it names or `argocd_crds`."""
-    findings = lint_objects(environment_context(render))
+@dataclass(frozen=True)
+class Validated:
+    """A render with its objects as the API server stores them (CRD defaults applied) and the schema findings."""
+
+    render: Render
+    context: LintContext
+    schema_problems: tuple[Problem, ...]
+
+
+def validate_render(render: Render) -> Validated:
+    context, problems = validate_objects(environment_context(render))
+    return Validated(render, context, tuple(problems))
+
+
+def ray_version(env: Environment) -> str:
+    ray = env.data.get("ray")
+    return str(ray.get("version") or "") if isinstance(ray, dict) else ""
+
+
+def autoscaler_of(project: Project, validated: Sequence[Validated]) -> list[AutoscalerView]:
+    """What Ray's autoscaling-config generator (of each environment's ray.version) makes of every cluster spec
+    the environments render, stored objects as the autoscaler reads them: one process for all of them."""
+    return autoscaler_views(project.root, [Batch(ray_version(v.render.environment),
+                                                 tuple(o.document for o in v.context.objects)) for v in validated])
+
+
+def _generator_missing(render: Render, view: AutoscalerView) -> Problem:
+    where = render.environment.location_of(("ray", "version")) or Location(f"environment {render.environment.name}")
+    return Problem(f"the autoscaler's view was not checked: {view.unavailable}", where, "error",
+                   "autoscaler/generator", object=f"environment/{render.environment.name}",
+                   segments=("ray", "version"))
+
+
+def validated_findings(validated: Validated, project: Project | None = None, argocd_crds: str | None = None,
+                       view: AutoscalerView | None = None) -> list[Problem]:
+    """Every finding about what an environment renders: schema and rules against the pinned CRDs (with the
+    autoscaler's view when given), and (given the project) its Argo CD objects against the Argo CD CRDs it names
+    or `argocd_crds`. A view without a generator is an error: CI must not pass as if it had been checked."""
+    context = dataclasses.replace(validated.context, autoscaler=view) if view is not None else validated.context
+    findings = lint_validated(context, list(validated.schema_problems))
+    render = validated.render
+    if view is not None and view.unavailable:
+        findings.append(_generator_missing(render, view))
     if project is not None:
         findings += environment_problems(project, render.environment, render.objects, argocd_crds)
     return sorted_problems(findings)
+
+
+def environment_findings(render: Render, project: Project | None = None,
+                         argocd_crds: str | None = None) -> list[Problem]:
+    """The findings `krc render` stops on: everything but the autoscaler's view (render never needs Ray)."""
+    return validated_findings(validate_render(render), project, argocd_crds)
 
 
 def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None) -> Render:
@@ -132,9 +187,37 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     """`krc diff`: the named environments against golden/ (the working tree, or as committed at `base`)."""
     source = review.golden_source(project, base)
     renders = compile_environments(project, names)
-    return review.Review(source.description, base,
-                         tuple(review.review_environment(project, r, source.files(r.environment.name))
-                               for r in renders))
+    goldens = [source.files(r.environment.name) for r in renders]
+    stored_after = [[o.document for o in validate_render(r).context.objects] for r in renders]
+    stored_before = [_stored_golden(r, files) for r, files in zip(renders, goldens, strict=True)]
+    versions = [ray_version(r.environment) for r in renders] * 2
+    batches = [Batch(v, tuple(d)) for v, d in zip(versions, stored_after + stored_before, strict=True)]
+    views = autoscaler_views(project.root, batches)  # after and before: one generator process
+    after, before = views[:len(renders)], views[len(renders):]
+    return review.Review(source.description, base, tuple(
+        dataclasses.replace(review.review_environment(project, r, files), ray_view=two_views(
+            [o.document for o in r.objects], view, before=(old, old_view)))
+        for r, files, view, old, old_view in zip(renders, goldens, after, stored_before, before, strict=True)))
+
+
+def _stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:
+    """golden's Ray objects as the API server stores them under the render's CRDs (so Ray's view before and
+    after compare like with like); files krc diff itself reports as unreadable are left out here."""
+    shown = f"golden/{render.environment.name}"
+    objects = []
+    for path, content in sorted(files.items()):
+        if not path.startswith(f"{output.MANIFESTS_DIR}/"):
+            continue
+        try:
+            document = yamlio.load(content.decode("utf-8"), f"{shown}/{path}")
+        except (KrcError, UnicodeDecodeError):
+            continue
+        if isinstance(document, dict) and str(document.get("apiVersion", "")).startswith("ray.io/"):
+            objects.append(LintObject(document, Location(f"{shown}/{path}")))
+    context = LintContext(tuple(objects), render.chart.version, {}, render.chart)
+    return [o.document for o in validate_objects(context)[0].objects]
+
+
 
 
 @dataclass(frozen=True)
@@ -156,6 +239,39 @@ def explain(project: Project, name: str, dotted: str) -> Explanation:
     else:
         value = redact_at(".".join(map(str, path)), value)
     return Explanation(name, ".".join(map(str, path)), value, tuple(env.chain_of(path)))
+
+
+@dataclass(frozen=True)
+class AutoscalerNodes:
+    environment: str
+    ray_version: str
+    clusters: tuple[ClusterRows, ...]
+
+
+def autoscaler_nodes(project: Project, names: Sequence[str], cluster: str = "") -> list[AutoscalerNodes]:
+    """`krc autoscaler ENV... [--cluster NAME]`: every cluster's (or the named object's) node types as Ray's
+    autoscaler sees them, beside Kubernetes' figures. A Ray version without its generator is bad input (exit 2)
+    saying how to install it, and so is a cluster name no environment renders."""
+    renders = compile_environments(project, project.select(list(names)), lint=False)
+    views = autoscaler_of(project, [validate_render(r) for r in renders])
+    missing = [Problem(view.unavailable, r.environment.location_of(("ray", "version")))
+               for r, view in zip(renders, views, strict=True) if view.unavailable]
+    if missing:
+        raise KrcError(sorted_problems(set(missing)))
+    found = [AutoscalerNodes(r.environment.name, view.ray_version, tuple(cluster_rows(
+        (o.document for o in r.objects if not cluster or (o.document.get("metadata") or {}).get("name") == cluster),
+        view))) for r, view in zip(renders, views, strict=True)]
+    if cluster and not any(env.clusters for env in found):
+        raise KrcError(f"no RayCluster, RayJob, RayService or RayCronJob named '{cluster}' in "
+                       f"{', '.join(r.environment.name for r in renders)}; run 'krc autoscaler' to list them")
+    return found
+
+
+def ray_versions(project: Project) -> list[str]:
+    """The Ray versions the environments name (`make ray-generators` installs one generator for each); a value
+    that is not a release version is left to `krc lint` to report, never handed to a shell or pip."""
+    versions = {ray_version(load_environment(project, name)) for name in project.environment_names()}
+    return sorted(v for v in versions if valid_ray_version(v))
 
 
 # ---- lint and policies ---------------------------------------------------------------------------------------
@@ -190,19 +306,19 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
     """Every finding of each environment: schema and rules over what it renders, its Argo CD objects against
     the Argo CD CRDs it names, and the organisation's policies. Every environment's input errors are reported
     together."""
-    findings: list[Problem] = []
     problems: list[Problem] = []
-    renders: list[Render] = []
+    validated: list[Validated] = []
     for name in project.select(list(names)):
         try:
-            render = compile_environment(project, name)
-            findings.extend(environment_findings(render, project, argocd_crds))
-            renders.append(render)
+            validated.append(validate_render(compile_environment(project, name)))
         except KrcError as err:
             problems.extend(err.problems)
     if problems:
         raise KrcError(problems)
-    return findings + lint_policies(project, renders)
+    findings: list[Problem] = []
+    for entry, view in zip(validated, autoscaler_of(project, validated), strict=True):
+        findings.extend(validated_findings(entry, project, argocd_crds, view))
+    return findings + lint_policies(project, [v.render for v in validated])
 
 
 def lint_policies(project: Project, renders: Sequence[Render]) -> list[Problem]:

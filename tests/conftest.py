@@ -27,6 +27,13 @@ PROJECT_PARTS = ("environments", "templates", "golden", "policies", "deploy")
 if not (CHARTS_DIR / "index.yaml").exists():
     raise RuntimeError(f"tests need the upstream chart repository at {CHARTS_DIR} (../shared beside the checkout)")
 os.environ.setdefault("KRC_CHART_REPOSITORY", CHARTS_DIR.as_uri())
+# Ray's autoscaling-config generators live beside the checkout (`make ray-generators`), not in project copies
+RAY_ENVS = REPO_ROOT / ".venv-ray"
+RAY_VERSION = "2.58.0"  # the Ray version the environments name
+if not (RAY_ENVS / RAY_VERSION / "bin" / "python").exists() and "KRC_RAY_ENVS" not in os.environ:
+    raise RuntimeError(f"tests need Ray {RAY_VERSION}'s autoscaler config generator in {RAY_ENVS}: "
+                       "run make ray-generators")
+os.environ.setdefault("KRC_RAY_ENVS", str(RAY_ENVS))
 # krc's cache (parsed CRDs, CEL parser tables) is the test run's own, never the user's: one folder per run, which
 # the xdist workers of that run share (krc writes its cache files atomically).
 _RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex

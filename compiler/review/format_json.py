@@ -16,7 +16,12 @@ Shape (version 1; fields are only ever added):
         "capacity": {                                     # at max scale; see review/capacity.py
           "before": {"cpu": "285", "cpuMillis": 285000, "gpu": 23, "memory": "1148Gi", "memoryBytes": ...},
           "after": {...},
-          "upgradePeak": {...} | null                     # while replaced RayService clusters run twice
+          "upgradePeak": {...} | null,                    # while replaced RayService clusters run twice
+          "rayView": null | {                             # after, as Ray's autoscaler sees it (review/ray_view.py)
+            "rayVersion": "2.58.0", "ray": {"cpu", "gpu", "memory", "memoryBytes", "custom"} | null,
+            "rayBefore": {...} | null,                    # golden's, through the same generator
+            "kubernetes": {...}, "reasons": ["... headgroup: CPU: Ray 0 from rayStartParams num-cpus '0', ..."],
+            "failed": [], "unavailable": null | "the autoscaler config generator of Ray X is not installed; ..."}
         },
         "crdGate": null | {                               # present when the CRDs differ from the golden lock
           "chart": "kuberay-operator", "oldVersion": "1.6.2", "newVersion": "1.7.0",
@@ -108,7 +113,8 @@ def environment_dict(env: EnvironmentReview) -> dict[str, Any]:
         "counts": {"added": env.count("added"), "removed": env.count("removed"), "changed": env.count("changed"),
                    "unchanged": env.unchanged},
         "capacity": {"before": env.capacity_before.as_dict(), "after": env.capacity_after.as_dict(),
-                     "upgradePeak": env.upgrade_peak.as_dict() if env.upgrade_peak else None},
+                     "upgradePeak": env.upgrade_peak.as_dict() if env.upgrade_peak else None,
+                     "rayView": env.ray_view.as_dict() if env.ray_view else None},
         "crdGate": gate_dict(env.gate) if env.gate else None,
         "objects": [object_dict(o) for o in env.objects],
         "files": [{"path": f.path, "status": f.status, "diff": list(f.diff),

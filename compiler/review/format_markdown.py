@@ -202,6 +202,20 @@ def file_block(file: FileChange, env: str, limit: int) -> tuple[str, bool]:
     return block.text(env), not block.cut
 
 
+_RAY_REASONS_SHOWN = 10
+
+
+def _ray_view(env: EnvironmentReview) -> list[str]:
+    """Capacity in Ray's autoscaler's view beside Kubernetes' (review/ray_view.py), and why they differ."""
+    if env.ray_view is None:
+        return []
+    summary, *rest = env.ray_view.lines()
+    shown = [f"- {_cell(line.strip())}\n" for line in rest[:_RAY_REASONS_SHOWN]]
+    if len(rest) > _RAY_REASONS_SHOWN:
+        shown.append(f"- _{len(rest) - _RAY_REASONS_SHOWN} more: run `krc autoscaler {env.name}`_\n")
+    return [f"{_cell(summary)}\n\n", *shown, "\n" if shown else ""]
+
+
 def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
     changed = sum(e.changed for e in review.environments)
     head = [f"## krc diff\n\nRender compared with {review.base}: **{changed} of {len(review.environments)} "
@@ -216,7 +230,7 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
     for index, env in enumerate(changed_envs):
         # an even share of what is left, so every environment shows some details; unused room carries over
         limit = len(out) + (max_chars - len(out)) // (len(changed_envs) - index)
-        section = [f"### Details: `{env.name}`\n\n"]
+        section = [f"### Details: `{env.name}`\n\n", *_ray_view(env)]
         left: Counter[str] = Counter()
         size = len(out) + len(section[0])
         entries: list[tuple[ObjectChange | FileChange, Callable[[str, int], tuple[str, bool]]]] = [

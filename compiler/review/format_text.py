@@ -94,6 +94,8 @@ def environment_lines(env: EnvironmentReview) -> list[str]:
     if env.upgrade_peak:
         lines.append(f"   during the RayService upgrade (old and new cluster both up): "
                      f"{capacity_line(env.capacity_after, env.upgrade_peak)}")
+    if env.ray_view is not None:
+        lines += [f"   {line}" for line in env.ray_view.lines()]
     for obj in env.objects:
         version = obj.api_version
         lines.append(f"{STATUS_MARK[obj.status]} {obj.key.ref} ({version}) {obj.status}")

@@ -9,6 +9,7 @@ from .capacity import Capacity
 from .consequences import Label
 from .crdgate import CrdGate
 from .fielddiff import FieldChange
+from .ray_view import TwoViews
 
 Status = Literal["added", "removed", "changed"]
 STATUS_MARK = {"added": "+", "removed": "-", "changed": "~"}
@@ -51,6 +52,7 @@ class EnvironmentReview:
     capacity_after: Capacity
     upgrade_peak: Capacity | None  # after, plus the RayService clusters that are replaced, while both run
     gate: CrdGate | None
+    ray_view: TwoViews | None = None  # capacity after, as Ray's autoscaler sees it beside Kubernetes (ray_view.py)
 
     @property
     def changed(self) -> bool:

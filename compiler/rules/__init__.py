@@ -14,6 +14,13 @@ from .rule import SEVERITIES, Rule, as_severity
 __all__ = ["RULES", "SEVERITIES", "Rule", "as_severity", "describe", "summaries"]
 from . import (
     argocd_autoscaled_replicas_ignored,
+    autoscaler_generator_error,
+    autoscaler_gpu_count,
+    autoscaler_hosts_per_replica,
+    autoscaler_idle_timeout_default,
+    autoscaler_idle_timeout_ignored,
+    autoscaler_nothing_schedulable,
+    autoscaler_unbounded_workers,
     chart_unread_values,
     feature_gates_controller_off,
     feature_gates_field_needs_gate,
@@ -63,6 +70,13 @@ from . import (
 
 _MODULES: tuple[Rule, ...] = (
     argocd_autoscaled_replicas_ignored,
+    autoscaler_generator_error,
+    autoscaler_gpu_count,
+    autoscaler_hosts_per_replica,
+    autoscaler_idle_timeout_default,
+    autoscaler_idle_timeout_ignored,
+    autoscaler_nothing_schedulable,
+    autoscaler_unbounded_workers,
     chart_unread_values,
     feature_gates_controller_off,
     feature_gates_field_needs_gate,

@@ -12,13 +12,17 @@ real CRD shape: a field the CRD does not declare fails the case unless the case 
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from compiler.autoscaler import Batch, autoscaler_views
 from compiler.charts.package import read_chart
 from compiler.lint.manifest_files import load_objects
-from compiler.lint.runner import lint_objects
+from compiler.lint.runner import lint_objects, lint_validated, validate_objects
 from compiler.rules import RULES
 from compiler.rules.support.context import LintContext
 from compiler.rules.support.feature_gates import chart_default_gates
@@ -26,7 +30,8 @@ from compiler.validation import SchemaSet
 from compiler.yamlio import load
 
 CASES_DIR = Path(__file__).parent / "cases"
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHARED = REPO_ROOT / ".." / "shared"
 
 
 def case_file(rule_id: str) -> Path:
@@ -61,6 +66,34 @@ def tmp_name(path: Path) -> str:
     return path.stem + ".manifest.yaml"
 
 
+@functools.cache
+def _generator_answers_cached() -> int:
+    """Every autoscaler/ case's clusters through the generator in one process (as `krc lint` does for all
+    environments), so each case below reads its answers from the cache instead of starting a process."""
+    batches = []
+    with tempfile.TemporaryDirectory() as folder:
+        for param in _all_cases():
+            rule_id, case, file_name = param.values
+            if rule_id.startswith("autoscaler/"):
+                manifest = Path(folder) / file_name
+                manifest.write_text(case.get("manifests") or "", encoding="utf-8")
+                defaulted, _ = validate_objects(context_for(case, manifest))
+                documents = tuple(o.document for o in defaulted.objects)
+                batches.append(Batch(str(case.get("rayVersion", "2.58.0")), documents))
+    autoscaler_views(REPO_ROOT, batches)
+    return len(batches)
+
+
+def with_autoscaler(defaulted: LintContext, case: dict) -> LintContext:
+    """An autoscaler/ rule sees what the pipeline gives it: the objects as stored (CRD defaults applied) and the
+    answers of the real generator of the case's Ray version (`rayVersion`, default 2.58.0) for them."""
+    _generator_answers_cached()
+    [view] = autoscaler_views(REPO_ROOT, [Batch(str(case.get("rayVersion", "2.58.0")),
+                                                tuple(o.document for o in defaulted.objects))])
+    assert not view.unavailable, view.unavailable
+    return dataclasses.replace(defaulted, autoscaler=view)
+
+
 def context_for(case: dict, manifest: Path) -> LintContext:
     version = str(case.get("operator", "1.7.0"))
     chart = _chart(version)
@@ -88,7 +121,12 @@ def test_rule_case(rule_id: str, case: dict, file_name: str, tmp_path: Path) -> 
     for want in wanted_unknown:
         assert any(want in p.message for p in unknown), f"no schema finding like {want!r} among:\n{shown_unknown}"
     # the production path: schema validation defaults the objects (as the API server stores them), then the rules
-    found = [p for p in lint_objects(context_for(case, manifest)) if p.rule == rule_id]
+    if rule_id.startswith("autoscaler/"):  # ... with the real generator's answers for the stored objects between
+        defaulted, schema_problems = validate_objects(context_for(case, manifest))
+        everything = lint_validated(with_autoscaler(defaulted, case), schema_problems)
+    else:
+        everything = lint_objects(context_for(case, manifest))
+    found = [p for p in everything if p.rule == rule_id]
     expected = case.get("expect") or []
     shown = "\n".join(p.one_line() for p in found)
     assert len(found) == len(expected), f"expected {len(expected)} finding(s), got:\n{shown}"

@@ -10,6 +10,7 @@ from ...charts.package import Chart
 from ...k8s.objects import object_ref
 from ...problems import Location, Problem
 from ...yamlio import Path, Positions
+from .autoscaler_view import AutoscalerView
 
 Mode = Literal["paths", "environment"]
 
@@ -93,6 +94,8 @@ class LintContext:
     # where an environment path (tuple of keys) was written; None when unknown
     locate_environment: Callable[[Path], Location | None] | None = None
     environment_file: str = ""
+    # what Ray's autoscaling-config generator made of each cluster spec; filled by the pipeline (None: not run)
+    autoscaler: AutoscalerView | None = None
 
     def gate(self, name: str) -> bool:
         return self.feature_gates.get(name, False)

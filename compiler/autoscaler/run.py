@@ -1,0 +1,122 @@
+"""Running the generator: one process per Ray version over every cluster spec at once, answers cached on disk.
+
+Each cluster spec goes to the generator as the RayCluster the autoscaler would read from the API server (the
+spec as linted: CRD defaults applied). Answers are cached per cluster in krc's cache folder, keyed by the Ray
+version, the runner script and the cluster's canonical JSON, so a warm run starts no process at all.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..k8s.crds import canonical_json
+from ..problems import KrcError
+from ..rules.support.autoscaler_view import GeneratedConfig, config_from_answer
+from ..user_cache import cache_dir
+from .generators import Generator
+
+RUNNER = Path(__file__).with_name("generator_runner.py")
+TIMEOUT_SECONDS = 600
+# what the generator's process inherits: enough to run Python, nothing that changes what Ray does
+_PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
+
+
+def generator_input(document: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """The RayCluster the autoscaler reads: this spec under the owning object's name and namespace.
+
+    A cluster without worker groups has no `workerGroupSpecs`; the generator (like the autoscaler) fails on
+    that, which is what an autoscaled cluster would do. Without autoscaling no autoscaler reads it, so Ray's view
+    of its capacity is taken with an empty list.
+    """
+    found = document.get("metadata")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
+    if "workerGroupSpecs" not in spec and spec.get("enableInTreeAutoscaling") is not True:
+        spec = {**spec, "workerGroupSpecs": []}
+    return {"apiVersion": "ray.io/v1", "kind": "RayCluster",
+            "metadata": {"name": str(meta.get("name") or meta.get("generateName") or "cluster"),
+                         "namespace": str(meta.get("namespace") or "default")},
+            "spec": spec}
+
+
+def _runner_digest() -> str:
+    return hashlib.sha256(RUNNER.read_bytes()).hexdigest()
+
+
+def _cache_file(version: str, key: str) -> Path:
+    return cache_dir() / "autoscaler" / version / f"{key}.json"
+
+
+def _read_cached(path: Path) -> dict[str, Any] | None:
+    try:
+        answer = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
+def _write_cached(path: Path, answer: dict[str, Any]) -> None:
+    """Best effort: a read-only cache only costs speed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8") as out:
+            out.write(canonical_json(answer))
+        os.replace(out.name, path)
+    except OSError:
+        pass
+
+
+def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    env = {name: os.environ[name] for name in _PASSED_ENV if name in os.environ}
+    env["RAY_USAGE_STATS_ENABLED"] = "0"
+    what = f"the autoscaler config generator of Ray {generator.ray_version} ({generator.python})"
+    try:
+        done = subprocess.run([str(generator.python), "-I", str(RUNNER)], input=json.dumps({"clusters": clusters}),
+                              capture_output=True, text=True, timeout=TIMEOUT_SECONDS, env=env, check=False)
+    except OSError as err:
+        raise KrcError(f"could not start {what}: {err.strerror}; reinstall it with 'make ray-generators'") from None
+    except subprocess.TimeoutExpired:
+        raise KrcError(f"{what} did not finish within {TIMEOUT_SECONDS} s; run it again with fewer "
+                       "environments") from None
+    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    try:
+        answer = json.loads(done.stdout) if done.returncode == 0 else None
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict) or not isinstance(answer.get("results"), dict):
+        raise KrcError(f"{what} failed ({last}); reinstall it with 'make ray-generators'")
+    if answer.get("rayVersion") != generator.ray_version:
+        raise KrcError(f"{generator.python} runs Ray {answer.get('rayVersion')}, not {generator.ray_version}; "
+                       "recreate that environment with 'make ray-generators'")
+    results: dict[str, Any] = answer["results"]
+    return results
+
+
+def generate(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, GeneratedConfig]:
+    """The generator's answer for every cluster (id -> RayCluster), from the cache or one process for the rest."""
+    runner = _runner_digest()
+    keys = {cid: hashlib.sha256(f"{generator.ray_version}\0{runner}\0{canonical_json(c)}".encode()).hexdigest()
+            for cid, c in clusters.items()}
+    answers: dict[str, dict[str, Any]] = {}
+    for cid, key in keys.items():
+        cached = _read_cached(_cache_file(generator.ray_version, key))
+        if cached is not None:
+            answers[cid] = cached
+    missing = {keys[cid]: clusters[cid] for cid in clusters if cid not in answers}
+    if missing:
+        results = _run(generator, missing)
+        for cid, key in keys.items():
+            if cid in answers:
+                continue
+            answer = results.get(key)
+            if not isinstance(answer, dict):
+                raise KrcError(f"the Ray {generator.ray_version} generator gave no answer for a cluster; "
+                               "reinstall it with 'make ray-generators'")
+            answers[cid] = answer
+            _write_cached(_cache_file(generator.ray_version, key), answer)
+    return {cid: config_from_answer(answer, generator.ray_version) for cid, answer in answers.items()}

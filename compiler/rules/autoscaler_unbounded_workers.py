@@ -1,0 +1,48 @@
+"""Every autoscaled worker group has a maximum Ray's autoscaler can reach.
+
+Without `maxReplicas` the CRD stores 2147483647, and the autoscaler's config generator hands that to the
+autoscaler as the node type's `max_workers` (times `numOfHosts`): the group scales with demand until the
+Kubernetes cluster or its quota runs out. Capacity reviews count `replicas` instead, so they understate it.
+
+Fails:
+
+    enableInTreeAutoscaling: true
+    workerGroupSpecs:
+    - groupName: cpu
+      replicas: 1
+
+Passes:
+
+    enableInTreeAutoscaling: true
+    workerGroupSpecs:
+    - groupName: cpu
+      replicas: 1
+      maxReplicas: 8
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..problems import Problem
+from .support.autoscaler_clusters import scaled_clusters
+from .support.context import LintContext
+
+ID = "autoscaler/unbounded-workers"
+SEVERITY = "warning"
+SUMMARY = "an autoscaled worker group has a maxReplicas below the CRD default 2147483647"
+VERSIONS = ""
+ENVIRONMENT_ONLY = False
+MAX_INT32 = 2147483647  # the CRD's default maxReplicas
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    for scaled in scaled_clusters(context):
+        for node in scaled.config.workers:
+            group = scaled.worker(node)
+            if group is None or node.max_workers < MAX_INT32:
+                continue
+            yield scaled.view.obj.problem(
+                f"worker group '{node.name}' has maxReplicas {group.spec.get('maxReplicas', MAX_INT32)} (the CRD "
+                f"default when unset), so Ray {scaled.config.ray_version}'s autoscaler may add up to "
+                f"{node.max_workers} workers; set maxReplicas to the most the group may use",
+                group.path + ("maxReplicas",))

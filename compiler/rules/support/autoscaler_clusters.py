@@ -1,0 +1,64 @@
+"""Rules from the autoscaler's view: each cluster spec beside the generator's answer for it, and the environment
+item it was rendered from (for findings about what the environment file asked for)."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ...yamlio import Path
+from .autoscaler_view import GeneratedConfig, NodeType
+from .context import LintContext
+from .ray_objects import ClusterView, GroupView, cluster_views
+
+SOURCE_ANNOTATION = "krc.dev/source"  # the environment item an object came from (render.SOURCE_ANNOTATION)
+# where an environment item keeps the cluster that becomes each spec
+_CLUSTER_IN_ITEM: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("spec",): (), ("spec", "rayClusterConfig"): ("cluster",), ("spec", "rayClusterSpec"): ("cluster",),
+    ("spec", "jobTemplate", "rayClusterSpec"): ("job", "cluster"),
+}
+
+
+@dataclass(frozen=True)
+class ScaledCluster:
+    view: ClusterView
+    config: GeneratedConfig
+
+    def worker(self, node: NodeType) -> GroupView | None:
+        return next((g for g in self.view.workers if g.name == node.name), None)
+
+
+def scaled_clusters(context: LintContext, autoscaled_only: bool = True) -> Iterator[ScaledCluster]:
+    """Every cluster spec the generator answered for (autoscaled ones only, unless asked otherwise)."""
+    if context.autoscaler is None:
+        return
+    for cluster in cluster_views(context):
+        if autoscaled_only and not cluster.autoscaling:
+            continue
+        config = context.autoscaler.config_for(cluster.obj.document, tuple(str(s) for s in cluster.path))
+        if config is not None:
+            yield ScaledCluster(cluster, config)
+
+
+def _named(data: Any, step: str) -> Any:
+    if isinstance(data, dict):
+        return data.get(step)
+    if isinstance(data, list):  # lists of named items, as environment files write them
+        return next((item for item in data if isinstance(item, dict) and item.get("name") == step), None)
+    return None
+
+
+def environment_cluster(context: LintContext, cluster: ClusterView) -> tuple[Path, dict[str, Any]] | None:
+    """(path in the environment, the cluster as the environment file writes it) of a rendered spec, when the
+    object names its environment item; None in paths mode or for objects not rendered from one."""
+    if context.mode != "environment":
+        return None
+    source = (cluster.obj.metadata.get("annotations") or {}).get(SOURCE_ANNOTATION)
+    inside = _CLUSTER_IN_ITEM.get(tuple(str(s) for s in cluster.path))
+    if not isinstance(source, str) or inside is None:
+        return None
+    path: tuple[str, ...] = (*source.split("."), *inside)
+    node: Any = context.environment
+    for step in path:
+        node = _named(node, step)
+    return (path, node) if isinstance(node, dict) else None

@@ -1,0 +1,162 @@
+"""The generator of exactly the environment's Ray version, one process per run, answers cached; and what users see
+(`krc autoscaler`, `krc lint`, `krc diff`) when it is there and when it is not."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compiler import pipeline
+from compiler.autoscaler import Batch, autoscaler_views
+from compiler.cli import main
+from compiler.project import Project
+from compiler.yamlio import load
+
+REAL_ENVS = Path(os.environ["KRC_RAY_ENVS"])
+
+
+def _krc(project: Project, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["--project", str(project.root), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _counting_envs(tmp_path: Path, version: str, real: str = "2.58.0") -> Path:
+    """A KRC_RAY_ENVS folder whose `version` runs the real generator of `real` and logs every start."""
+    envs = tmp_path / "ray-envs"
+    python = envs / version / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f"#!/bin/sh\necho start >> {envs / 'starts.log'}\nexec {REAL_ENVS / real / 'bin' / 'python'} "
+                      '"$@"\n', encoding="utf-8")
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    return envs
+
+
+def _starts(envs: Path) -> int:
+    log = envs / "starts.log"
+    return len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0
+
+
+def _documents(project: Project, name: str) -> tuple[dict, ...]:
+    validated = pipeline.validate_render(pipeline.compile_environment(project, name))
+    return tuple(o.document for o in validated.context.objects)
+
+
+def test_one_process_for_every_environment_then_none_when_cached(project: Project, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    envs = _counting_envs(tmp_path, "2.58.0")
+    monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    batches = [Batch("2.58.0", _documents(project, "dev")), Batch("2.58.0", _documents(project, "prod-eks-gpu"))]
+    first = autoscaler_views(project.root, batches)
+    assert _starts(envs) == 1  # both environments, five cluster specs, one generator process
+    assert [len(v.configs) for v in first] == [1, 4]
+    assert autoscaler_views(project.root, batches) == first
+    assert _starts(envs) == 1  # warm: every answer from the cache
+    changed = json.loads(json.dumps(batches[0].documents))
+    next(d for d in changed if d["kind"] == "RayCluster")["spec"]["workerGroupSpecs"][0]["maxReplicas"] = 5
+    [view] = autoscaler_views(project.root, [Batch("2.58.0", tuple(changed))])
+    assert _starts(envs) == 2  # the changed cluster's content is a new key
+    [config] = view.configs.values()
+    assert config.node_type("cpu") is not None and config.node_type("cpu").max_workers == 5
+
+
+def test_another_versions_generator_is_never_used(project: Project, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # 2.57.0's folder holds 2.58.0's Ray: krc notices and refuses rather than answer with the wrong generator
+    monkeypatch.setenv("KRC_RAY_ENVS", str(_counting_envs(tmp_path, "2.57.0")))
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    environment = project.environment_file("base")
+    environment.write_text(environment.read_text(encoding="utf-8").replace("'2.58.0'", "'2.57.0'"), encoding="utf-8")
+    code, _, err = _krc(project, "autoscaler", "dev")
+    assert code == 2
+    assert "runs Ray 2.58.0, not 2.57.0" in err and "make ray-generators" in err
+
+
+def test_missing_generator_says_how_to_get_it(project: Project) -> None:
+    environment = project.environment_file("base")
+    environment.write_text(environment.read_text(encoding="utf-8").replace("'2.58.0'", "'2.1.0'"), encoding="utf-8")
+    code, _, err = _krc(project, "autoscaler", "dev")
+    assert code == 2
+    assert err.count("\n") == 1 and "environments/base.yaml:" in err
+    assert "the autoscaler config generator of Ray 2.1.0 is not installed" in err and "make ray-generators" in err
+    # lint reports it as an error finding: a CI run without the generator must not pass as checked
+    code, out, _ = _krc(project, "lint", "dev")
+    assert code == 1
+    assert "the autoscaler's view was not checked" in out and "[autoscaler/generator]" in out
+    # render never needs it
+    assert _krc(project, "render", "dev")[0] == 0
+    assert _krc(project, "autoscaler", "--ray-versions")[1] == "2.1.0\n"
+
+
+def test_a_ray_version_that_is_not_a_release_never_reaches_a_path_or_pip(project: Project) -> None:
+    environment = project.environment_file("base")
+    environment.write_text(environment.read_text(encoding="utf-8").replace("'2.58.0'", "'../../x'"),
+                           encoding="utf-8")
+    code, _, err = _krc(project, "autoscaler", "dev")
+    assert code == 2 and "is not a Ray release version" in err
+    assert _krc(project, "autoscaler", "--ray-versions")[1] == ""
+
+
+def test_node_types_as_a_table_and_as_json(project: Project) -> None:
+    code, out, _ = _krc(project, "autoscaler", "dev")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "== dev (autoscaler config of Ray 2.58.0)"
+    assert lines[1] == "RayCluster/ray-demo/ray-cpu-demo: autoscaled, idle timeout 60s, max workers 2"
+    assert lines[2].split() == ["NODE", "TYPE", "MIN", "MAX", "CPU", "GPU", "MEMORY", "CUSTOM", "IDLE", "POD", "CPU",
+                                "POD", "GPU", "POD", "MEMORY"]
+    assert lines[3].split() == ["headgroup", "0", "0", "0", "0", "2Gi", "-", "-", "1", "0", "2Gi"]
+    assert lines[4].split() == ["cpu", "0", "2", "1", "0", "2Gi", "-", "60s", "1", "0", "2Gi"]
+    assert "differs: headgroup: CPU: Ray 0 from rayStartParams num-cpus '0', Kubernetes 1 per Pod" in out
+    code, out, _ = _krc(project, "autoscaler", "prod-eks-gpu", "--format", "json")
+    data = json.loads(out)
+    [env] = data["environments"]
+    assert env["rayVersion"] == "2.58.0" and len(env["clusters"]) == 4
+    train = next(c for c in env["clusters"] if c["cluster"] == "RayCluster/ray-prod/ray-gpu-train")
+    assert train["autoscaled"] is True and train["idleTimeoutMinutes"] == 5.0
+    gpu = next(n for n in train["nodeTypes"] if n["name"] == "gpu-a10g-x4")
+    assert gpu["resources"]["GPU"] == 4 and gpu["maxWorkers"] == 2 and gpu["rayAtMaxScale"]["gpu"] == 8
+    assert _krc(project, "autoscaler", "prod-eks-gpu", "--format", "json")[1] == out  # deterministic
+    code, out, _ = _krc(project, "autoscaler", "prod-eks-gpu", "--cluster", "summarizer")
+    assert code == 0 and [line for line in out.splitlines() if line.startswith("Ray")] == [
+        "RayService/ray-prod/summarizer spec.rayClusterConfig: autoscaled, idle timeout 300s, max workers 4"]
+    code, _, err = _krc(project, "autoscaler", "dev", "--cluster", "nope")
+    assert code == 2 and "no RayCluster, RayJob, RayService or RayCronJob named 'nope' in dev" in err
+
+
+def test_review_shows_rays_view_beside_kubernetes(project: Project) -> None:
+    environment = project.environment_file("dev")
+    text = environment.read_text(encoding="utf-8")
+    environment.write_text(text.replace("        maxReplicas: 2\n", "        maxReplicas: 3\n"), encoding="utf-8")
+    code, out, _ = _krc(project, "diff", "dev")
+    assert code == 1
+    assert ("Ray's view at max scale (autoscaler config of Ray 2.58.0): CPU 2 -> 3, GPU 0, memory 6Gi -> 8Gi; "
+            "Kubernetes' (after): CPU 4, GPU 0, memory 8Gi") in out
+    assert "differs: RayCluster/ray-demo/ray-cpu-demo headgroup: CPU: Ray 0 from rayStartParams num-cpus '0'" in out
+    code, out, _ = _krc(project, "diff", "dev", "--format", "markdown")
+    assert "Ray's view at max scale (autoscaler config of Ray 2.58.0): CPU 2 -> 3, GPU 0, memory 6Gi -> 8Gi;" in out
+    assert "- differs: RayCluster/ray-demo/ray-cpu-demo headgroup: CPU: Ray 0 from rayStartParams num-cpus" in out
+    code, out, _ = _krc(project, "diff", "dev", "--format", "json")
+    ray_view = json.loads(out)["environments"][0]["capacity"]["rayView"]
+    assert ray_view["ray"]["cpu"] == 3 and ray_view["kubernetes"]["cpu"] == "4" and ray_view["unavailable"] is None
+    assert ray_view["rayBefore"]["cpu"] == 2  # golden's stored objects through the same generator
+
+
+def test_lint_of_an_environment_reads_the_environment_file_against_the_generator(project: Project) -> None:
+    environment = project.environment_file("dev")
+    text = environment.read_text(encoding="utf-8")
+    text = text.replace("      version: v2\n", "      version: v1\n")
+    text = text.replace("        maxReplicas: 2\n", "        maxReplicas: 2\n        idleTimeoutSeconds: 600\n")
+    environment.write_text(text, encoding="utf-8")
+    code, out, _ = _krc(project, "lint", "dev")
+    assert code == 0  # warnings only
+    finding = next(line for line in out.splitlines() if "[autoscaler/idle-timeout-ignored]" in line)
+    lines = environment.read_text(encoding="utf-8").splitlines()
+    line = int(finding.split(":")[1])
+    assert lines[line - 1].strip() == "idleTimeoutSeconds: 600"
+    assert "gives group 'cpu' no idle timeout of its own, so its workers idle out after 60 s" in finding
+    assert load(environment.read_text(encoding="utf-8"), "dev")["clusters"][0]["autoscaling"]["version"] == "v1"
