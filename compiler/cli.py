@@ -2,10 +2,12 @@
 
 Exit codes everywhere: 0 fine, 1 findings or differences, 2 bad input or a failing environment (disk, network,
 permissions; nothing written), 3 an internal error. No traceback is printed unless KRC_DEBUG=1.
+Commands are listed by `krc --help` in the order of a working day (cli_support.WORKFLOW_ORDER).
 """
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -16,22 +18,34 @@ import click
 
 from . import argocd, crddiff, pipeline, review, yamlio
 from .autoscaler import report as autoscaler_report
+from .cli_support import (
+    WorkflowGroup,
+    complete_environments,
+    complete_layers,
+    complete_rules,
+    current_project,
+    print_versions,
+    project_or_none,
+    show_problems,
+    working,
+)
 from .lint import report
 from .problems import KrcError, has_errors
-from .project import Project, find_project, printable
-from .rules import describe, summaries
+from .project import printable
+from .report_format import COLOR_CHOICES, plural, summary
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 120}
 
 
 def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Bad input becomes one line per problem on stderr and exit status 2."""
+    """Bad input becomes one block per problem on stderr and exit status 2."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except KrcError as err:
-            for problem in err.problems:
-                click.echo(problem.one_line(), err=True)
+            show_problems(err.problems)
             sys.exit(2)
 
     return wrapper
@@ -44,7 +58,7 @@ def _debugging() -> bool:
     return os.environ.get(DEBUG_VARIABLE, "").strip() not in ("", "0", "false", "no")
 
 
-class ErrorEdge(click.Group):
+class ErrorEdge(WorkflowGroup):
     """The one place where failures become exit codes, for every command and subcommand.
 
     KrcError (bad input): its problems, exit 2. OSError (disk full, read-only, permissions, network): one line,
@@ -59,8 +73,7 @@ class ErrorEdge(click.Group):
                 KeyboardInterrupt):
             raise
         except KrcError as err:
-            for problem in err.problems:
-                click.echo(problem.one_line(), err=True)
+            show_problems(err.problems)
             sys.exit(2)
         except OSError as err:
             if _debugging():
@@ -77,61 +90,166 @@ class ErrorEdge(click.Group):
             sys.exit(3)
 
 
-def current_project() -> Project:
-    """The project named by --project, else the one around the working directory."""
-    ctx = click.get_current_context()
-    root = ctx.find_root().params.get("project")
-    return find_project(Path(root) if root else Path.cwd())
-
-
-@click.group(cls=ErrorEdge, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ErrorEdge, context_settings=CONTEXT)
 @click.option("--project", type=click.Path(file_okay=False), help="Project root (default: found from the cwd).")
-def main(project: str | None) -> None:
-    """krc: compile KubeRay environments into manifests, Helm values and CRDs; validate, lint and diff them."""
+@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), always, never.")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=False, callback=print_versions,
+              help="Show the versions of krc, Jinja2, Jsonnet, Helm and the CUE engine, and exit.")
+def main(project: str | None, color: str) -> None:
+    """krc: compile KubeRay environments into manifests, Helm values and CRDs; validate, lint and diff them.
+
+    \b
+    The daily loop:
+      edit environments/<env>.yaml
+      krc diff            # what changes, object by object
+      krc golden          # accept the render into golden/
+      git commit          # golden/ is reviewed with the change
+
+    \b
+    Shell completion (environment names, rule ids, formats):
+      eval "$(_KRC_COMPLETE=bash_source krc)"    # zsh: zsh_source, fish: fish_source
+    """
 
 
-@main.command("vendor")
-@click.argument("environments", nargs=-1)
+@main.command("init", short_help="Create a new environment file that extends a layer.")
+@click.argument("environment")
+@click.option("--extends", "extends", required=True, shell_complete=complete_layers,
+              help="The environment or layer it builds on (e.g. base, dev).")
+@click.option("--destination", help="Argo CD destination: an API server URL or a cluster name registered in Argo CD.")
+@click.option("--namespace", help="Namespace of its workloads (also created as a Namespace object).")
+@reports_errors
+def init_command(environment: str, extends: str, destination: str | None, namespace: str | None) -> None:
+    """Create environments/ENVIRONMENT.yaml extending a layer, with the schema comment editors use; it is
+    checked by loading it, and nothing is written when it would not load.
+
+    \b
+    Example:
+      krc init staging --extends base --namespace ray-staging --destination https://staging.example.com
+    """
+    project = current_project()
+    path = pipeline.init_environment(project, environment, extends, destination, namespace)
+    click.echo(f"created {project.relative(path)}; next: add a cluster, then 'krc diff {environment}'")
+
+
+@main.command("envs", short_help="List the environments: layers, namespace, destination, chart.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format.")
+@reports_errors
+def envs_command(output_format: str) -> None:
+    """List every environment with its layers (base first), namespace, Argo CD destination and pinned chart.
+
+    \b
+    Example:
+      krc envs
+    """
+    summaries = pipeline.list_environments(current_project())
+    if output_format == "json":
+        click.echo(json.dumps([s.as_json() for s in summaries], indent=2, sort_keys=True))
+        return
+    rows = [("ENVIRONMENT", "LAYERS", "NAMESPACE", "DESTINATION", "CHART")]
+    rows += [(s.name, " > ".join(Path(f).stem for f in s.layers), s.namespace, s.destination or "-", s.chart)
+             for s in summaries]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+
+@main.command("show", short_help="Print the objects an environment renders (YAML or JSON).")
+@click.argument("environment", shell_complete=complete_environments)
+@click.option("--kind", "kinds", multiple=True, help="Only objects of this kind (repeatable), e.g. RayCluster.")
+@click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "json"]), default="yaml",
+              show_default=True, help="Output format.")
+@reports_errors
+def show_command(environment: str, kinds: tuple[str, ...], output_format: str) -> None:
+    """Print the objects ENVIRONMENT renders to stdout (validated and linted as by render; nothing written).
+
+    \b
+    Examples:
+      krc show dev --kind RayCluster
+      krc show prod-eks-gpu -o json | jq '.[].metadata.name'
+    """
+    with working(f"rendering {environment}"):
+        objects = pipeline.show_environment(current_project(), environment, kinds)
+    if output_format == "json":
+        click.echo(json.dumps(objects, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        click.echo(yamlio.dump_all(objects), nl=False)
+
+
+@main.command("vendor", short_help="Download the pinned charts into vendor/.")
+@click.argument("environments", nargs=-1, shell_complete=complete_environments)
 @reports_errors
 def vendor_command(environments: tuple[str, ...]) -> None:
-    """Download the charts the environments pin into vendor/ (checked against index and lock)."""
+    """Download the charts the environments pin into vendor/ (checked against index and lock).
+
+    \b
+    Example:
+      krc vendor
+    """
     project = current_project()
-    for result in pipeline.vendor_charts(project, project.select(environments)):
+    with working("downloading charts"):
+        results = pipeline.vendor_charts(project, project.select(environments))
+    for result in results:
         state = "downloaded" if result.downloaded else "cached"
         click.echo(f"{result.pin.name} {result.pin.version} sha256:{result.digest} ({state})")
 
 
-@main.command("render")
-@click.argument("environments", nargs=-1)
+@main.command("render", short_help="Render environments into rendered/<env>/.")
+@click.argument("environments", nargs=-1, shell_complete=complete_environments)
 @reports_errors
 def render_command(environments: tuple[str, ...]) -> None:
-    """Render environments (default: all) into rendered/<env>/."""
+    """Render environments (default: all) into rendered/<env>/, validated and linted; nothing is written
+    unless every environment compiles.
+
+    \b
+    Example:
+      krc render dev
+    """
     project = current_project()
-    for render in pipeline.render_to_disk(project, project.select(environments)):
-        click.echo(f"rendered {render.environment.name}: {len(render.objects)} objects, "
-                   f"{len(render.chart.crds)} CRDs of {render.chart.name} {render.chart.version}")
+    names = project.select(environments)
+    with working(f"rendering {plural(len(names), 'environment')}"):
+        renders = pipeline.render_to_disk(project, names)
+    for render in renders:
+        click.echo(f"rendered {render.environment.name}: {plural(len(render.objects), 'object')}, "
+                   f"{plural(len(render.chart.crds), 'CRD')} of {render.chart.name} {render.chart.version}")
         if render.findings:
-            click.echo(f"{render.environment.name}: {len(render.findings)} warnings or notes; "
+            click.echo(f"{render.environment.name}: {summary(render.findings)}; "
                        f"see 'krc lint {render.environment.name}'", err=True)
 
 
-@main.command("golden")
-@click.argument("environments", nargs=-1)
+@main.command("golden", short_help="Accept the current render into golden/.")
+@click.argument("environments", nargs=-1, shell_complete=complete_environments)
 @reports_errors
 def golden_command(environments: tuple[str, ...]) -> None:
-    """Accept the current render into golden/<env>/ (CRD lock included)."""
+    """Accept the current render into golden/<env>/ (CRD lock included); commit golden/ with the change.
+
+    \b
+    Example:
+      krc diff dev && krc golden dev
+    """
     project = current_project()
-    for render in pipeline.accept_golden(project, project.select(environments)):
+    names = project.select(environments)
+    with working(f"rendering {plural(len(names), 'environment')}"):
+        renders = pipeline.accept_golden(project, names)
+    for render in renders:
         click.echo(f"golden/{render.environment.name} updated")
 
 
-@main.command("check")
-@click.argument("environments", nargs=-1)
+@main.command("check", short_help="Exit 1 when golden/ differs from the render (CI).")
+@click.argument("environments", nargs=-1, shell_complete=complete_environments)
 @reports_errors
 def check_command(environments: tuple[str, ...]) -> None:
-    """Compare the render with golden/; list differing files and exit 1 when any differ."""
+    """Compare the render with golden/; list differing files and exit 1 when any differ.
+
+    \b
+    Example:
+      krc check            # in CI: is golden/ current?
+    """
     project = current_project()
-    mismatches = [m for m in pipeline.check_golden(project, project.select(environments)) if not m.clean]
+    names = project.select(environments)
+    with working(f"rendering {plural(len(names), 'environment')}"):
+        mismatches = [m for m in pipeline.check_golden(project, names) if not m.clean]
     for mismatch in mismatches:
         for label, paths in (("changed", mismatch.changed), ("new", mismatch.added), ("gone", mismatch.removed)):
             for path in paths:
@@ -142,42 +260,81 @@ def check_command(environments: tuple[str, ...]) -> None:
     click.echo("golden/ matches the render")
 
 
-@main.command("diff")
-@click.argument("environments", nargs=-1)
+@main.command("diff", short_help="Review the render against golden/, object by object.")
+@click.argument("environments", nargs=-1, shell_complete=complete_environments)
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="Output format (markdown: a pull-request comment).")
 @click.option("--base", metavar="REF", help="Compare with golden/ as committed at git REF (e.g. origin/main).")
 @reports_errors
 def diff_command(environments: tuple[str, ...], output_format: str, base: str | None) -> None:
-    """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change."""
+    """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change.
+
+    \b
+    Examples:
+      krc diff dev
+      krc diff --base origin/main --format markdown > review.md
+    """
     project = current_project()
-    result = pipeline.review_project(project, project.select(environments), base)
+    names = project.select(environments)
+    with working(f"rendering {plural(len(names), 'environment')}"):
+        result = pipeline.review_project(project, names, base)
     click.echo(review.format_review(result, output_format), nl=False)
     sys.exit(result.exit_code)
 
 
-@main.command("explain")
-@click.argument("environment")
+@main.command("explain", short_help="Show a value, its default or a rendered field, and where it comes from.")
+@click.argument("environment", shell_complete=complete_environments)
 @click.argument("path")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format (json: one object with value, origin, setBy, template).")
 @reports_errors
-def explain_command(environment: str, path: str) -> None:
-    """Print the value at a dotted PATH of ENVIRONMENT and the files that set it."""
+def explain_command(environment: str, path: str, output_format: str) -> None:
+    """Show a value of ENVIRONMENT and where it comes from: the layers that set it, krc's default, or, for a
+    rendered field, the template that wrote it.
+
+    \b
+    Examples:
+      krc explain dev 'clusters[ray-cpu-demo].workerGroups[cpu].maxReplicas'
+      krc explain dev 'clusters[ray-cpu-demo].workerGroups[cpu].minReplicas'   # a default
+      krc explain dev RayCluster/ray-cpu-demo:spec.workerGroupSpecs[0].maxReplicas --format json
+    """
     result = pipeline.explain(current_project(), environment, path)
-    click.echo(f"{result.environment}: {result.path} =")
-    click.echo(yamlio.dump(result.value).rstrip("\n") if isinstance(result.value, (dict, list))
-               else f"  {result.value!r}")
+    if output_format == "json":
+        click.echo(json.dumps(result.as_json(), indent=2, sort_keys=True, default=str))
+        return
+    shown = (yamlio.dump(result.value).rstrip("\n") if isinstance(result.value, (dict, list))
+             else json.dumps(result.value, ensure_ascii=False, default=str))
+    click.echo(f"{result.environment}: {result.path} =" + (f"\n{_indent(shown)}" if "\n" in shown else f" {shown}"))
+    if result.description:
+        click.echo(f"  # {result.description}")
+    if result.template:
+        click.echo(f"  rendered by {result.template}")
+    for note in result.notes:
+        click.echo(f"  {note}")
     for i, location in enumerate(result.chain):
-        click.echo(f"  {'set' if i == 0 else 'overridden'} at {location}")
+        if result.origin == "rendered":
+            click.echo(f"  from the environment at {location}")
+        else:
+            click.echo(f"  {'set' if i == 0 else 'overridden'} at {location}")
 
 
-@main.command("autoscaler")
-@click.argument("environments", nargs=-1)
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines())
+
+
+@main.command("autoscaler", short_help="Each cluster's node types as Ray's autoscaler sees them.")
+@click.argument("environments", nargs=-1, shell_complete=complete_environments)
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--cluster", default="", help="Only the Ray cluster (or RayJob, RayService, RayCronJob) of this name.")
 @click.option("--ray-versions", is_flag=True, help="Only list the Ray versions the environments name (one a line).")
 @reports_errors
 def autoscaler_command(environments: tuple[str, ...], output_format: str, cluster: str, ray_versions: bool) -> None:
-    """Each cluster's node types as Ray's autoscaler sees them (its config generator), beside Kubernetes' view."""
+    """Each cluster's node types as Ray's autoscaler sees them (its config generator), beside Kubernetes' view.
+
+    \b
+    Example:
+      krc autoscaler dev --cluster ray-cpu-demo
+    """
     project = current_project()
     if ray_versions:
         click.echo("".join(f"{version}\n" for version in pipeline.ray_versions(project)), nl=False)
@@ -187,7 +344,7 @@ def autoscaler_command(environments: tuple[str, ...], output_format: str, cluste
                nl=False)
 
 
-@main.command("crd-diff")
+@main.command("crd-diff", short_help="Classify the changes between two CRD sets (breaking or not).")
 @click.argument("old")
 @click.argument("new")
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
@@ -195,7 +352,12 @@ def autoscaler_command(environments: tuple[str, ...], output_format: str, cluste
 @reports_errors
 def crd_diff_command(old: str, new: str, output_format: str) -> None:
     """Compare the CRDs of OLD and NEW (each a CRD file, a directory, a chart .tgz or kuberay-operator@VERSION);
-    exit 1 when a change is breaking."""
+    exit 1 when a change is breaking.
+
+    \b
+    Example:
+      krc crd-diff kuberay-operator@1.6.2 kuberay-operator@1.7.0
+    """
     try:
         project_root: Path | None = current_project().root  # for its vendored charts, when there is a project
     except KrcError:
@@ -205,27 +367,29 @@ def crd_diff_command(old: str, new: str, output_format: str) -> None:
     sys.exit(1 if crddiff.has_breaking(changes) else 0)
 
 
-@main.command("policy")
-@click.argument("environments", nargs=-1)
+@main.command("policy", short_help="Check environments against the CUE policies in policies/.")
+@click.argument("environments", nargs=-1, shell_complete=complete_environments)
 @reports_errors
 def policy_command(environments: tuple[str, ...]) -> None:
-    """Check environments (default: all) against the CUE policies in policies/; exit 1 on any violation."""
-    def counted(n: int, one: str, many: str) -> str:
-        return f"{n} {one if n == 1 else many}"
+    """Check environments (default: all) against the CUE policies in policies/; exit 1 on any violation.
 
-    checked = pipeline.check_policies(current_project(), environments)
+    \b
+    Example:
+      krc policy prod-eks-gpu
+    """
+    with working("checking policies"):
+        checked = pipeline.check_policies(current_project(), environments)
     policies, names, problems = checked.policies, checked.environments, checked.findings
     for problem in problems:
         click.echo(problem.one_line())
-    summary = (f"{counted(len(policies), 'policy', 'policies')} on "
-               f"{counted(len(names), 'environment', 'environments')}: "
-               f"{counted(len(problems), 'violation', 'violations')}")
-    click.echo(summary if policies else "no policies in policies/*.cue", err=True)
+    line = (f"{plural(len(policies), 'policy')} on {plural(len(names), 'environment')}: "
+            f"{plural(len(problems), 'violation')}")
+    click.echo(line if policies else "no policies in policies/*.cue", err=True)
     sys.exit(1 if problems else 0)
 
 
-@main.command("lint")
-@click.argument("targets", nargs=-1)
+@main.command("lint", short_help="Validate against the CRDs and run KubeRay's rules.")
+@click.argument("targets", nargs=-1, shell_complete=complete_environments)
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
               show_default=True, help="Output format.")
 @click.option("--kuberay-version", help="Paths only: operator version whose CRDs and gates apply (default: newest).")
@@ -236,30 +400,48 @@ def policy_command(environments: tuple[str, ...]) -> None:
 @reports_errors
 def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: str | None,
                  feature_gates: str, argocd_crds: str | None) -> None:
-    """Lint environments (default: all) or YAML files and directories; exit 1 on any error-level finding."""
+    """Lint environments (default: all) or YAML files and directories; exit 1 on any error-level finding.
+
+    \b
+    Examples:
+      krc lint dev
+      krc lint rendered/dev/manifests --format sarif > krc.sarif
+    """
     root = click.get_current_context().find_root().params.get("project")
-    problems = pipeline.lint_targets(list(targets), Path(root) if root else None, kuberay_version, feature_gates,
-                            argocd_crds=argocd_crds)
-    click.echo(report.render(problems, output_format), nl=False)
+    with working("linting"):
+        problems = pipeline.lint_targets(list(targets), Path(root) if root else None, kuberay_version, feature_gates,
+                                         argocd_crds=argocd_crds)
+    if output_format == "text" and sys.stdout.isatty():
+        show_problems(problems, err=False)  # a person reading: the source line and the fix under each finding
+    else:
+        click.echo(report.render(problems, output_format), nl=False)  # a pipe or a tool: one line per finding
     if output_format == "text":
-        counts = {s: sum(p.severity == s for p in problems) for s in ("error", "warning", "info")}
-        click.echo(f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos", err=True)
+        click.echo(summary(problems), err=True)
     sys.exit(1 if has_errors(problems) else 0)
 
 
-@main.command("rules")
-@click.argument("rule_id", required=False)
+@main.command("rules", short_help="List the lint rules and policies, or print one's document.")
+@click.argument("rule_id", required=False, shell_complete=complete_rules)
 @reports_errors
 def rules_command(rule_id: str | None) -> None:
-    """List every lint rule (id, severity, summary), or print one rule's documentation."""
+    """List every lint rule and policy (id, severity, summary), or print one's document (policy/NAME: the policy).
+
+    \b
+    Examples:
+      krc rules
+      krc rules raycluster/worker-replicas
+      krc rules policy/dev-no-gpu
+    """
+    project = project_or_none()
     if rule_id is None:
-        for rid, severity, summary in summaries():
-            click.echo(f"{rid:45} {severity:8} {summary}")
+        for rid, severity, text in pipeline.rule_list(project):
+            click.echo(f"{rid:45} {severity:8} {text}")
         return
-    click.echo(describe(rule_id))
+    click.echo(pipeline.describe_rule(project, rule_id), nl=False)
 
 
-@main.group("argocd")
+@main.group("argocd", context_settings=CONTEXT,
+            short_help="The Argo CD config-management plugin (generate, init, validate).")
 def argocd_group() -> None:
     """Argo CD config-management plugin commands (see deploy/argocd/README.md)."""
 

@@ -2,6 +2,7 @@
 
 rendered/<env>/                          golden/<env>/  (committed; the same minus crds/)
   manifests/<kind>-<name>.yaml             one file per object; <kind>-<namespace>-<name>.yaml on a clash
+  chart/<kind>-<name>.yaml                 the operator chart's objects as `helm template` renders them
   helm/kuberay-operator.values.yaml        the operator chart's values
   crds.lock.yaml                           per CRD: name, chart version, sha256 of its canonical form, versions
   crds/<crd name>.yaml                     the pinned chart's CRDs as shipped (rendered only, never golden)
@@ -38,6 +39,8 @@ from .render import Render
 VALUES_FILE = "helm/kuberay-operator.values.yaml"
 CRD_LOCK_FILE = "crds.lock.yaml"
 MANIFESTS_DIR = "manifests"
+CHART_DIR = "chart"
+OBJECT_DIRS = (MANIFESTS_DIR, CHART_DIR)  # folders of one object per file, reviewed object by object
 CRDS_DIR = "crds"
 
 LOCK_FILE = ".krc.lock"
@@ -51,7 +54,7 @@ _AT_FDCWD = -100
 Files = dict[str, bytes]  # relative posix path -> content
 
 
-def manifest_names(documents: list[dict[str, Any]]) -> list[str]:
+def manifest_names(documents: list[dict[str, Any]], folder: str = MANIFESTS_DIR) -> list[str]:
     """Predictable file names: kind and name, plus the namespace only where two objects would clash."""
     for doc in documents:
         meta = doc.get("metadata") or {}
@@ -69,7 +72,7 @@ def manifest_names(documents: list[dict[str, Any]]) -> list[str]:
         if counts[base] > 1:
             namespace = doc["metadata"].get("namespace") or "cluster"
             base = f"{doc['kind'].lower()}-{namespace}-{doc['metadata']['name']}"
-        names.append(f"{MANIFESTS_DIR}/{base}.yaml")
+        names.append(f"{folder}/{base}.yaml")
     return names
 
 
@@ -85,13 +88,17 @@ def crd_lock(chart: Chart) -> dict[str, Any]:
 
 def render_files(render: Render, include_crds: bool) -> Files:
     """The files of one environment's render, as `krc render` (with CRDs) or `krc golden` (without) lays them out."""
-    return environment_files([o.document for o in render.objects], render.helm_values, render.chart, include_crds)
+    return environment_files([o.document for o in render.objects], render.helm_values, render.chart, include_crds,
+                             [o.document for o in render.chart_objects])
 
 
 def environment_files(documents: list[dict[str, Any]], helm_values: dict[str, Any], chart: Chart,
-                      include_crds: bool) -> Files:
+                      include_crds: bool, chart_documents: list[dict[str, Any]] | None = None) -> Files:
     files: Files = {}
     for name, doc in zip(manifest_names(documents), documents, strict=True):
+        files[name] = yamlio.dump(doc).encode("utf-8")
+    chart_documents = chart_documents or []
+    for name, doc in zip(manifest_names(chart_documents, CHART_DIR), chart_documents, strict=True):
         files[name] = yamlio.dump(doc).encode("utf-8")
     files[VALUES_FILE] = yamlio.dump(helm_values).encode("utf-8")
     files[CRD_LOCK_FILE] = yamlio.dump(crd_lock(chart)).encode("utf-8")

@@ -42,11 +42,15 @@ class Problem:
     def path(self) -> str:
         """The field in krc's one path notation (fieldpath.render), made only where it is shown."""
         return fieldpath.render(self.segments)
+    # the fix, in the environment file's terms ('write memory: 32Gi'); older messages carry it after '; '
+    help: str = ""
 
     def one_line(self) -> str:
+        """`file:line:col: severity: message; help [rule]`: the form editors and CI annotations parse."""
         where = str(self.location) if self.location else (self.object or "krc")
         rule = f" [{self.rule}]" if self.rule else ""
-        return f"{where}: {self.severity} {self.message}{rule}"
+        fix = f"; {self.help}" if self.help else ""
+        return f"{where}: {self.severity}: {self.message}{fix}{rule}"
 
     def sort_key(self) -> tuple[Any, ...]:
         loc = self.location or Location("")

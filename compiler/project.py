@@ -1,6 +1,7 @@
 """Where things live in a krc project; every other module asks this one for paths."""
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import stat
@@ -196,7 +197,12 @@ class Project:
             return known
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise KrcError(f"unknown environment '{shown_name(unknown[0])}'; choose one of: {', '.join(known)}")
+            close = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.5)
+            fix = f"did you mean '{close[0]}'?" if close else f"choose one of: {', '.join(known) or '(none yet)'}"
+            if unknown[0] in self.layer_names():
+                fix = f"'{unknown[0]}' is a layer other environments extend, not an environment; choose one of: " \
+                      f"{', '.join(known)}"
+            raise KrcError(Problem(f"unknown environment '{shown_name(unknown[0])}'", help=fix))
         return list(dict.fromkeys(names))
 
 

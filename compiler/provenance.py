@@ -96,8 +96,9 @@ def _job(spec: dict[str, Any], rest: Path) -> Path:
     return _JOB_KEYS.get(rest[0], (rest[0],))
 
 
-def object_positions(document: dict[str, Any], locate: Locate) -> Positions | None:
-    """A position for every field of an object rendered from an environment item; None if it names none."""
+def object_positions(document: dict[str, Any], locate: Locate, written: Locate | None = None) -> Positions | None:
+    """A position for every field of an object rendered from an environment item; None if it names none.
+    `written(path)` (exact, no parent fallback) lets a field set under a `raw:` escape hatch point at its own line."""
     source = ((document.get("metadata") or {}).get("annotations") or {}).get(SOURCE_ANNOTATION)
     if not isinstance(source, str):
         return None
@@ -111,8 +112,52 @@ def object_positions(document: dict[str, Any], locate: Locate) -> Positions | No
             path = leaf[:end]
             if path in positions:
                 continue
-            found = locate(item + environment_path(document, path))
+            under_raw = raw_path(document, path) if written is not None else None
+            found = (written(item + under_raw) if written is not None and under_raw is not None else None) \
+                or locate(item + environment_path(document, path))
             if found is not None:
                 positions[path] = found
     return positions
 
+
+
+def _named(data: object, rest: Path) -> Path:
+    """Indexes into lists of named items (name, groupName) become the names, as `raw:` origins are keyed."""
+    out: list[object] = []
+    for step in rest:
+        if isinstance(data, list) and isinstance(step, int) and 0 <= step < len(data):
+            item = data[step]
+            name = item.get("name", item.get("groupName")) if isinstance(item, dict) else None
+            out.append(name if isinstance(name, str) else step)
+            data = item
+        else:
+            out.append(step)
+            data = data.get(step) if isinstance(data, dict) else None
+    return tuple(out)
+
+
+def _raw_in_cluster(spec: dict[str, Any], rest: Path) -> Path:
+    if rest[:1] == ("workerGroupSpecs",) and len(rest) > 1 and isinstance(rest[1], int):
+        groups = spec.get("workerGroupSpecs") or []
+        if rest[1] < len(groups) and isinstance(groups[rest[1]], dict):
+            group = groups[rest[1]]
+            return ("workerGroups", group.get("groupName"), "raw") + _named(group, rest[2:])
+    if rest[:1] == ("headGroupSpec",):
+        return ("head", "raw") + _named(spec.get("headGroupSpec") or {}, rest[1:])
+    return ("raw",) + _named(spec, rest)
+
+
+def raw_path(document: dict[str, Any], path: Path) -> Path | None:
+    """Where under a `raw:` escape hatch a field of the object would have been written (below the object's
+    item), e.g. spec.workerGroupSpecs[0].template.spec.containers[0].imagePullPolicy ->
+    workerGroups.cpu.raw.template.spec.containers.ray-worker.imagePullPolicy; None outside spec."""
+    spec = document.get("spec")
+    if path[:1] != ("spec",) or not isinstance(spec, dict):
+        return None
+    rest, kind = path[1:], document.get("kind")
+    nested = {"RayJob": "rayClusterSpec", "RayService": "rayClusterConfig"}.get(str(kind))
+    if kind == "RayCluster":
+        return _raw_in_cluster(spec, rest)
+    if nested and rest[:1] == (nested,) and isinstance(spec.get(nested), dict):
+        return ("cluster",) + _raw_in_cluster(spec[nested], rest[1:])
+    return ("raw",) + _named(spec, rest)

@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .charts import vendor
+from .charts.helm_pin import read_helm_pin
+from .charts.helm_template import TemplateRequest, template_chart
 from .charts.package import Chart
 from .engines import ENGINES, engine_for
 from .environment.layering import merge_values
@@ -47,6 +50,8 @@ class Render:
     helm_values: dict[str, Any]
     objects: tuple[RenderedObject, ...]
     findings: tuple[Problem, ...] = ()  # schema and lint findings below error level (errors stop the pipeline)
+    # what `helm template` makes of the pinned chart with helm_values, as the operator Application deploys it
+    chart_objects: tuple[RenderedObject, ...] = ()
 
 
 def template_context(env: Environment, chart: Chart) -> dict[str, Any]:
@@ -116,7 +121,38 @@ def render_environment(project: Project, env: Environment, chart: Chart) -> Rend
                 _check_object(doc, shown)
                 objects.append(RenderedObject(doc, shown, _located(env, doc)))
     _check_unique(objects)
-    return Render(env, chart, helm_values, tuple(objects))
+    return Render(env, chart, helm_values, tuple(objects),
+                  chart_objects=chart_objects(project, env, chart, helm_values))
+
+
+# Argo CD's default when the destination cluster's version is unknown to krc; environments set kubernetesVersion
+DEFAULT_KUBERNETES_VERSION = "1.33"
+CHART_TEMPLATE = "helm template"
+
+
+def kubernetes_version(env: Environment) -> str:
+    return str(env.data.get("kubernetesVersion") or DEFAULT_KUBERNETES_VERSION)
+
+
+def chart_objects(project: Project, env: Environment, chart: Chart,
+                  helm_values: dict[str, Any]) -> tuple[RenderedObject, ...]:
+    """The operator chart rendered by the pinned Helm with the release name and namespace of the operator
+    Application (templates/objects/argocd.jsonnet: release = chart name), CRDs skipped (the CRDs app owns them).
+    Each object points at operator.values (else operator) of the environment: that is what shapes it."""
+    operator = env.data.get("operator") or {}
+    where = _operator_location(env)
+    digest = vendor.read_lock(project.vendor_dir).get((chart.name, chart.version), "")
+    request = TemplateRequest(vendor.archive_path(project.vendor_dir, chart.name, chart.version), digest,
+                              chart.name, str(operator.get("namespace") or "default"), kubernetes_version(env),
+                              helm_values)
+    pin = read_helm_pin(project.vendor_dir / vendor.LOCK_NAME)
+    shown = f"{CHART_TEMPLATE} {chart.name} {chart.version}"
+    return tuple(RenderedObject(doc, shown, where) for doc in template_chart(pin, request, where))
+
+
+def _operator_location(env: Environment) -> Location:
+    return (env.location_of(("operator", "values")) or env.location_of(("operator",))
+            or Location(env.files[-1] if env.files else f"environments/{env.name}.yaml"))
 
 
 def _check_unique(objects: list[RenderedObject]) -> None:

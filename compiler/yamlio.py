@@ -4,13 +4,14 @@ The C loader and dumper are used when PyYAML was built with libyaml; both produc
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import yaml
 
 from . import limits
-from .problems import KrcError, Location
+from .problems import KrcError, Location, Problem
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -24,14 +25,65 @@ def _mark(filename: str, node: yaml.Node) -> Location:
     return Location(filename, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _syntax_error(filename: str, err: yaml.YAMLError) -> KrcError:
-    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-    problem = getattr(err, "problem", None) or str(err)
-    loc = Location(filename, mark.line + 1, mark.column + 1) if mark else Location(filename)
+_NO_SPACE = re.compile(r"^\s*(?:- )?([A-Za-z0-9_.-]+):([^\s/:].*)$")
+
+
+def _plain_words(err: yaml.YAMLError, lines: list[str]) -> tuple[str, str, int | None, int]:
+    """(statement, fix, 0-based line, 0-based column) of a parser error, said as a person would, at the line the
+    mistake is on (the parser often notices it a line later)."""
+    problem = str(getattr(err, "problem", None) or err)
+    mark = getattr(err, "problem_mark", None)
+    context = getattr(err, "context_mark", None)
+    line, column = (mark.line, mark.column) if mark else (None, 0)
+    if "could not find expected ':'" in problem and context is not None:
+        text = lines[context.line] if context.line < len(lines) else ""
+        match = _NO_SPACE.match(text)
+        if match:
+            return (f"'{match.group(1)}:{match.group(2)}' needs a space after the colon to be a key and a value",
+                    f"write {match.group(1)}: {match.group(2)}", context.line, text.index(match.group(1)))
+        return ("this line is not a 'key: value' entry", "add ': ' after the key, or join it to the line above",
+                context.line, context.column)
+    if "cannot start any token" in problem and line is not None and "\t" in lines[line][: column + 1]:
+        return "a tab is used for indentation; YAML allows only spaces", "indent with spaces", line, column
+    if "expected ',' or ']'" in problem or "expected ',' or '}'" in problem:
+        bracket = "]" if "]" in problem else "}"
+        opened = context.line if context is not None else line
+        return (f"the {'list' if bracket == ']' else 'map'} opened on line {(opened or 0) + 1} is not closed",
+                f"add '{bracket}' at its end", opened, context.column if context is not None else column)
+    if "end of stream" in problem and "quoted scalar" in str(getattr(err, "context", "")) and context is not None:
+        return (f"the quote opened on line {context.line + 1} is never closed", "add the closing quote",
+                context.line, context.column)
+    if "did not find expected key" in problem and line is not None:
+        for back in range(line - 1, max(-1, line - 50), -1):
+            text = lines[back].split(" #", 1)[0]
+            for quote in ("'", '"'):
+                if text.count(quote) % 2 == 1:
+                    return (f"the {quote} quote opened on line {back + 1} is never closed",
+                            f"add the closing {quote}", back, text.index(quote))
+    if "expected node content" in problem:
+        return ("a value is missing here: an unclosed '[' or '{', or nothing after a '-' or ':'",
+                "close the bracket or write the value", line, column)
+    if "expected '-' indicator" in problem or "expected <block end>" in problem or "expected key" in problem:
+        return ("this line's indentation does not match the lines above it",
+                "indent it exactly like the other keys of the same item (spaces, not tabs)", line, column)
+    if "mapping values are not allowed" in problem:
+        return ("a ': ' appears where a value was expected: the line is indented too far, or a value "
+                "containing ': ' lacks quotes", "align the key with its siblings, or quote the value",
+                line, column)
+    return f"invalid YAML: {problem}", "fix the syntax at this position", line, column
+
+
+def _syntax_error(filename: str, err: yaml.YAMLError, text: str = "") -> KrcError:
     if isinstance(err, yaml.constructor.ConstructorError):
-        return KrcError(f"unsupported YAML: {problem}; krc reads plain data (maps, lists, strings, numbers, "
-                        "booleans, null): remove tags and non-scalar keys", loc)
-    return KrcError(f"invalid YAML: {problem}; fix the syntax at this position", loc)
+        mark = err.problem_mark or err.context_mark
+        loc = Location(filename, mark.line + 1, mark.column + 1) if mark else Location(filename)
+        return KrcError(Problem(f"unsupported YAML: {err.problem or err}", loc,
+                                help="krc reads plain data (maps, lists, strings, numbers, booleans, null): "
+                                     "remove tags and non-scalar keys"))
+    statement, fix, line, column = _plain_words(err, text.splitlines())
+    statement = statement if statement.startswith("invalid YAML") else f"invalid YAML: {statement}"
+    loc = Location(filename, line + 1, column + 1) if line is not None else Location(filename)
+    return KrcError(Problem(statement, loc, help=fix))
 
 
 def _check_bounds(root: yaml.Node, filename: str) -> None:
@@ -68,7 +120,7 @@ def _composed(text: str, filename: str) -> list[yaml.Node]:
     try:
         nodes = [n for n in yaml.compose_all(text, Loader=SafeLoader) if n is not None]
     except yaml.YAMLError as err:
-        raise _syntax_error(filename, err) from None
+        raise _syntax_error(filename, err, text) from None
     for node in nodes:
         _check_bounds(node, filename)
     return nodes

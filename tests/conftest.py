@@ -1,7 +1,10 @@
 """Shared fixtures: the upstream material beside the checkout, a vendored chart cache, a project copy.
 
+The tests' project is their own: `tests/fixtures/project/` holds its environments/ and golden/, so a team editing
+the shipped environments/ (and accepting golden/) never breaks the tool's tests; the shipped files are checked by
+`make render` (krc check). Templates, policies and deploy/ are the tool's code and come from the repository.
 Tests never write into the real repository: a project fixture is a copy in tmp_path, and a guard fails the
-session if golden/ changed.
+session if golden/ (the shipped one or the fixture's) changed.
 """
 from __future__ import annotations
 
@@ -13,16 +16,14 @@ import uuid
 from pathlib import Path
 
 import pytest
+from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 
 from compiler.charts import vendor
 from compiler.project import Project
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
 CHARTS_DIR = SHARED_DIR / "kuberay" / "charts"
 CHART_VERSIONS = ("1.5.2", "1.6.2", "1.7.0")
-# What a project copy needs; rendered/ and vendor/charts are made fresh.
-PROJECT_PARTS = ("environments", "templates", "golden", "policies", "deploy")
 
 if not (CHARTS_DIR / "index.yaml").exists():
     raise RuntimeError(f"tests need the upstream chart repository at {CHARTS_DIR} (../shared beside the checkout)")
@@ -50,10 +51,11 @@ def _tree_digest(folder: Path) -> str:
 
 @pytest.fixture(scope="session", autouse=True)
 def golden_is_never_written():
-    """No test may change the committed golden/ files."""
-    before = _tree_digest(REPO_ROOT / "golden")
+    """No test may change the committed golden/ files (the shipped ones and the fixture project's)."""
+    folders = (REPO_ROOT / "golden", FIXTURE_PROJECT / "golden", FIXTURE_PROJECT / "environments")
+    before = [_tree_digest(folder) for folder in folders]
     yield
-    assert _tree_digest(REPO_ROOT / "golden") == before, "a test wrote into the real golden/ folder"
+    assert [_tree_digest(folder) for folder in folders] == before, "a test wrote into a committed golden/ folder"
 
 
 @pytest.fixture(scope="session")
@@ -70,22 +72,22 @@ def charts_dir() -> Path:
 def vendor_cache(tmp_path_factory) -> Path:
     """A vendor/ folder with every upstream chart version, filled once per session through file://."""
     folder = tmp_path_factory.mktemp("vendor")
+    # the committed lock carries the Helm pin besides the charts' digests
+    shutil.copy(REPO_ROOT / "vendor" / vendor.LOCK_NAME, folder / vendor.LOCK_NAME)
     pins = [vendor.ChartPin("kuberay-operator", v, CHARTS_DIR.as_uri()) for v in CHART_VERSIONS]
     vendor.vendor(folder, pins)
     return folder
 
 
-def copy_project(destination: Path, vendor_cache: Path) -> Project:
-    for part in PROJECT_PARTS:
-        if (REPO_ROOT / part).exists():
-            shutil.copytree(REPO_ROOT / part, destination / part)
-    shutil.copytree(vendor_cache, destination / "vendor")
-    return Project(destination)
+@pytest.fixture(scope="session")
+def fixture_project() -> Path:
+    """The tests' own project data (read only)."""
+    return FIXTURE_PROJECT
 
 
 @pytest.fixture
 def project(tmp_path: Path, vendor_cache: Path) -> Project:
-    """A private copy of this repository's project files, with charts vendored."""
+    """A private copy of the fixture project with the repository's templates and policies, charts vendored."""
     return copy_project(tmp_path / "project", vendor_cache)
 
 

@@ -32,22 +32,24 @@ def test_bad_input_exits_2_with_file_line_and_writes_nothing(project: Project):
     result = run(project, "render")
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("environments/dev.yaml:")
-    assert 'maxReplicas: "two" should be a whole number; change the value' in lines[0]
+    assert lines[0] == ('environments/dev.yaml:28:9: error: clusters[ray-cpu-demo].workerGroups[cpu].maxReplicas: '
+                        '"two" should be a whole number')
+    assert lines[1:] == ["   |", "28 |         maxReplicas: two", "   |         ^^^^^^^^^^^^^^^^",
+                         "   = help: maxReplicas takes a whole number, e.g. maxReplicas: 2"]
     assert output.read_tree(project.rendered_dir) == {}
 
 
 def test_unknown_environment_lists_the_known_ones(project: Project):
     result = run(project, "render", "staging")
     assert result.exit_code == 2
-    assert "unknown environment 'staging'; choose one of: dev, prod-eks-gpu" in result.output
+    assert result.output == "krc: error: unknown environment 'staging'\n  help: choose one of: dev, prod-eks-gpu\n"
 
 
 def test_explain(project: Project):
     result = run(project, "explain", "dev", "clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas")
     assert result.exit_code == 0
-    assert ("dev: clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas =\n  2\n  set at environments/dev.yaml:"
-            in result.output)
+    assert result.output.startswith("dev: clusters[ray-cpu-demo].workerGroups[cpu].maxReplicas = 2\n")
+    assert "\n  set at environments/dev.yaml:28:9\n" in result.output
     result = run(project, "explain", "prod-eks-gpu", "operator.chart.version")
     assert "  set at environments/base.yaml:" in result.output
     assert "  overridden at environments/prod-eks-gpu.yaml:" in result.output

@@ -34,6 +34,9 @@ def chosen_environment(project: Project, request: Request) -> str:
 def generated(render: Render, request: Request) -> Generated:
     """The documents `request` selects from a checked render, as one stream; nothing selected is an error."""
     name = render.environment.name
+    if request.chart_version and request.chart_version != render.chart.version:
+        raise KrcError(f"the Application asks for chart {request.chart_version}, environment {name} pins "
+                       f"{render.chart.version}; re-render the Applications (krc render) and sync the root app")
     documents = select_documents(render.objects, render.chart, request)
     if not documents:
         raise KrcError(f"environment {name} has nothing to deploy for crds={request.crds}, "

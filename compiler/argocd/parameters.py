@@ -26,6 +26,9 @@ PARAMETERS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "crds": ("include", SELECTIONS),
     "applications": ("exclude", SELECTIONS),
     "cluster": ("", None),
+    # the chart version the Application was written for: it makes the CRDs app's spec change with a chart bump,
+    # so the root app re-syncs it in its wave (before the operator); generate refuses a stale one
+    "chartVersion": ("", None),
 }
 
 
@@ -35,6 +38,7 @@ class Request:
     crds: Selection = "include"  # the chart's CRDs, annotated for server-side apply
     applications: Selection = "exclude"  # the environment's Argo CD child Applications
     cluster: str = ""  # retarget the child Applications at this cluster name (ApplicationSet use)
+    chart_version: str = ""  # the environment's pinned chart version, when the Application states it
 
 
 def _escaped(name: str) -> str:
@@ -102,7 +106,7 @@ def read_request(environ: Mapping[str, str], options: Mapping[str, str | None] |
             raise KrcError(f"plugin parameter '{name}' is '{value}'; use one of: {', '.join(allowed)}")
         values[name] = value
     request = Request(values["environment"], values["crds"], values["applications"],  # type: ignore[arg-type]
-                      values["cluster"])
+                      values["cluster"], values["chartVersion"])
     if request.crds == "only" and request.applications == "only":
         raise KrcError("plugin parameters crds=only and applications=only exclude each other; pick one")
     return request

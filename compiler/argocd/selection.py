@@ -9,6 +9,7 @@ import copy
 from typing import Any
 
 from ..charts.package import Chart
+from ..k8s.argocd_sync import CRD_ANNOTATIONS, plugin_selection
 from ..k8s.objects import api_group
 from ..render import RenderedObject
 from .parameters import Request
@@ -16,11 +17,7 @@ from .parameters import Request
 ROLE_LABEL = "krc.dev/argocd-role"
 ROOT_ROLE = "root"
 ARGOCD_GROUP = "argoproj.io"
-SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
-SYNC_WAVE = "argocd.argoproj.io/sync-wave"
-# CRDs: server-side apply (too big for the last-applied annotation), before everything, never pruned or deleted
-# (deleting a CRD deletes every object of its kind).
-CRD_ANNOTATIONS = {SYNC_OPTIONS: "ServerSideApply=true,Prune=false,Delete=false", SYNC_WAVE: "-10"}
+__all__ = ["CRD_ANNOTATIONS", "select_documents"]  # CRD_ANNOTATIONS: how the plugin annotates CRDs
 
 
 def is_argocd_object(document: dict[str, Any]) -> bool:
@@ -63,9 +60,6 @@ def select_documents(objects: tuple[RenderedObject, ...], chart: Chart, request:
     if request.cluster:
         applications = [retarget(d, request.cluster) if d.get("kind") == "Application" else d for d in applications]
     workloads = [d for d in documents if not is_argocd_object(d)]
-    if request.crds == "only":
-        return annotated_crds(chart)
-    if request.applications == "only":
-        return applications
-    return ((annotated_crds(chart) if request.crds == "include" else []) + workloads
-            + (applications if request.applications == "include" else []))
+    # crds=only is the foundations: the CRDs and the Namespaces, which the workloads must find in place
+    return plugin_selection(workloads, annotated_crds(chart) if request.crds != "exclude" else [], applications,
+                            request.crds, request.applications)

@@ -106,8 +106,13 @@ def _write_atomically(path: Path, payload: bytes) -> None:
 
 def _write_lock(vendor_dir: Path, lock: dict[tuple[str, str], str]) -> None:
     charts = [{"name": n, "version": v, "digest": d} for (n, v), d in sorted(lock.items())]
-    text = ("# Written by 'krc vendor'. Commit it: downloads must match these digests.\n"
-            + yamlio.dump({"charts": charts}))
+    content: dict[str, object] = {"charts": charts}
+    path = vendor_dir / LOCK_NAME
+    if path.exists():  # the Helm pin (see helm_pin.py) is kept as written: krc vendor only manages charts
+        previous = yamlio.load(path.read_text(encoding="utf-8"), str(path)) or {}
+        if isinstance(previous, dict) and previous.get("helm") is not None:
+            content["helm"] = previous["helm"]
+    text = "# Written by 'krc vendor'. Commit it: downloads must match these digests.\n" + yamlio.dump(content)
     _write_atomically(vendor_dir / LOCK_NAME, text.encode("utf-8"))
 
 

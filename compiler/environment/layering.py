@@ -7,8 +7,8 @@ Rules (documented in README.md):
 - any other list, and any scalar, is replaced by the later layer;
 - `null` in a later layer removes the key. Below `raw` and `operator.values` a null is kept, so that it
   removes the key from what krc generates (or tells Helm to drop a chart default).
-Paths use item names for named lists, so `clusters.ray-cpu-demo.workerGroups.cpu.maxReplicas` is stable when
-items are reordered.
+Paths use item names for named lists, so `clusters[ray-cpu-demo].workerGroups[cpu].maxReplicas` is stable when
+items are reordered (`shown_path` writes that notation, the one every message uses).
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def duplicate_names(data: Any, positions: Positions, fallback: Location) -> list
             for i, child in enumerate(value):
                 if is_named_list(value):
                     if item_name(child) in seen:
-                        where = ".".join(str(p) for p in named_path(data, raw))
+                        where = shown_path(data, raw)
                         problems.append(Problem(f"{where} names '{child['name']}' twice; names in a list must be "
                                                 "unique (layers merge items by name): rename or remove one",
                                                 positions.get(raw + (i, "name"), fallback),
@@ -94,6 +94,27 @@ def named_path(data: Any, raw: Path) -> Path:
             out.append(step)
             value = None
     return tuple(out)
+
+
+def shown_path(data: Any, path: Path) -> str:
+    """A path in the environment file's own notation: list items by name in brackets, map keys after dots:
+    `clusters[ray-cpu-demo].workerGroups[cpu].memory`. Takes raw (index) or named paths alike."""
+    out = ""
+    value = data
+    for step in path:
+        if isinstance(value, list):
+            if isinstance(step, int) and 0 <= step < len(value):
+                value = value[step]
+                name = item_name(value)
+                out += f"[{name}]" if name is not None else f"[{step}]"
+            else:
+                value = next((item for item in value if item_name(item) == step), None)
+                out += f"[{step}]"
+        else:
+            key = str(step)
+            out += (f'["{key}"]' if "." in key or "/" in key else (f".{key}" if out else key))
+            value = value.get(step) if isinstance(value, dict) else None
+    return out or "(top level)"
 
 
 def keeps_null(path: Path) -> bool:

@@ -1,6 +1,7 @@
 """Loading one environment: follow `extends`, validate each layer, merge with provenance."""
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,11 @@ class Environment:
     def chain_of(self, path: Path) -> tuple[Location, ...]:
         """Every place that set the value at `path` (a named path), earliest first."""
         return self.origins.get(tuple(path), ())
+
+    def written_at(self, path: Path) -> Location | None:
+        """Where the value at exactly `path` was last set; None when no layer wrote it."""
+        chain = self.origins.get(tuple(path))
+        return chain[-1] if chain else None
 
     def location_of(self, path: Path) -> Location | None:
         """Where the value at `path`, or its nearest parent, was last set."""
@@ -89,8 +95,12 @@ def _load_layer(project: Project, name: str, asked_at: Location | None) -> tuple
     path = project.environment_file(name)
     shown = project.relative(path)
     if not path.exists() and not path.is_symlink():
-        known = ", ".join(project.layer_names())
-        raise KrcError(f"environment file {shown} does not exist; known: {known}", asked_at)
+        known = project.layer_names()
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+        fix = f"did you mean extends: {close[0]}?" if close else f"extend one of: {', '.join(known)}"
+        if asked_at is None:
+            fix = f"did you mean '{close[0]}'?" if close else f"choose one of: {', '.join(known)}"
+        raise KrcError(Problem(f"environment file {shown} does not exist", asked_at, help=fix))
     text = decode_text(project.read_file(path, limits.ENVIRONMENT_FILE_BYTES), shown)
     data, positions = yamlio.load_with_positions(text, shown)
     return data if data is not None else {}, positions, shown

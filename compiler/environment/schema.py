@@ -17,7 +17,8 @@ import jsonschema
 from .. import fieldpath
 from ..problems import Location, Problem
 from ..yamlio import Path, Positions
-from .layering import named_path
+from . import hints
+from .layering import named_path, shown_path
 
 SCHEMA_FILE = "environment.schema.json"
 # What a resolved environment must define, whichever layer sets it.
@@ -49,18 +50,22 @@ _TYPE_WORDS = {"object": "a map", "array": "a list", "string": "text", "integer"
                "number": "a number", "boolean": "true or false", "null": "null"}
 
 
-def _shown(value: Any) -> str:
-    """A value as YAML users wrote it (JSON is close enough), cut short: messages stay one readable line."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 40 else text[:37] + "..."
+_EXAMPLES = {"object": "{...} with keys indented below it", "array": "[a, b] or one '- item' per line",
+             "string": "some-text", "integer": "2", "number": "1.5", "boolean": "true"}
 
 
-def _dotted(path: Path) -> str:
-    return ".".join(str(p) for p in path) or "(top level)"
+def _key(path: Path) -> str:
+    """The key as the user typed it on the line: the last map key of the path."""
+    keys = [str(step) for step in path if not isinstance(step, int)]
+    return keys[-1] if keys else "value"
 
 
-def _unknown_key_problems(error: jsonschema.ValidationError, positions: Positions,
-                          fallback: Location) -> Iterator[Problem]:
+def _is_quantity(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and str(schema.get("description", "")).startswith("A Kubernetes quantity")
+
+
+def _unknown_key_problems(error: jsonschema.ValidationError, positions: Positions, fallback: Location,
+                          data: Any) -> Iterator[Problem]:
     # the caller passes additionalProperties errors on maps only, so both are maps (the types allow bool, unset)
     schema = error.schema if isinstance(error.schema, Mapping) else {}
     instance = error.instance if isinstance(error.instance, Mapping) else {}
@@ -70,39 +75,60 @@ def _unknown_key_problems(error: jsonschema.ValidationError, positions: Position
             continue
         path = tuple(error.absolute_path) + (key,)
         close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
-        hint = f"did you mean '{close[0]}'?" if close else f"allowed here: {', '.join(allowed)}"
-        yield Problem(f"unknown key '{key}' in {_dotted(path[:-1])}; {hint}",
-                      _nearest(positions, path, fallback), segments=path)
+        fix = f"did you mean '{close[0]}'?" if close else f"keys allowed here: {', '.join(allowed)}"
+        parent = shown_path(data, path[:-1])
+        yield Problem(f"unknown key '{key}'" + (f" in {parent}" if path[:-1] else ""),
+                      _nearest(positions, path, fallback), segments=path, help=fix)
 
 
-def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallback: Location) -> Iterator[Problem]:
+def _statement_and_fix(error: jsonschema.ValidationError, data: Any) -> tuple[str, str]:
+    path = tuple(error.absolute_path)
+    where, key, value = shown_path(data, path), _key(path), error.instance
+    if _is_quantity(error.schema):
+        return hints.bad_quantity(key, value)
+    if error.validator == "required":
+        fields = _missing_fields(error) or ["the missing key"]
+        return f"{where} has no {', '.join(repr(f) for f in fields)}", f"add {fields[0]}: to {where}"
+    if error.validator == "enum":
+        allowed = error.validator_value if isinstance(error.validator_value, (list, tuple)) else []
+        choices = [str(c) for c in allowed]
+        close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.5)
+        fix = f"did you mean {key}: {close[0]}?" if close else f"use one of: {', '.join(choices)}"
+        return f"{where}: {hints.shown(value)} is not one of {', '.join(choices)}", fix
+    if error.validator == "pattern" and path and path[-1] == "name":
+        return (f"{where}: {hints.shown(value)} is not a valid Kubernetes name",
+                "use lowercase letters, digits and '-', starting and ending with a letter or digit")
+    if error.validator == "type" and error.validator_value == "string" and isinstance(value, (int, float)):
+        return hints.unquoted_text(key, value)
+    if error.validator == "type" and error.validator_value in ("integer", "number") and isinstance(value, str):
+        quoted = hints.quoted_number(key, value, str(error.validator_value))
+        if quoted:
+            return quoted
+    if error.validator == "type":
+        wanted = _TYPE_WORDS.get(str(error.validator_value), str(error.validator_value))
+        example = _EXAMPLES.get(str(error.validator_value), "...")
+        return f"{where}: {hints.shown(value)} should be {wanted}", f"{key} takes {wanted}, e.g. {key}: {example}"
+    if error.validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        bound = {"minimum": "at least", "exclusiveMinimum": "more than", "maximum": "at most",
+                 "exclusiveMaximum": "less than"}[str(error.validator)]
+        return f"{where}: {hints.shown(value)} is out of range", f"{key} must be {bound} {error.validator_value}"
+    return (f"{where}: {hints.shown(value)} breaks '{error.validator}: {hints.shown(error.validator_value)}'",
+            "fix the value")
+
+
+def _problems_of(error: jsonschema.ValidationError, positions: Positions, fallback: Location,
+                 data: Any) -> Iterator[Problem]:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        yield from _unknown_key_problems(error, positions, fallback)
+        yield from _unknown_key_problems(error, positions, fallback, data)
         return
-    if error.validator in ("anyOf", "oneOf") and error.context:
+    if error.validator in ("anyOf", "oneOf") and error.context and not _is_quantity(error.schema):
         # report the most specific branch failure instead of "is not valid under any of the given schemas"
         best = jsonschema.exceptions.best_match(error.context)
-        yield from _problems_of(best, positions, fallback)
+        yield from _problems_of(best, positions, fallback, data)
         return
     path = tuple(error.absolute_path)
-    message = error.message
-    if error.validator == "required":
-        message = f"{message} in {_dotted(path)}; add it"
-    elif error.validator == "enum":
-        message = (f"{_dotted(path)}: {_shown(error.instance)} is not one of {_shown(error.validator_value)}; "
-                   "use one of them")
-    elif error.validator == "pattern" and path and path[-1] == "name":
-        message = (f"{_dotted(path)}: {_shown(error.instance)} is not a valid Kubernetes name; use lowercase letters, "
-                   "digits and '-', starting and ending with a letter or digit")
-    elif error.validator == "type" and error.validator_value == "string" and isinstance(error.instance, (int, float)):
-        message = f"{_dotted(path)}: {error.instance!r} is read as a number; quote it: '{error.instance}'"
-    elif error.validator == "type":
-        wanted = _TYPE_WORDS.get(str(error.validator_value), str(error.validator_value))
-        message = f"{_dotted(path)}: {_shown(error.instance)} should be {wanted}; change the value"
-    else:
-        message = (f"{_dotted(path)}: {_shown(error.instance)} breaks "
-                   f"'{error.validator}: {_shown(error.validator_value)}'; fix the value")
-    yield Problem(message, _nearest(positions, path, fallback), segments=path)
+    statement, fix = _statement_and_fix(error, data)
+    yield Problem(statement, _nearest(positions, path, fallback), segments=path, help=fix)
 
 
 def _missing_fields(error: jsonschema.ValidationError) -> list[str]:
@@ -122,11 +148,12 @@ def _layer_may_omit(error: jsonschema.ValidationError) -> bool:
 def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[Problem]:
     """Schema problems of one environment file (raw positions, list indexes)."""
     if not isinstance(data, dict):
-        return [Problem("an environment file must be a YAML map; start from environments/dev.yaml", fallback)]
+        return [Problem("an environment file must be a YAML map of keys (extends:, namespace:, clusters: ...)",
+                        fallback, help="start from an existing file, or run 'krc init NAME --extends base'")]
     problems: list[Problem] = []
     for error in _validator().iter_errors(data):
         if not _layer_may_omit(error):
-            problems.extend(_problems_of(error, positions, fallback))
+            problems.extend(_problems_of(error, positions, fallback, data))
     return sorted(problems, key=Problem.sort_key)
 
 
@@ -137,9 +164,9 @@ def check_merged(data: dict[str, Any], locate: Any, fallback: Location) -> list[
     for error in _validator().iter_errors(data):
         if _layer_may_omit(error):
             path = tuple(error.absolute_path)
-            where = ".".join(str(p) for p in named_path(data, path)) or "(top level)"
-            problems.update(Problem(f"{where} has no '{missing}' in any layer; add it",
-                                    locate(named_path(data, path)) or fallback, segments=named_path(data, path))
+            where = shown_path(data, path)
+            problems.update(Problem(f"{where} has no '{missing}' in any layer", locate(named_path(data, path))
+                                    or fallback, segments=named_path(data, path), help=f"add {missing}: to it")
                             for missing in _missing_fields(error))
     return sorted(problems, key=Problem.sort_key) + check_required(data, locate, fallback)
 
@@ -152,7 +179,37 @@ def check_required(data: dict[str, Any], locate: Any, fallback: Location) -> lis
         for step in path:
             value = value.get(step) if isinstance(value, dict) else None
         if value in (None, ""):
-            problems.append(Problem(f"{_dotted(path)} is not set by this environment or any layer it extends; "
-                                    f"set it (usually in environments/base.yaml)", locate(path) or fallback,
-                                    segments=path))
+            problems.append(Problem(f"{shown_path(data, path)} is not set by this environment or any layer it "
+                                    "extends", locate(path) or fallback, segments=path,
+                                    help="set it, usually in environments/base.yaml"))
     return problems
+
+
+def _resolve(node: Any) -> Any:
+    schema = environment_schema()
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/$defs/"):
+        node = schema["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    return node
+
+
+def schema_at(path: Path) -> dict[str, Any] | None:
+    """The schema of the value at a named path (list items by name or index); None where the schema stops."""
+    node = _resolve(environment_schema())
+    for step in path:
+        if not isinstance(node, dict):
+            return None
+        if node.get("type") == "array" or "items" in node:
+            node = _resolve(node.get("items"))
+        elif isinstance(step, str) and step in (node.get("properties") or {}):
+            node = _resolve(node["properties"][step])
+        elif isinstance(node.get("additionalProperties"), dict):
+            node = _resolve(node["additionalProperties"])
+        else:
+            return None
+    return node if isinstance(node, dict) else None
+
+
+def keys_at(path: Path) -> list[str]:
+    """The keys the schema allows at a named path (for did-you-mean)."""
+    node = schema_at(path)
+    return sorted((node or {}).get("properties") or {})

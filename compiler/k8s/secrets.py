@@ -63,8 +63,9 @@ def redact_at(path: str, value: Any, kind: str = "") -> Any:
         return REDACTED if not isinstance(value, dict) else {k: REDACTED for k in value}
     if re.search(r"(\.|\[\")(redis-password|redisPassword)(\"\])?(\.value)?$", path):
         return REDACTED
-    last = re.split(r"[.\[]", path)[-1].strip('"]')
-    if isinstance(value, str) and names_credential(last):
+    segments = [segment.strip('"]') for segment in re.split(r"[.\[]", path)]
+    if isinstance(value, str) and (names_credential(segments[-1]) or (
+            segments[-1] == "value" and len(segments) > 1 and names_credential(segments[-2]))):
         return REDACTED
     return redact(value)
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from ..problems import KrcError, Location, Problem
 from ..provenance import object_positions
-from ..render import Render
+from ..render import Render, kubernetes_version
 from ..rules.support.context import LintContext, LintObject, RuleSetting
 from ..rules.support.feature_gates import chart_default_gates
 
@@ -32,7 +32,8 @@ def rule_settings(render: Render) -> dict[str, RuleSetting]:
 def environment_context(render: Render) -> LintContext:
     env = render.environment
     file = env.files[-1] if env.files else f"environments/{env.name}.yaml"
-    objects = tuple(LintObject(o.document, o.location or Location(file), object_positions(o.document, env.location_of))
+    objects = tuple(LintObject(o.document, o.location or Location(file),
+                               object_positions(o.document, env.location_of, env.written_at))
                     for o in render.objects)
     version = render.chart.version
     return LintContext(
@@ -49,4 +50,6 @@ def environment_context(render: Render) -> LintContext:
         rule_settings=rule_settings(render),
         locate_environment=env.location_of,
         environment_file=file,
+        chart_objects=tuple(LintObject(o.document, o.location or Location(file)) for o in render.chart_objects),
+        kubernetes_version=kubernetes_version(env),
     )

@@ -10,7 +10,8 @@ from ..rules import RULES, SEVERITIES, Rule, as_severity
 from ..rules.support.context import LintContext
 from ..rules.support.versions import applies_to
 from ..validation.checks import SCHEMA_CHECKS
-from . import schema_step
+from . import kubernetes_step, schema_step
+from .environment_terms import in_environment_terms
 
 
 def rule_applies(rule: Rule, context: LintContext) -> bool:
@@ -73,14 +74,19 @@ def with_settings(problems: Iterable[Problem], context: LintContext) -> list[Pro
 
 def validate_objects(context: LintContext) -> tuple[LintContext, list[Problem]]:
     """Schema validation and defaulting: the context with every object as the API server stores it, and the
-    schema findings. What needs the stored objects before the rules run (the autoscaler's view) reads them here."""
-    return schema_step.validate(context)
+    schema findings (the CRDs', then the Kubernetes schemas' for the chart's objects, Namespaces and
+    ServiceAccounts). What needs the stored objects before the rules run (the autoscaler's view) reads them here."""
+    defaulted, problems = schema_step.validate(context)
+    return defaulted, [*problems, *kubernetes_step.validate(context)]
 
 
 def lint_validated(defaulted: LintContext, schema_problems: list[Problem]) -> list[Problem]:
     """The rules on the defaulted objects, with the schema findings under the environment's settings."""
     rule_problems = run_rules(defaulted)  # checks the settings first
-    return sorted_problems([*with_settings(schema_problems, defaulted), *rule_problems])
+    found = [*with_settings(schema_problems, defaulted), *rule_problems]
+    if defaulted.mode == "environment":
+        found = [in_environment_terms(p) for p in found]
+    return sorted_problems(found)
 
 
 def lint_objects(context: LintContext) -> list[Problem]:

@@ -24,7 +24,7 @@ def policy_input(render: Render) -> PolicyInput:
             return env.location_of(named_path(env.data, path[1:]))
         if path[:1] == ("objects",) and len(path) > 1 and isinstance(path[1], int) and path[1] < len(objects):
             # the environment line of the field when provenance maps it, else of the item that made the object
-            positions = object_positions(objects[path[1]], env.location_of) or {}
+            positions = object_positions(objects[path[1]], env.location_of, env.written_at) or {}
             return fieldpath.nearest(positions.get, tuple(path[2:])) or render.objects[path[1]].location
         return None
 

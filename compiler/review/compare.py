@@ -19,6 +19,7 @@ from .consequences import REPLACES_CLUSTER, object_labels, values_labels
 from .crdgate import crd_gate
 from .fielddiff import diff_documents, text_diff
 from .golden_source import GitGolden, WorkingTreeGolden, git_golden
+from .helm_commands import Release
 from .model import EnvironmentReview, FileChange, ObjectChange
 
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
@@ -27,7 +28,7 @@ Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, byt
 def _objects(files: output.Files, shown: str) -> Parsed:
     parsed: Parsed = {}
     for path, content in files.items():
-        if not path.startswith(f"{output.MANIFESTS_DIR}/"):
+        if not path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         source = f"{shown}/{path}"
         try:
@@ -48,9 +49,12 @@ def _objects(files: output.Files, shown: str) -> Parsed:
 def _rendered_objects(render: Render, files: output.Files) -> Parsed:
     """The render's own objects, with the file and bytes `krc golden` would write for each (no parse back: the
     canonical dump reads back as the same data, which tests/properties checks)."""
-    documents = [o.document for o in render.objects]
-    return {key_of(document): (name, files[name], document)
-            for name, document in zip(output.manifest_names(documents), documents, strict=True)}
+    parsed: Parsed = {}
+    for folder, objects in ((output.MANIFESTS_DIR, render.objects), (output.CHART_DIR, render.chart_objects)):
+        documents = [o.document for o in objects]
+        parsed.update({key_of(document): (name, files[name], document)
+                       for name, document in zip(output.manifest_names(documents, folder), documents, strict=True)})
+    return parsed
 
 
 def _object_change(key: ObjectKey, old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> ObjectChange | None:
@@ -83,7 +87,7 @@ def redacted(change: ObjectChange) -> ObjectChange:
 def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -> list[FileChange]:
     changes = []
     for path in sorted((golden.keys() | current.keys()) - skip):
-        if path.startswith(f"{output.MANIFESTS_DIR}/"):
+        if path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         before, after = golden.get(path), current.get(path)
         if before == after:
@@ -102,8 +106,11 @@ def review_environment(project: Project, render: Render, golden: output.Files) -
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     new_documents = [entry[2] for entry in after.values()]
+    operator = render.environment.data.get("operator") or {}
+    release = Release(render.chart.name, str(operator.get("namespace") or "default"),
+                      str((operator.get("chart") or {}).get("repository") or ""))
     gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE), [e[2] for e in before.values()],
-                    render.chart, new_documents)
+                    render.chart, new_documents, release)
     files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
     capacity_after = environment_capacity(new_documents)
     # only a RayService whose cluster KubeRay replaces runs two clusters at once

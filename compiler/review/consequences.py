@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .fielddiff import FieldChange
+from .operator_changes import operator_messages
 from .rayservice_action import appended_groups, cluster_action
 
 RAY_GROUP = "ray.io"
@@ -128,6 +129,7 @@ def object_labels(group: str, kind: str, status: str, old: dict[str, Any] | None
         labels.extend(_template_labels(kind, new or {}, fields))
     if kind == "Namespace" and any(f.path.startswith("metadata.name") for f in fields):
         labels.append(Label("namespace", "namespace changed"))
+    labels.extend(Label(code, message) for code, message in operator_messages(kind, old, new, fields))
     return tuple(labels)
 
 

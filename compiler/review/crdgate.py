@@ -22,6 +22,7 @@ from ..k8s.objects import key_of
 from ..problems import KrcError
 from ..validation import SchemaSet
 from .approval import Approval, check_approval, expected_approval
+from .helm_commands import Release, downgrade_statements, upgrade_commands
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class CrdGate:
     crd_application: str  # the Argo CD Application that applies this environment's CRDs, if rendered
     approval: Approval
     unavailable: str = ""  # why the old CRDs could not be compared and checked against; "" when they were
+    release: Release | None = None  # the operator's Helm release, for the plain-Helm commands
 
     @property
     def compared(self) -> bool:
@@ -193,7 +195,7 @@ def _crd_application(documents: Iterable[dict[str, Any]]) -> str:
 
 def crd_gate(project_root: Path, environment: str, golden_lock: bytes | None,
              golden_documents: Sequence[dict[str, Any]], chart: Any,
-             rendered_documents: Sequence[dict[str, Any]]) -> CrdGate | None:
+             rendered_documents: Sequence[dict[str, Any]], release: Release | None = None) -> CrdGate | None:
     """The gate for one environment, or None when its CRDs match the golden lock (or it has none yet: a first
     install installs the CRDs)."""
     if golden_lock is None:
@@ -221,7 +223,7 @@ def crd_gate(project_root: Path, environment: str, golden_lock: bytes | None,
     return CrdGate(environment, new.chart, old.version, new.version, statuses,
                    tuple(crddiff.sorted_changes(changes)), tuple(notes), tuple(golden_under_new),
                    tuple(rendered_under_old), _crd_application(rendered_documents),
-                   check_approval(project_root, expected, required), unavailable)
+                   check_approval(project_root, expected, required), unavailable, release)
 
 
 def gate_statements(gate: CrdGate) -> list[str]:
@@ -247,7 +249,11 @@ def gate_statements(gate: CrdGate) -> list[str]:
     argocd = (f"or let the Argo CD application {gate.crd_application} (syncOptions ServerSideApply=true) sync "
               "before the operator" if gate.crd_application else
               "or sync them first with an Argo CD application that has syncOptions ServerSideApply=true")
+    lines.extend(downgrade_statements(gate.chart, gate.old_version, gate.new_version))
     lines.append(f"Instead, apply the new CRDs BEFORE the chart upgrade: `krc render {env}` then "
                  f"`kubectl apply --server-side --force-conflicts -f rendered/{env}/crds/` ({argocd}). Server-side "
                  "apply is needed: the KubeRay CRDs exceed the client-side annotation size limit.")
+    if gate.release is not None:
+        commands = upgrade_commands(env, gate.chart, gate.new_version, gate.release)
+        lines.append("With plain Helm, in this order: " + "; then ".join(f"`{c}`" for c in commands) + ".")
     return lines

@@ -14,6 +14,7 @@ from .rule import SEVERITIES, Rule, as_severity
 __all__ = ["RULES", "SEVERITIES", "Rule", "as_severity", "describe", "summaries"]
 from . import (
     argocd_autoscaled_replicas_ignored,
+    argocd_sync_order,
     autoscaler_generator_error,
     autoscaler_gpu_count,
     autoscaler_hosts_per_replica,
@@ -64,12 +65,14 @@ from . import (
     resources_gpu_limit_mismatch,
     resources_gpu_scheduling,
     resources_head_accepts_work,
+    resources_suspicious_quantity,
     security_exposed_endpoints,
     security_literal_credentials,
 )
 
 _MODULES: tuple[Rule, ...] = (
     argocd_autoscaled_replicas_ignored,
+    argocd_sync_order,
     autoscaler_generator_error,
     autoscaler_gpu_count,
     autoscaler_hosts_per_replica,
@@ -120,6 +123,7 @@ _MODULES: tuple[Rule, ...] = (
     resources_gpu_limit_mismatch,
     resources_gpu_scheduling,
     resources_head_accepts_work,
+    resources_suspicious_quantity,
     security_exposed_endpoints,
     security_literal_credentials,
 )

@@ -1,11 +1,15 @@
 // Argo CD Applications of one environment, as an app-of-apps (only when the environment has an `argocd` block):
 //   <prefix>            the root: the krc plugin with applications=only, i.e. the three children below
-//   <prefix>-crds       the chart's CRDs through the krc plugin (crds=only): server-side apply, first wave,
-//                       never pruned
-//   <prefix>-operator   the upstream chart at the pinned version, values inline, skipCrds (the CRDs app owns them)
-//   <prefix>-workloads  the environment's objects through the krc plugin (crds=exclude), tolerating the autoscaler
-// Waves on the children order them inside the root app; Argo CD only waits for a child to be healthy when the
-// Application health check is enabled in argocd-cm (see deploy/argocd/README.md).
+//   <prefix>-crds       wave -2, the foundations through the krc plugin (crds=only): the environment's Namespaces
+//                       and the chart's CRDs (server-side apply), never pruned or deleted. Its plugin parameters
+//                       carry the chart version, so a chart bump changes this app's spec and the root app syncs it
+//                       in its wave, before the operator.
+//   <prefix>-operator   wave -1, the upstream chart at the pinned version, values inline, skipCrds (the CRDs app
+//                       owns them); its Roles in the watched namespaces find those namespaces in place
+//   <prefix>-workloads  wave 0, the environment's objects through the krc plugin (crds=exclude: no CRDs, no
+//                       Namespaces), tolerating the autoscaler
+// Argo CD only waits for a child to be healthy before the next wave when the Application health check is enabled
+// in argocd-cm (see deploy/argocd/README.md); `krc lint`'s argocd/sync-order replays this order.
 local env = std.extVar('env');
 local environment = std.extVar('environment');
 local chart = std.extVar('chart');
@@ -82,10 +86,11 @@ local workloadsIgnore = [
 
 local children(cd) = [
   application(cd, 'crds', prefix(cd) + '-crds', -2, {
-    source: pluginSource(cd, { crds: 'only' }),
+    source: pluginSource(cd, { crds: 'only', chartVersion: chart.version }),
     destination: destination(cd, null),
     // KubeRay CRDs exceed the client-side apply annotation limit. Never pruned: automated prune is off here, and
-    // Prune=false,Delete=false are resource-level options, carried by each CRD's sync-options annotation.
+    // Prune=false,Delete=false are resource-level options, carried by each CRD's and Namespace's sync-options
+    // annotation; no cascade finalizer either.
     syncPolicy: syncPolicy(cd, false, ['ServerSideApply=true']),
   }),
   application(cd, 'operator', prefix(cd) + '-operator', -1, {

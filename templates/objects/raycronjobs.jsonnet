@@ -7,7 +7,7 @@ local kr = import '../lib/kuberay.libsonnet';
 local timeZone(cron) =
   if !std.objectHas(cron, 'timeZone') then {}
   else if kr.versionAtLeast(chart.version, '1.7.0') then { timeZone: cron.timeZone }
-  else error 'cronJobs.%s.timeZone needs kuberay-operator >= 1.7.0 (pinned: %s); remove it or write the zone as the schedule\'s base time' % [cron.name, chart.version];
+  else error 'cronJobs[%s].timeZone needs kuberay-operator >= 1.7.0 (pinned: %s); remove it or write the zone as the schedule\'s base time' % [cron.name, chart.version];
 
 [
   {

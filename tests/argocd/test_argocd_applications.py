@@ -170,6 +170,23 @@ def test_repo_server_patch_and_dockerfile_follow_the_sidecar_contract():
     assert mounts["/tmp"] in {v["name"] for v in patch["spec"]["template"]["spec"]["volumes"]}
     dockerfile = (DEPLOY / "Dockerfile").read_text()
     assert "USER 999" in dockerfile and "/home/argocd/cmp-server/config/plugin.yaml" in dockerfile
+    # the sidecar's Helm is Argo CD's own, checked against the lock's pin at build time
+    assert "FROM quay.io/argoproj/argocd:${ARGOCD_VERSION} AS argocd" in dockerfile
+    assert "COPY --from=argocd /usr/local/bin/helm /usr/local/bin/helm" in dockerfile
+    assert "python -m compiler.charts.helm_install /tmp/krc --check /usr/local/bin/helm" in dockerfile
+
+
+def test_operator_application_renders_what_krc_reviews(project: Project):
+    """Argo CD inflates the operator app with the release name, namespace and values krc gives `helm template`."""
+    render = pipeline.compile_environment(project, "prod-eks-gpu")
+    operator = next(o.document for o in render.objects if o.document["metadata"]["name"].endswith("-operator"))
+    source = operator["spec"]["source"]
+    assert source["helm"]["releaseName"] == render.chart.name and source["helm"]["skipCrds"] is True
+    assert source["helm"]["valuesObject"] == render.helm_values and source["targetRevision"] == render.chart.version
+    namespace = operator["spec"]["destination"]["namespace"]
+    deployment = next(o.document for o in render.chart_objects if o.document["kind"] == "Deployment")
+    assert deployment["metadata"]["namespace"] == namespace
+    assert deployment["metadata"]["labels"]["app.kubernetes.io/instance"] == source["helm"]["releaseName"]
 
 
 def test_respect_ignore_differences_is_opt_in(project: Project):

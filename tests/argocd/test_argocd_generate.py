@@ -62,11 +62,20 @@ def test_generate_matches_render_for_every_environment(project: Project, app_dir
 def test_crds_and_applications_selections(app_dir: Path, cache_dir: Path):
     only_crds = run(app_dir, argocd_environ(cache_dir, parameters("prod-eks-gpu", crds="only")))
     assert only_crds.returncode == 0, only_crds.stderr
-    assert {d["kind"] for d in _documents(only_crds.stdout)} == {"CustomResourceDefinition"}
+    # the foundations: the CRDs and the Namespaces, never pruned or deleted
+    foundations = _documents(only_crds.stdout)
+    assert {d["kind"] for d in foundations} == {"CustomResourceDefinition", "Namespace"}
+    assert all("Prune=false,Delete=false" in d["metadata"]["annotations"]["argocd.argoproj.io/sync-options"]
+               for d in foundations)
 
     excluded = run(app_dir, argocd_environ(cache_dir, parameters("prod-eks-gpu", crds="exclude")))
     kinds = [d["kind"] for d in _documents(excluded.stdout)]
-    assert "CustomResourceDefinition" not in kinds and "RayService" in kinds
+    assert "CustomResourceDefinition" not in kinds and "Namespace" not in kinds and "RayService" in kinds
+
+    stale = run(app_dir, argocd_environ(cache_dir, parameters("prod-eks-gpu", crds="only") + [
+        {"name": "chartVersion", "string": "1.5.2"}]))
+    assert stale.returncode != 0 and not stale.stdout
+    assert "the Application asks for chart 1.5.2, environment prod-eks-gpu pins 1.6.2" in stale.stderr
 
     children = run(app_dir, argocd_environ(cache_dir, parameters("prod-eks-gpu", crds="exclude",
                                                                   applications="only", cluster="gpu-eu-1")))

@@ -33,7 +33,7 @@ def test_characters_yaml_would_not_keep_verbatim_fall_back_to_yaml():
 
 def test_environment_schema_for_argocd():
     def problems(argocd: dict) -> list[str]:
-        return [p.message for p in validate_layer({"argocd": argocd}, {}, Location("env.yaml"))]
+        return [f"{p.message}; {p.help}" for p in validate_layer({"argocd": argocd}, {}, Location("env.yaml"))]
 
     assert problems({"repoURL": "https://git.example.com/r.git", "destination": {"name": "prod"}, "crds": "x"}) == []
     assert problems({"destination": {"name": "prod", "server": "https://k8s"}})  # exactly one of them

@@ -122,7 +122,9 @@ def test_bad_input_exits_2_with_one_line(tmp_path, old, message):
     result = CliRunner().invoke(main, ["--project", str(tmp_path), "crd-diff", old,
                                        _write(tmp_path / "new.yaml", base_crd())])
     assert result.exit_code == 2
-    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    # the problem on one line, then the fix on a `help:` line (no source line to show for these)
+    lines = result.output.strip().splitlines()
+    assert message in lines[0] and len(lines) == 2 and lines[1].startswith("  help: ")
 
 
 def test_markdown_budget_keeps_the_summary_and_counts_what_it_left_out():

@@ -57,7 +57,7 @@ def test_missing_parent_names_the_extends_line(project: Project):
     with pytest.raises(KrcError) as err:
         load_environment(project, "lonely")
     assert messages(err)[0].startswith(
-        "environments/lonely.yaml:2:1: error environment file environments/nowhere.yaml does not exist")
+        "environments/lonely.yaml:2:1: error: environment file environments/nowhere.yaml does not exist")
 
 
 def test_unknown_key_has_file_line_col_and_did_you_mean(project: Project):
@@ -66,7 +66,8 @@ def test_unknown_key_has_file_line_col_and_did_you_mean(project: Project):
     with pytest.raises(KrcError) as err:
         load_environment(project, "typo")
     [line] = messages(err)
-    assert line.startswith("environments/typo.yaml:6:9: error unknown key 'maxReplica'")
+    assert line.startswith("environments/typo.yaml:6:9: error: unknown key 'maxReplica' in "
+                           "clusters[c].workerGroups[g]; did you mean 'maxReplicas'?")
     assert "did you mean 'maxReplicas'?" in line
 
 
@@ -75,7 +76,7 @@ def test_every_problem_of_every_layer_is_reported(project: Project):
     with pytest.raises(KrcError) as err:
         load_environment(project, "bad")
     lines = messages(err)
-    assert any(line.startswith("environments/bad.yaml:2:1: error cpuOnly: \"maybe\" should be true or false")
+    assert any(line.startswith("environments/bad.yaml:2:1: error: cpuOnly: \"maybe\" should be true or false")
                for line in lines)
     assert any(line.startswith("environments/bad.yaml:3:1:") and "did you mean 'namespace'?" in line for line in lines)
     assert any(line.startswith("environments/bad.yaml:5:5:") and '"Bad_Name" is not a valid Kubernetes name' in line
@@ -93,7 +94,7 @@ def test_duplicate_keys_are_errors(project: Project):
     write(project, "dup", "extends: base\nproduction: true\nproduction: false\n")
     with pytest.raises(KrcError) as err:
         load_environment(project, "dup")
-    assert messages(err)[0].startswith("environments/dup.yaml:3:1: error duplicate key 'production'")
+    assert messages(err)[0].startswith("environments/dup.yaml:3:1: error: duplicate key 'production'")
 
 
 def test_yaml_syntax_error_points_at_the_position(project: Project):
@@ -119,14 +120,14 @@ def test_a_name_twice_in_one_list_is_an_error(project: Project):
     with pytest.raises(KrcError) as err:
         load_environment(project, "twice")
     [line] = messages(err)
-    assert line.startswith("environments/twice.yaml:7:9: error clusters.ray-cpu-demo.workerGroups names 'cpu' twice")
+    assert line.startswith("environments/twice.yaml:7:9: error: clusters[ray-cpu-demo].workerGroups names 'cpu' twice")
 
 
 def test_a_number_where_text_is_expected_says_to_quote_it(project: Project):
     write(project, "numeric", "extends: base\nray: {version: 2.58}\n")
     with pytest.raises(KrcError) as err:
         load_environment(project, "numeric")
-    assert "ray.version: 2.58 is read as a number; quote it: '2.58'" in messages(err)[0]
+    assert "version: 2.58 is read as a number, but this field is text; quote it: version: '2.58'" in messages(err)[0]
 
 
 def test_required_item_fields_may_come_from_any_layer(project: Project):
@@ -138,8 +139,8 @@ def test_required_item_fields_may_come_from_any_layer(project: Project):
     with pytest.raises(KrcError) as err:
         load_environment(project, "incomplete")
     assert messages(err) == [
-        "environments/incomplete.yaml:3:5: error cronJobs.weekly has no 'job' in any layer; add it",
-        "environments/incomplete.yaml:3:5: error cronJobs.weekly has no 'schedule' in any layer; add it"]
+        "environments/incomplete.yaml:3:5: error: cronJobs[weekly] has no 'job' in any layer; add job: to it",
+        "environments/incomplete.yaml:3:5: error: cronJobs[weekly] has no 'schedule' in any layer; add schedule: to it"]
 
 
 def test_an_index_into_a_named_list_resolves_to_the_item_name(project: Project):

@@ -2,15 +2,13 @@
 and a read-only copy of the repository's project shared by the module-scoped batch runs."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from project_support import copy_project
 
 from compiler.policy.engine import CueEngine, wasm_engine
 from compiler.project import Project
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
@@ -22,9 +20,6 @@ def wasm() -> CueEngine:
 
 @pytest.fixture(scope="session")
 def shipped_project(tmp_path_factory, vendor_cache: Path) -> Project:
-    """The repository's project as shipped (read only: tests that change files use the `project` fixture)."""
+    """The fixture project (read only: tests that change files use the `project` fixture)."""
     root = tmp_path_factory.mktemp("shipped") / "project"
-    for part in ("environments", "templates", "policies"):
-        shutil.copytree(REPO / part, root / part)
-    shutil.copytree(vendor_cache, root / "vendor")
-    return Project(root)
+    return copy_project(root, vendor_cache, parts=("environments", "templates", "policies"))

@@ -122,7 +122,7 @@ def test_policy_with_a_syntax_error_is_an_input_error_naming_file_and_line(proje
     _policy(project, "broken", "package policy\n\nenv: {\n\tproduction: bool\n\n")
     result = CliRunner().invoke(main, ["--project", str(project.root), "policy"])
     assert result.exit_code == 2, result.output
-    assert re.search(r"^policies/broken\.cue:\d+:\d+: error CUE cannot evaluate this policy: expected",
+    assert re.search(r"^policies/broken\.cue:\d+:\d+: error: CUE cannot evaluate this policy: expected",
                      result.stderr, re.M), result.stderr
     assert "dev-no-gpu" not in result.stderr  # only the broken policy is blamed
 
@@ -131,7 +131,7 @@ def test_policy_without_package_clause_is_an_input_error(project):
     _policy(project, "nopackage", "// no package\nenv: production: bool\n")
     result = CliRunner().invoke(main, ["--project", str(project.root), "policy"])
     assert result.exit_code == 2
-    assert result.stderr.startswith("policies/nopackage.cue:1:1: error a policy file starts with a package clause")
+    assert result.stderr.startswith("policies/nopackage.cue:1:1: error: a policy file starts with a package clause")
 
 
 def test_conflict_names_the_policy_line_and_the_environment_line(project, wasm):
@@ -147,7 +147,7 @@ def test_conflict_names_the_policy_line_and_the_environment_line(project, wasm):
     result = CliRunner().invoke(main, ["--project", str(project.root), "policy", "dev"])
     assert result.exit_code == 1, result.output
     [line] = result.stdout.splitlines()
-    assert re.match(f"environments/dev.yaml:{gpu_line}:9: error environment dev: "
+    assert re.match(f"environments/dev.yaml:{gpu_line}:9: error: environment dev: "
                     r"env\.clusters\[ray-cpu-demo\]\.workerGroups\[cpu\]\.gpu: conflicting values (2 and 0|0 and 2)",
                     line), line
     assert f"policy policies/dev-no-gpu.cue:{policy_line}:" in line

@@ -48,7 +48,7 @@ def test_base_without_an_environment_is_a_first_render(accepted: Project):
     git(repo, "commit", "-q", "-m", "prod only")
     report = diff_json(accepted, "--base", "HEAD")
     dev = next(e for e in report["environments"] if e["name"] == "dev")
-    assert dev["firstRender"] is True and dev["counts"]["added"] == 6 and dev["crdGate"] is None
+    assert dev["firstRender"] is True and dev["counts"]["added"] == 13 and dev["crdGate"] is None
     prod = next(e for e in report["environments"] if e["name"] == PROD)
     assert prod["changed"] is False
 

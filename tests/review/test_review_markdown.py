@@ -33,8 +33,8 @@ def test_markdown_stays_under_budget_on_a_huge_change(accepted: Project):
     body = result.output
     assert len(body) <= MARKDOWN_BUDGET < COMMENT_LIMIT
     assert body.index("CRD upgrade gate: `prod-eks-gpu`") < body.index("### Summary") < body.index("### Details")
-    assert "| `dev` | 0 | 400 | 0 | 6 | unchanged |" in body  # the summary is never cut
-    assert "| `prod-eks-gpu` | 0 | 0 | 2 |" in body and "rayservice-serve-in-place ×1" in body
+    assert "| `dev` | 0 | 400 | 0 | 13 | unchanged |" in body  # the summary is never cut
+    assert "| `prod-eks-gpu` | 0 | 0 | 10 |" in body and "rayservice-serve-in-place ×1" in body
     assert "### Details: `prod-eks-gpu`" in body  # each environment gets a share of the room
     assert "<code>helm/kuberay-operator.values.yaml</code>" in body  # the giant block did not take it all
     assert re.search(r"_\d+ more not shown here \(\d+ removed\): run `krc diff dev`, or see the full report in "
@@ -51,5 +51,5 @@ def test_a_small_change_is_shown_in_full(accepted: Project):
     assert "Cut to fit" not in body and "more not shown" not in body
     assert "<details><summary>~ <code>RayCluster ray-demo/ray-cpu-demo</code> changed · 1 field</summary>" in body
     assert ("| `spec.workerGroupSpecs[groupName=cpu].maxReplicas` | `2` | `4` |") in body
-    assert "| `dev` | 0 | 0 | 1 | 5 | unchanged | 3 → **5** | 0 | 6Gi → **10Gi** | none |" in body
+    assert "| `dev` | 0 | 0 | 1 | 12 | unchanged | 3 → **5** | 0 | 6Gi → **10Gi** | none |" in body
     balanced(body)

@@ -1,7 +1,8 @@
 """Rule tests driven by case files: tests/rules/cases/<rule id with '/' as '__'>.yaml.
 
 A case file holds `rule:` and `cases:`; each case has `name`, `manifests` (a YAML stream, linted as a file),
-optional `operator` (version, default 1.7.0), `gates` (overrides of that version's chart defaults), `mode`
+optional `chartManifests` (the operator chart's objects, as `helm template` renders them), optional `operator`
+(version, default 1.7.0), `gates` (overrides of that version's chart defaults), `mode`
 (paths | environment), `environment` (the environment dict: production, cpuOnly, namespace, operator...),
 `helmValues`, and `expect`: the findings of this rule, each `{message: <substring>, line: <n>}` (line
 optional). An empty `expect` is a passing case.
@@ -95,6 +96,11 @@ def with_autoscaler(defaulted: LintContext, case: dict) -> LintContext:
 
 
 def context_for(case: dict, manifest: Path) -> LintContext:
+    chart_objects: tuple = ()
+    if case.get("chartManifests"):
+        chart_manifest = manifest.with_name("chart-" + manifest.name)
+        chart_manifest.write_text(case["chartManifests"], encoding="utf-8")
+        chart_objects = tuple(load_objects([chart_manifest]))
     version = str(case.get("operator", "1.7.0"))
     chart = _chart(version)
     helm_values = case.get("helmValues")
@@ -105,7 +111,7 @@ def context_for(case: dict, manifest: Path) -> LintContext:
                        chart=chart, mode=case.get("mode", "paths"), environment_name="test",
                        environment=environment, helm_values=helm_values,
                        production=environment.get("production") is True, cpu_only=environment.get("cpuOnly") is True,
-                       environment_file="environments/test.yaml")
+                       environment_file="environments/test.yaml", chart_objects=chart_objects)
 
 
 @pytest.mark.parametrize(("rule_id", "case", "file_name"), _all_cases())

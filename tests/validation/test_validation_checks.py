@@ -242,7 +242,7 @@ spec:
     (result,) = kuberay_schemas("1.7.0").validate_text(text, "cluster.yaml")
     (problem,) = result.problems
     assert str(problem.location) == "cluster.yaml:13:11"
-    assert problem.one_line().startswith("cluster.yaml:13:11: error unknown field 'imagePullPolicyy'")
+    assert problem.one_line().startswith("cluster.yaml:13:11: error: unknown field 'imagePullPolicyy'")
 
 
 def test_fractional_cpu_must_be_quoted_like_the_api_server_demands():

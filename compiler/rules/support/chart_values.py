@@ -2,7 +2,8 @@
 
 Helm ignores values a chart never reads, and the KubeRay chart has no values.schema.json. A template reads
 `.Values.a.b` (also `$.Values...`, `hasKey .Values.a "b"`, `index .Values "a" "b"`); reading a path reads
-everything below it (`toYaml .Values.resources`).
+everything below it (`toYaml .Values.resources`), except in a truth test (`if .Values.batchScheduler`), which
+reads no key below it.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from typing import Any
 from ...charts.package import Chart
 
 _DOTTED = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+# `if .Values.a }}` tests a value for truth: it reads none of the keys below a map (`batchScheduler.nmae`)
+_CONDITION = re.compile(r"\b(?:if|and|or|not)\s+\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*(?=-?\}\}|\))")
 _KEYED = re.compile(r"(?:hasKey|index)\s+\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)*)((?:\s+\"[^\"]+\")+)")
 
 
@@ -33,8 +36,11 @@ def read_paths(templates: tuple[tuple[str, str], ...]) -> tuple[Paths, Paths]:
     reads: set[tuple[str, ...]] = set()
     probes: set[tuple[str, ...]] = set()
     for _, text in templates:
-        # `hasKey .Values.a "b"` reads neither all of a nor all of a.b: take these out before dotted reads
-        for match in _DOTTED.finditer(_KEYED.sub(" ", text)):
+        # `hasKey .Values.a "b"` reads neither all of a nor all of a.b, nor does a truth test: take these out
+        # before dotted reads
+        for match in _CONDITION.finditer(text):
+            probes.add(tuple(match.group(1).strip(".").split(".")))
+        for match in _DOTTED.finditer(_CONDITION.sub(" ", _KEYED.sub(" ", text))):
             reads.add(tuple(match.group(1).strip(".").split(".")))
         for match in _KEYED.finditer(text):
             base = tuple(p for p in match.group(1).strip(".").split(".") if p)

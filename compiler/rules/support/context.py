@@ -94,6 +94,10 @@ class LintContext:
     # where an environment path (tuple of keys) was written; None when unknown
     locate_environment: Callable[[Path], Location | None] | None = None
     environment_file: str = ""
+    # the operator chart's objects as `helm template` renders them (environment mode), and the Kubernetes minor
+    # version of the destination cluster
+    chart_objects: tuple[LintObject, ...] = ()
+    kubernetes_version: str = ""
     # what Ray's autoscaling-config generator made of each cluster spec; filled by the pipeline (None: not run)
     autoscaler: AutoscalerView | None = None
 

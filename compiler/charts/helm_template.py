@@ -1,0 +1,92 @@
+"""`helm template` of a vendored chart, as Argo CD runs it for the operator Application, cached.
+
+Argo CD inflates a Helm source with `helm template <chart> --name-template <release> --namespace <ns>
+--kube-version <v> --skip-crds` (skipCrds) and the values; krc runs the same with the pinned Helm. The output
+depends only on the chart archive, the values, release, namespace, Kubernetes version and Helm version, so it is
+cached under that key in krc's cache dir: a warm render starts no process at all.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import yamlio
+from ..problems import KrcError, Location
+from ..user_cache import cache_dir
+from .helm_pin import HelmPin, find_helm, helm_environment
+
+TEMPLATE_TIMEOUT_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class TemplateRequest:
+    archive: Path
+    archive_sha256: str
+    release: str
+    namespace: str
+    kube_version: str  # 1.33
+    values: dict[str, Any]
+
+    def cache_key(self, helm_version: str) -> str:
+        facts = [helm_version, self.archive_sha256, self.release, self.namespace, self.kube_version, self.values]
+        return hashlib.sha256(json.dumps(facts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _cache_file(key: str) -> Path:
+    return cache_dir() / "helm-template" / f"{key}.yaml"
+
+
+def _store(key: str, text: str) -> None:
+    """Best effort and atomic: concurrent renders (Argo CD runs several) never see half a file."""
+    path = _cache_file(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmpl-")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _run_helm(pin: HelmPin, request: TemplateRequest, where: Location) -> str:
+    helm = find_helm(pin)
+    with tempfile.TemporaryDirectory(prefix="krc-helm-") as scratch:
+        folder = Path(scratch)
+        values = folder / "values.json"  # JSON is YAML: the values go to Helm as data, never as --set strings
+        values.write_text(json.dumps(request.values, sort_keys=True), encoding="utf-8")
+        command = [str(helm.path), "template", request.release, str(request.archive),
+                   "--namespace", request.namespace, "--kube-version", request.kube_version,
+                   "--skip-crds", "--values", str(values)]
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=TEMPLATE_TIMEOUT_SECONDS,
+                                    env=helm_environment(folder), cwd=folder, check=False)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise KrcError(f"helm template failed to run ({err}); check the Helm binary", where) from None
+    if result.returncode != 0:
+        message = " ".join(result.stderr.split())[:600] or "no message"
+        raise KrcError(f"helm template of {request.archive.name} failed: {message}; fix operator.values", where)
+    return result.stdout
+
+
+def template_chart(pin: HelmPin, request: TemplateRequest, where: Location) -> list[dict[str, Any]]:
+    """The chart's objects in Helm's order (Helm sorts by kind, as it installs)."""
+    key = request.cache_key(pin.version)
+    try:
+        text = _cache_file(key).read_text(encoding="utf-8")
+    except OSError:
+        text = _run_helm(pin, request, where)
+        _store(key, text)
+    documents = yamlio.load_all(text, f"helm template {request.archive.name}")
+    objects = [d for d in documents if d is not None]
+    for doc in objects:
+        if not isinstance(doc, dict) or not doc.get("kind"):
+            raise KrcError(f"helm template of {request.archive.name} printed a document that is not an object",
+                           where)
+    return objects

@@ -1,0 +1,34 @@
+"""`krc init`: the text of a new environment file, built as data and written by the canonical dumper.
+
+The file starts with the schema comment editors use for completion, and says what to add next.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import yamlio
+
+SCHEMA_COMMENT = "# yaml-language-server: $schema=../compiler/schemas/environment.schema.json"
+ENVIRONMENT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def destination(value: str) -> dict[str, str]:
+    """An Argo CD destination: an API server URL, else a cluster name as registered in Argo CD."""
+    return {"server": value} if value.startswith(("https://", "http://")) else {"name": value}
+
+
+def new_environment(name: str, extends: str, destination_cluster: str | None, namespace: str | None) -> str:
+    """The file `krc init` writes for environment `name`."""
+    data: dict[str, Any] = {"extends": extends, "description": f"Describe what {name} is for"}
+    if namespace:
+        data["namespace"] = namespace
+        data["namespaces"] = [{"name": namespace}]
+    if destination_cluster:
+        data["argocd"] = {"destination": destination(destination_cluster)}
+    # extends first: it is what a reader needs to know before anything else (the dumper sorts keys)
+    first = f"extends: {yamlio.dump(extends).splitlines()[0]}\n"
+    rest = yamlio.dump({k: v for k, v in data.items() if k != "extends"})
+    guide = (f"# {name}: created by 'krc init' from {extends}. Add clusters, jobs or services (README:\n"
+             f"# 'Environment files'); 'krc explain {name} PATH' shows any value and where it comes from.\n")
+    return f"{SCHEMA_COMMENT}\n{guide}{first}{rest}"

