@@ -7,6 +7,7 @@ templates/ or a folder outside the project (digests of the trees, links included
 from __future__ import annotations
 
 import os
+import re
 import tarfile
 import time
 from pathlib import Path
@@ -168,7 +169,7 @@ CASES = [
     Case("symlink-base-outside", symlink("environments/base.yaml", "{outside}/secret.yaml"), RENDER, 2,
          "environments/base.yaml"),
     Case("unknown-env-arg", nothing, ("render", "../x"), 2, "krc", "unknown environment"),
-    Case("explain-path-arg", nothing, ("explain", "../../etc/passwd", "x"), 2, "krc", "not a valid environment name"),
+    Case("explain-path-arg", nothing, ("explain", "../../etc/passwd", "x"), 2, "krc", "unknown environment"),
 
     # ---- extends names a layer, never a path
     Case("extends-relative-path", dev_text("extends: base", "extends: ../../outside/secret"), RENDER, 2,
@@ -392,7 +393,7 @@ def test_hostile_input(case: Case, target: tuple[Project, Path]):
     assert "Traceback" not in output and "internal error" not in output, output
     assert result.exit_code == case.exit, output
     assert elapsed < case.seconds, f"took {elapsed:.1f}s"
-    error_lines = [line for line in output.splitlines() if " error " in line or line.startswith("krc: error")]
+    error_lines = [line for line in output.splitlines() if re.search(r"(^|\s)error:? ", line)]
     assert error_lines, output
     assert any(case.where in line for line in error_lines), output
     assert case.says in output, output
