@@ -33,7 +33,7 @@ from .policy import CueEngine, find_engine, policy_files, policy_findings, polic
 from .policy.engine import cue_on_path, wasm_engine
 from .policy.evaluate import evaluate_policies
 from .problems import KrcError, Location, Problem, sorted_problems
-from .project import Project, find_project
+from .project import Project, find_project, shown_name
 from .render import Render, render_environment
 from .review.ray_view import ClusterRows, cluster_rows, two_views
 from .rules import describe, summaries
@@ -413,10 +413,10 @@ def init_environment(project: Project, name: str, extends: str, destination: str
                      namespace: str | None) -> Path:
     """`krc init`: a new environment file extending `extends`, checked by loading it; nothing is left behind
     when it does not load."""
-    path = project.environment_file(name)
     if not scaffold.ENVIRONMENT_NAME.match(name):
-        raise KrcError(Problem(f"'{name}' is not a usable environment name",
+        raise KrcError(Problem(f"'{shown_name(name)}' is not a usable environment name",
                                help="use lowercase letters, digits and '-', e.g. staging or prod-eu"))
+    path = project.environment_file(name)  # checks the name again before it becomes a path
     if path.exists():
         raise KrcError(Problem(f"{project.relative(path)} already exists", help="choose another name, or edit it"))
     if extends not in project.layer_names():
