@@ -56,19 +56,19 @@ cue-engine:
 	else echo "note: krc policy and krc lint need Node.js with npm (then: make node_modules) or a cue executable" \
 	  "on PATH; krc render, diff and golden work without it" >&2; fi
 
-golden: vendor
+golden: vendor cue-engine
 	$(KRC) golden
 
 # The tests' own project (tests/fixtures/project: its environments and golden/) after a template change: render it
 # with this checkout's templates in a scratch folder and take its golden/ back. The shipped golden/ is `make golden`.
 FIXTURE := tests/fixtures/project
-fixture-golden: vendor
+fixture-golden: vendor cue-engine
 	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && \
 	cp -r $(FIXTURE)/environments $(FIXTURE)/golden templates vendor "$$scratch"/ && \
 	$(KRC) --project "$$scratch" golden && \
 	rm -rf $(FIXTURE)/golden && cp -r "$$scratch"/golden $(FIXTURE)/golden
 
-diff: vendor ray-generators
+diff: vendor cue-engine ray-generators
 	$(KRC) diff
 
 lint: vendor node_modules ray-generators

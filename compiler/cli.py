@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from . import argocd, crddiff, pipeline, review, yamlio
+from . import argocd, crddiff, output, pipeline, review, yamlio
 from .autoscaler import report as autoscaler_report
 from .cli_support import (
     WorkflowGroup,
@@ -251,9 +251,16 @@ def check_command(environments: tuple[str, ...]) -> None:
     with working(f"rendering {plural(len(names), 'environment')}"):
         mismatches = [m for m in pipeline.check_golden(project, names) if not m.clean]
     for mismatch in mismatches:
+        if mismatch.orphaned:
+            click.echo(f"orphaned: golden/{mismatch.environment}/ (environments/{mismatch.environment}.yaml is gone): "
+                       f"deploying this removes the environment; if intended, delete golden/{mismatch.environment}/ "
+                       "too, else restore the file")
+            click.echo(f"  would be pruned ({len(mismatch.removed)} files):")
         for label, paths in (("changed", mismatch.changed), ("new", mismatch.added), ("gone", mismatch.removed)):
             for path in paths:
                 click.echo(f"{label}: golden/{mismatch.environment}/{printable(path)}")
+        for line in mismatch.pruned:
+            click.echo(f"  pruned {line}")
     if mismatches:
         click.echo("golden/ differs from the render: review with 'krc diff', accept with 'krc golden'", err=True)
         sys.exit(1)
@@ -265,21 +272,54 @@ def check_command(environments: tuple[str, ...]) -> None:
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="Output format (markdown: a pull-request comment).")
 @click.option("--base", metavar="REF", help="Compare with golden/ as committed at git REF (e.g. origin/main).")
+@click.option("--output", "outputs", metavar="FORMAT=FILE", multiple=True,
+              help="Also write the report in FORMAT to FILE (repeatable), from the same compile: "
+                   "--output json=krc-review.json --output text=krc-review.txt.")
 @reports_errors
-def diff_command(environments: tuple[str, ...], output_format: str, base: str | None) -> None:
+def diff_command(environments: tuple[str, ...], output_format: str, base: str | None,
+                 outputs: tuple[str, ...]) -> None:
     """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change.
 
     \b
     Examples:
       krc diff dev
       krc diff --base origin/main --format markdown > review.md
+      krc diff --base origin/main --format markdown --output json=review.json --output text=review.txt
     """
     project = current_project()
+    targets = []
+    for option in outputs:
+        name, _, file = option.partition("=")
+        if name not in review.FORMATS or not file:
+            raise KrcError(f"--output {option!r}: write FORMAT=FILE with FORMAT one of {', '.join(review.FORMATS)}")
+        target = Path(file).resolve()
+        if not target.is_relative_to(project.root.resolve()):
+            raise KrcError(f"--output {option!r}: {target} is outside the project {project.root}; write reports "
+                           "inside it")
+        targets.append((name, target))
     names = project.select(environments)
     with working(f"rendering {plural(len(names), 'environment')}"):
         result = pipeline.review_project(project, names, base)
+    for name, path in targets:  # every format from the one review
+        output.replace_file(path, review.format_review(result, name).encode("utf-8"))
     click.echo(review.format_review(result, output_format), nl=False)
     sys.exit(result.exit_code)
+
+
+@main.command("approve", short_help="Approve ENV's breaking CRD upgrade: write approvals/ENV.crd-upgrade.yaml.")
+@click.argument("environment", shell_complete=complete_environments)
+@click.option("--reason", required=True, help="Why the breaking CRD changes are safe and how the CRDs are applied "
+              "first (reviewed with the pull request).")
+@click.option("--base", metavar="REF", help="The change against golden/ as committed at git REF (needed once "
+              "'krc golden' has run: e.g. origin/main).")
+@reports_errors
+def approve_command(environment: str, reason: str, base: str | None) -> None:
+    """Write approvals/ENV.crd-upgrade.yaml approving ENV's current breaking CRD upgrade."""
+    project = current_project()
+    project.select([environment])
+    written = pipeline.approve_crd_upgrade(project, environment, reason, base)
+    click.echo(f"wrote {written.file}: approves {environment} {written.from_version} -> {written.to_version} "
+               f"({'; '.join(written.blocking)}); commit it with the pull request")
 
 
 @main.command("explain", short_help="Show a value, its default or a rendered field, and where it comes from.")

@@ -282,3 +282,17 @@ def _replace_trees(trees: dict[Path, Files]) -> None:
             os.replace(stage, target)
             _Steps.step()
             shutil.rmtree(old)
+
+
+def replace_file(path: Path, content: bytes) -> None:
+    """Write one file beside its target, then swap it into place (readers see the old or the new file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, stage = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.new-")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+        os.chmod(stage, 0o644)
+        os.replace(stage, path)
+    except BaseException:
+        Path(stage).unlink(missing_ok=True)
+        raise

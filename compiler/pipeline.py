@@ -32,11 +32,13 @@ from .lint import (
 from .policy import CueEngine, find_engine, policy_files, policy_findings, policy_input
 from .policy.engine import cue_on_path, wasm_engine
 from .policy.evaluate import evaluate_policies
+from .policy.limits import capacity_limits
 from .problems import KrcError, Location, Problem, sorted_problems
 from .project import Project, find_project, shown_name
 from .render import Render, render_environment
 from .review.ray_view import ClusterRows, cluster_rows, two_views
 from .rules import describe, summaries
+from .rules.support.destinations import Destination, destination_of
 
 
 def chart_pin(env: Environment) -> vendor.ChartPin:
@@ -65,8 +67,9 @@ class Validated:
     schema_problems: tuple[Problem, ...]
 
 
-def validate_render(render: Render) -> Validated:
-    context, problems = validate_objects(environment_context(render))
+def validate_render(render: Render, peers: tuple[Destination, ...] = ()) -> Validated:
+    """`peers`: where the project's other environments deploy (the destination-collision rule reads them)."""
+    context, problems = validate_objects(environment_context(render, peers))
     return Validated(render, context, tuple(problems))
 
 
@@ -104,15 +107,33 @@ def validated_findings(validated: Validated, project: Project | None = None, arg
     return sorted_problems(findings)
 
 
-def environment_findings(render: Render, project: Project | None = None,
-                         argocd_crds: str | None = None) -> list[Problem]:
-    """The findings `krc render` stops on: everything but the autoscaler's view (render never needs Ray)."""
-    return validated_findings(validate_render(render), project, argocd_crds)
+def project_destinations(project: Project) -> tuple[Destination, ...]:
+    """Where every environment of the project deploys (files that fail to load are reported on their own)."""
+    found = []
+    for name in project.environment_names():
+        try:
+            env = load_environment(project, name)
+        except KrcError:
+            continue
+        destination = destination_of(name, env.data, env.files[-1] if env.files else f"environments/{name}.yaml")
+        if destination is not None:
+            found.append(destination)
+    return tuple(found)
 
 
-def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None) -> Render:
+def environment_findings(render: Render, project: Project | None = None, argocd_crds: str | None = None,
+                         peers: tuple[Destination, ...] | None = None) -> list[Problem]:
+    """The findings `krc render` stops on: everything but the autoscaler's view (render never needs Ray); the
+    environment's destination is compared with `peers` (read from the project when not given)."""
+    if peers is None:
+        peers = project_destinations(project) if project is not None else ()
+    return validated_findings(validate_render(render, peers), project, argocd_crds)
+
+
+def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None,
+                      peers: tuple[Destination, ...] | None = None) -> Render:
     """The render with its findings; error-level findings stop the pipeline."""
-    findings = environment_findings(render, project, argocd_crds)
+    findings = environment_findings(render, project, argocd_crds, peers)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise KrcError(errors)
@@ -123,10 +144,11 @@ def compile_environments(project: Project, names: Sequence[str], lint: bool = Tr
     """Every named environment, checked, or every problem of all of them (one bad file does not hide another)."""
     renders: list[Render] = []
     problems: list[Problem] = []
+    peers = project_destinations(project) if lint else ()
     for name in names:
         try:
             render = compile_environment(project, name)
-            renders.append(check_environment(render, project) if lint else render)
+            renders.append(check_environment(render, project, peers=peers) if lint else render)
         except KrcError as err:
             problems.extend(err.problems)
     if problems:
@@ -154,8 +176,15 @@ def render_to_disk(project: Project, names: Sequence[str]) -> list[Render]:
 
 
 def accept_golden(project: Project, names: Sequence[str]) -> list[Render]:
-    """golden/<env>/ becomes the current render, CRD lock included."""
+    """golden/<env>/ becomes the current render, CRD lock included, for environments without error-level
+    findings: lint errors stop the compile, and policy violations are refused here too unless the environment
+    lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused."""
     renders = compile_environments(project, names)
+    refused = [p for found in lint_policies(project, renders).values() for p in found if p.severity == "error"]
+    if refused:
+        raise KrcError([*dict.fromkeys(refused), Problem(
+            "golden/ not updated: fix the findings above, or lower a policy for one environment with "
+            "lint.rules.policy/<name>: {severity: warning, reason: ...} in its file")])
     output.replace_trees({project.golden_dir / r.environment.name: output.render_files(r, include_crds=False)
                           for r in renders}, project)
     return renders
@@ -167,28 +196,46 @@ class GoldenMismatch:
     changed: tuple[str, ...]
     added: tuple[str, ...]  # rendered but not in golden
     removed: tuple[str, ...]  # in golden but no longer rendered
+    orphaned: bool = False  # golden/<env>/ of an environment whose file is gone
+    pruned: tuple[str, ...] = ()  # what deleting the removed objects does, one line per object
 
     @property
     def clean(self) -> bool:
         return not (self.changed or self.added or self.removed)
 
 
+def _mismatch(name: str, current: output.Files, golden: output.Files, orphaned: bool = False) -> GoldenMismatch:
+    removed = tuple(sorted(golden.keys() - current.keys()))
+    return GoldenMismatch(name, tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
+                          tuple(sorted(current.keys() - golden.keys())), removed, orphaned,
+                          tuple(review.pruned_objects(name, golden, removed)))
+
+
 def compare_with_golden(render: Render, golden_dir: Path) -> GoldenMismatch:
-    current = output.render_files(render, include_crds=False)
-    golden = output.read_tree(golden_dir / render.environment.name)
-    return GoldenMismatch(
-        render.environment.name,
-        tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
-        tuple(sorted(current.keys() - golden.keys())),
-        tuple(sorted(golden.keys() - current.keys())))
+    return _mismatch(render.environment.name, output.render_files(render, include_crds=False),
+                     output.read_tree(golden_dir / render.environment.name))
+
+
+def _covers_all(project: Project, names: Sequence[str]) -> bool:
+    """Removed environments are reported when every environment is compared (no names, or all of them)."""
+    return set(names) >= set(project.environment_names())
 
 
 def check_golden(project: Project, names: Sequence[str]) -> list[GoldenMismatch]:
-    return [compare_with_golden(r, project.golden_dir) for r in compile_environments(project, names)]
+    """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
+    mismatches = [compare_with_golden(r, project.golden_dir) for r in compile_environments(project, names)]
+    if _covers_all(project, names):
+        source = review.golden_source(project, None)
+        mismatches += [_mismatch(name, {}, source.files(name), orphaned=True)
+                       for name in sorted(set(source.environments()) - set(project.environment_names()))]
+    return mismatches
 
 
 def review_project(project: Project, names: Sequence[str], base: str | None = None) -> review.Review:
-    """`krc diff`: the named environments against golden/ (the working tree, or as committed at `base`)."""
+    """`krc diff`: the named environments against golden/ (the working tree, or as committed at `base`), each
+    with Ray's view of its capacity, and each changed one with its checks (lint and policy findings) and its
+    capacity against the limits policies state; with every environment selected, also the environments golden/
+    has and environments/ no longer has."""
     source = review.golden_source(project, base)
     renders = compile_environments(project, names)
     goldens = [source.files(r.environment.name) for r in renders]
@@ -198,10 +245,20 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     batches = [Batch(v, tuple(d)) for v, d in zip(versions, stored_after + stored_before, strict=True)]
     views = autoscaler_views(project.root, batches)  # after and before: one generator process
     after, before = views[:len(renders)], views[len(renders):]
-    return review.Review(source.description, base, tuple(
-        dataclasses.replace(review.review_environment(project, r, files), ray_view=two_views(
-            [o.document for o in r.objects], view, before=(old, old_view)))
-        for r, files, view, old, old_view in zip(renders, goldens, after, stored_before, before, strict=True)))
+    limits = capacity_limits(project.policies_dir, project.relative)
+    reviews = {r.environment.name: dataclasses.replace(review.review_environment(
+        project, r, files, limits=[lim for lim in limits if lim.applies(r.environment.data.get("production") is True)]),
+        ray_view=two_views([o.document for o in r.objects], view, before=(old, old_view)))
+        for r, files, view, old, old_view in zip(renders, goldens, after, stored_before, before, strict=True)}
+    changed = [r for r in renders if reviews[r.environment.name].changed]
+    policies = lint_policies(project, changed)
+    for render in changed:
+        name = render.environment.name
+        reviews[name] = review.with_checks(reviews[name], [*render.findings, *policies.get(name, [])])
+    if _covers_all(project, names):
+        for name in sorted(set(source.environments()) - set(project.environment_names())):
+            reviews[name] = review.removed_environment(name, source.files(name))
+    return review.Review(source.description, base, tuple(reviews[name] for name in sorted(reviews)))
 
 
 def _stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:
@@ -222,6 +279,16 @@ def _stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:
     return [o.document for o in validate_objects(context)[0].objects]
 
 
+
+
+def approve_crd_upgrade(project: Project, name: str, reason: str, base: str | None = None) -> review.ApprovalWritten:
+    """`krc approve ENV --reason TEXT`: approvals/<env>.crd-upgrade.yaml for the environment's current CRD
+    change (against golden/ in the working tree, or as committed at `base`)."""
+    review.check_reason(reason)
+    source = review.golden_source(project, base)
+    [render] = compile_environments(project, [name])
+    env_review = review.review_environment(project, render, source.files(name))
+    return review.write_approval(project.root, env_review.gate, name, reason, source.description)
 
 
 def explain(project: Project, name: str, path: str) -> explaining.Explanation:
@@ -304,9 +371,10 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
     together."""
     problems: list[Problem] = []
     validated: list[Validated] = []
+    peers = project_destinations(project)
     for name in project.select(list(names)):
         try:
-            validated.append(validate_render(compile_environment(project, name)))
+            validated.append(validate_render(compile_environment(project, name), peers))
         except KrcError as err:
             problems.extend(err.problems)
     if problems:
@@ -314,23 +382,25 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
     findings: list[Problem] = []
     for entry, view in zip(validated, autoscaler_of(project, validated), strict=True):
         findings.extend(validated_findings(entry, project, argocd_crds, view))
-    return findings + lint_policies(project, [v.render for v in validated])
+    policies = lint_policies(project, [v.render for v in validated])
+    return findings + list(dict.fromkeys(p for found in policies.values() for p in found))
 
 
-def lint_policies(project: Project, renders: Sequence[Render]) -> list[Problem]:
-    """The organisation's CUE policies (policies/*.cue), in one engine run for every environment.
+def lint_policies(project: Project, renders: Sequence[Render]) -> dict[str, list[Problem]]:
+    """The organisation's CUE policies (policies/*.cue) by environment, in one engine run for all of them.
 
-    They are the organisation's rules, so an environment's `lint.rules` settings do not change them. Without a
-    CUE engine the other findings are still reported, plus an error saying the policies were not checked: a CI
-    job without the engine must not pass as if they had been.
+    An environment may lower a policy like a lint rule (`lint.rules.policy/<name>` with a severity and a reason).
+    Without a CUE engine the other findings are still reported, plus an error saying the policies were not
+    checked: a CI job without the engine must not pass as if they had been.
     """
     if not renders or not policy_files(project.policies_dir):
-        return []
+        return {}
     try:
         engine = find_engine([project.root])
     except KrcError as err:
-        return [Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
-                        Location(project.relative(project.policies_dir)), "error", "policy/engine")]
+        missing = Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
+                          Location(project.relative(project.policies_dir)), "error", "policy/engine")
+        return {r.environment.name: [missing] for r in renders}
     return policy_findings(project, renders, engine)
 
 

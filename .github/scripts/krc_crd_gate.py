@@ -58,9 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, gate in missing:
         problems = "; ".join(gate["approval"]["problems"])
         print(f"::error::{name}: breaking CRD upgrade {gate['chart']} {gate['oldVersion']} -> {gate['newVersion']} "
-              f"({'; '.join(gate['blocking'])}) is not approved: {problems}. After review, commit "
-              f"{gate['approval']['file']} (the review comment shows its content) or add the label "
-              f"'{APPROVAL_LABEL}'.")
+              f"({'; '.join(gate['blocking'])}) is not approved: {problems}. After review, run "
+              f"'krc approve {name} --base <base branch> --reason ...' and commit {gate['approval']['file']}, or "
+              f"have a maintainer add the label '{APPROVAL_LABEL}'.")
     return 1
 
 

@@ -7,6 +7,7 @@ from ..problems import KrcError, Location, Problem
 from ..provenance import object_positions
 from ..render import Render, kubernetes_version
 from ..rules.support.context import LintContext, LintObject, RuleSetting
+from ..rules.support.destinations import Destination
 from ..rules.support.feature_gates import chart_default_gates
 
 
@@ -29,7 +30,8 @@ def rule_settings(render: Render) -> dict[str, RuleSetting]:
     return settings
 
 
-def environment_context(render: Render) -> LintContext:
+def environment_context(render: Render, peers: tuple[Destination, ...] = ()) -> LintContext:
+    """The lint context of one environment; `peers` are where the project's other environments deploy."""
     env = render.environment
     file = env.files[-1] if env.files else f"environments/{env.name}.yaml"
     objects = tuple(LintObject(o.document, o.location or Location(file),
@@ -50,6 +52,7 @@ def environment_context(render: Render) -> LintContext:
         rule_settings=rule_settings(render),
         locate_environment=env.location_of,
         environment_file=file,
+        peer_destinations=tuple(p for p in peers if p.environment != env.name),
         chart_objects=tuple(LintObject(o.document, o.location or Location(file)) for o in render.chart_objects),
         kubernetes_version=kubernetes_version(env),
     )

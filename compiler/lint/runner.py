@@ -26,6 +26,8 @@ def check_rule_settings(context: LintContext) -> None:
     problems = []
     known = {*RULES, *SCHEMA_CHECKS}
     for rule_id, setting in sorted(context.rule_settings.items()):
+        if rule_id.startswith("policy/"):
+            continue  # a policy's id: the policy stage knows which exist (policy.with_policy_settings)
         if rule_id not in known:
             near = _closest(rule_id, known)
             hint = f"; did you mean '{near}'?" if near else "; run 'krc rules' for the list"

@@ -1,17 +1,19 @@
 """From compiled environments to the inputs CUE policies judge."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 from .. import fieldpath
 from ..environment.layering import named_path
-from ..problems import Location, Problem
+from ..lint.environment_context import rule_settings
+from ..problems import KrcError, Location, Problem
 from ..project import Project
 from ..provenance import object_positions
 from ..render import Render
 from .engine import CueEngine
-from .evaluate import InputPath, PolicyInput, evaluate_policies, policy_files
+from .evaluate import InputPath, PolicyInput, findings_by_environment, policy_files
 
 
 def policy_input(render: Render) -> PolicyInput:
@@ -40,9 +42,39 @@ def policy_environment(name: str, data: dict[str, Any]) -> dict[str, Any]:
     return {**ALWAYS_SET, **data, "name": name}
 
 
-def policy_findings(project: Project, renders: Sequence[Render], engine: CueEngine | None = None) -> list[Problem]:
-    """For `krc lint`: the project's policies on environments it already compiled ([] when there are none)."""
-    if not policy_files(project.policies_dir) or not renders:
-        return []
-    return evaluate_policies(project.policies_dir, [policy_input(r) for r in renders], engine=engine,
-                             show_path=project.relative)
+def policy_findings(project: Project, renders: Sequence[Render], engine: CueEngine | None = None,
+                    settings: bool = True) -> dict[str, list[Problem]]:
+    """The project's policies on environments it already compiled, by environment, in one engine run.
+
+    With `settings`, each environment's `lint.rules` entries for `policy/<name>` apply as for lint rules: a
+    finding is dropped (off) or given the lower severity the environment states, with its reason.
+    """
+    policies = policy_files(project.policies_dir)
+    if not policies or not renders:
+        return {r.environment.name: [] for r in renders}
+    found = findings_by_environment(project.policies_dir, [policy_input(r) for r in renders], engine=engine,
+                                    show_path=project.relative)
+    if settings:
+        names = {f"policy/{p.stem}" for p in policies}
+        found = {r.environment.name: with_policy_settings(r, found[r.environment.name], names) for r in renders}
+    return found
+
+
+def with_policy_settings(render: Render, findings: Sequence[Problem], policy_ids: set[str]) -> list[Problem]:
+    """The environment's `lint.rules` settings for policies applied to its findings; a setting for a policy that
+    does not exist is bad input (lint settings are checked the same way)."""
+    settings = {rule: s for rule, s in rule_settings(render).items() if rule.startswith("policy/")}
+    unknown = sorted(set(settings) - policy_ids)
+    if unknown:
+        raise KrcError([Problem(f"lint setting for '{rule}', but policies/ has no {rule.removeprefix('policy/')}.cue; "
+                                f"policies: {', '.join(sorted(policy_ids)) or 'none'}", settings[rule].location)
+                        for rule in unknown])
+    out = []
+    for finding in findings:
+        setting = settings.get(finding.rule)
+        if setting is None:
+            out.append(finding)
+        elif setting.severity != "off":
+            out.append(dataclasses.replace(finding, severity=setting.severity,  # type: ignore[arg-type]
+                                           message=f"{finding.message} (lowered: {setting.reason})"))
+    return out

@@ -1,6 +1,8 @@
 """`krc diff`: the render compared with golden/ (or golden/ at a git ref) for review, object by object, with
 KubeRay consequences, capacity at maximum scale, and the CRD upgrade gate first."""
-from .compare import golden_source, review_environment
+from .approval import check_reason
+from .approve import ApprovalWritten, write_approval
+from .compare import golden_source, pruned_objects, removed_environment, review_environment, with_checks
 from .format_json import format_json
 from .format_markdown import COMMENT_LIMIT, MARKDOWN_BUDGET, format_markdown
 from .format_text import format_text
@@ -17,6 +19,7 @@ def format_review(review: Review, output_format: str) -> str:
     return format_text(review)
 
 
-__all__ = ["COMMENT_LIMIT", "FORMATS", "MARKDOWN_BUDGET", "EnvironmentReview", "FileChange", "ObjectChange",
-           "Review", "format_json", "format_markdown", "format_review", "format_text", "review_environment",
-           "golden_source"]
+__all__ = ["ApprovalWritten", "COMMENT_LIMIT", "EnvironmentReview", "FORMATS", "FileChange", "MARKDOWN_BUDGET",
+           "ObjectChange", "Review", "check_reason", "format_json", "format_markdown", "format_review",
+           "format_text", "golden_source", "pruned_objects", "removed_environment", "review_environment",
+           "with_checks", "write_approval"]

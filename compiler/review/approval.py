@@ -12,7 +12,8 @@
     reason: why the breaking changes are safe, and how the CRDs are applied before the operator upgrade
 
 `krc diff` checks it (offline, so tests and CI agree): any other chart version or CRD digest makes it a mismatch,
-so an approval cannot silently carry over to a later, different CRD change. The gate prints the file to commit.
+so an approval cannot silently carry over to a later, different CRD change. `krc approve ENV --reason TEXT` writes
+the file for the current change (the gate also prints it).
 """
 from __future__ import annotations
 
@@ -72,10 +73,27 @@ def _mismatches(found: Any, expected: dict[str, Any]) -> list[str]:
     removed = found.get("removed") or []
     if sorted(map(str, removed if isinstance(removed, list) else [removed])) != expected["removed"]:
         problems.append(f"removed is {removed!r}, the change removes {expected['removed']!r}")
-    reason = str(found.get("reason") or "").strip()
-    if not reason or reason.startswith("TODO"):
-        problems.append("reason is empty: say why the breaking changes are safe and how the CRDs are applied")
+    problem = reason_problem(str(found.get("reason") or ""))
+    if problem:
+        problems.append(f"reason {problem}")
     return problems
+
+
+def reason_problem(reason: str) -> str:
+    """What is wrong with an approval's reason, as the end of a sentence starting with the field name; ""."""
+    text = reason.strip()
+    if not text:
+        return "is empty: say why the breaking changes are safe and how the CRDs are applied first"
+    if text.upper().startswith("TODO"):
+        return ("is still the placeholder (starts with TODO): replace it with why the breaking changes are safe "
+                "and how the CRDs are applied first")
+    return ""
+
+
+def check_reason(reason: str) -> None:
+    problem = reason_problem(reason)
+    if problem:
+        raise KrcError(f"--reason {problem}")
 
 
 def check_approval(project_root: Path, expected: dict[str, Any], required: bool) -> Approval:

@@ -6,21 +6,25 @@ for each, so what is reviewed is what would be committed; identical bytes short-
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from .. import output, yamlio
 from ..k8s.objects import ObjectKey, key_of
 from ..k8s.secrets import redact, redact_at, redact_lines
-from ..problems import KrcError
+from ..policy.limits import CapacityLimit
+from ..problems import SEVERITY_ORDER, KrcError, Problem
 from ..project import Project
 from ..render import Render
-from .capacity import environment_capacity, upgrade_peak
+from .capacity import Capacity, environment_capacity, upgrade_peak
 from .consequences import REPLACES_CLUSTER, object_labels, values_labels
-from .crdgate import crd_gate
+from .crdgate import CrdGate, crd_gate
 from .fielddiff import diff_documents, text_diff
 from .golden_source import GitGolden, WorkingTreeGolden, git_golden
+from .grouping import group_changes
 from .helm_commands import Release
-from .model import EnvironmentReview, FileChange, ObjectChange
+from .model import EnvironmentReview, FileChange, LimitCheck, ObjectChange
+from .summaries import object_summary
 
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
 
@@ -57,14 +61,16 @@ def _rendered_objects(render: Render, files: output.Files) -> Parsed:
     return parsed
 
 
-def _object_change(key: ObjectKey, old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> ObjectChange | None:
+def _object_change(key: ObjectKey, old: tuple[str, bytes, dict[str, Any]] | None,
+                   new: tuple[str, bytes, dict[str, Any]] | None) -> ObjectChange | None:
     if old is None:
         file, _, document = new  # type: ignore[misc]
-        return ObjectChange(key, "added", "", document["apiVersion"], file, (), (), document)
+        return ObjectChange(key, "added", "", document["apiVersion"], file, (), (), document, object_summary(document))
     if new is None:
         file, _, document = old
         return ObjectChange(key, "removed", document["apiVersion"], "", file, (),
-                            object_labels(key.group, key.kind, "removed", document, None, ()), document)
+                            object_labels(key.group, key.kind, "removed", document, None, ()), document,
+                            object_summary(document))
     if old[1] == new[1]:
         return None
     fields = diff_documents(old[2], new[2])
@@ -99,25 +105,72 @@ def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -
     return changes
 
 
-def review_environment(project: Project, render: Render, golden: output.Files) -> EnvironmentReview:
-    name = render.environment.name
-    current = output.render_files(render, include_crds=False)
-    before, after = _objects(golden, f"golden/{name}"), _rendered_objects(render, current)
+def _limit_checks(limits: Sequence[CapacityLimit], capacity: Capacity) -> tuple[LimitCheck, ...]:
+    values = {"gpu": capacity.gpus}
+    return tuple(LimitCheck(limit.policy, limit.resource, limit.maximum, values[limit.resource])
+                 for limit in limits if limit.resource in values)
+
+
+def _review(name: str, golden: output.Files, current: output.Files, after: Parsed, gate: CrdGate | None,
+            removed: bool, checks: Sequence[Problem], limits: Sequence[CapacityLimit]) -> EnvironmentReview:
+    before = _objects(golden, f"golden/{name}")
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
-    new_documents = [entry[2] for entry in after.values()]
+    objects.sort(key=lambda o: o.rank)  # the worst consequences first; otherwise by group, kind, name
+    objects = [redacted(o) for o in objects]  # reports show credentials as *** (compared with their real values)
+    files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
+    capacity_after = environment_capacity(entry[2] for entry in after.values())
+    # only a RayService whose cluster KubeRay replaces runs two clusters at once
+    replaced = [after[o.key][2] for o in objects if any(label.code == REPLACES_CLUSTER for label in o.labels)]
+    return EnvironmentReview(
+        name, not golden, tuple(objects), tuple(files), len(after) - sum(o.status != "removed" for o in objects),
+        environment_capacity(e[2] for e in before.values()), capacity_after, upgrade_peak(capacity_after, replaced),
+        gate, removed, group_changes((o.key.ref, o.fields) for o in objects),
+        errors_first(checks), _limit_checks(limits, capacity_after))
+
+
+def errors_first(checks: Sequence[Problem]) -> tuple[Problem, ...]:
+    return tuple(sorted(dict.fromkeys(checks), key=lambda p: (SEVERITY_ORDER[p.severity], p.sort_key())))
+
+
+def with_checks(review: EnvironmentReview, checks: Sequence[Problem]) -> EnvironmentReview:
+    """The review with the environment's lint and policy findings, errors first."""
+    return dataclasses.replace(review, checks=errors_first(checks))
+
+
+def review_environment(project: Project, render: Render, golden: output.Files, checks: Sequence[Problem] = (),
+                       limits: Sequence[CapacityLimit] = ()) -> EnvironmentReview:
+    """One environment's render against its golden files, with its checks (lint and policy findings) and the
+    capacity limits its policies state."""
+    name = render.environment.name
+    current = output.render_files(render, include_crds=False)
+    after = _rendered_objects(render, current)
     operator = render.environment.data.get("operator") or {}
     release = Release(render.chart.name, str(operator.get("namespace") or "default"),
                       str((operator.get("chart") or {}).get("repository") or ""))
-    gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE), [e[2] for e in before.values()],
-                    render.chart, new_documents, release)
-    files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
-    capacity_after = environment_capacity(new_documents)
-    # only a RayService whose cluster KubeRay replaces runs two clusters at once
-    replaced = [after[o.key][2] for o in objects if any(label.code == REPLACES_CLUSTER for label in o.labels)]
-    return EnvironmentReview(name, not golden, tuple(redacted(o) for o in objects), tuple(files), len(after) - sum(
-        o.status != "removed" for o in objects), environment_capacity(e[2] for e in before.values()),
-        capacity_after, upgrade_peak(capacity_after, replaced), gate)
+    gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE),
+                    [e[2] for e in _objects(golden, f"golden/{name}").values()], render.chart,
+                    [entry[2] for entry in after.values()], release)
+    return _review(name, golden, current, after, gate, False, checks, limits)
+
+
+def removed_environment(name: str, golden: output.Files) -> EnvironmentReview:
+    """An environment whose file is gone while golden/ still holds it: every object in it would be pruned."""
+    return _review(name, golden, {}, {}, None, True, (), ())
+
+
+def pruned_objects(name: str, golden: output.Files, paths: Sequence[str]) -> list[str]:
+    """`Kind ns/name: impact: consequence` for each golden manifest among `paths` (for `krc check`)."""
+    lines = []
+    for path in sorted(paths):
+        try:  # a stray file that is no object is listed by `krc check` as gone; it has no consequence
+            [(key, entry)] = _objects({path: golden[path]}, f"golden/{name}").items()
+        except (KrcError, KeyError, ValueError):
+            continue
+        change = _object_change(key, entry, None)
+        if change is not None:
+            lines += [f"{key.ref}: {label.severity}: {label.message}" for label in change.labels]
+    return lines
 
 
 def golden_source(project: Project, base: str | None) -> WorkingTreeGolden | GitGolden:

@@ -1,15 +1,19 @@
 """What a change means for KubeRay, as labels a reviewer can scan: which changes start a new Ray cluster
 (temporarily double capacity), which update Serve in place, which change Pod templates, what a deletion removes.
+
+Every label has an impact, in plain words and ranked (IMPACTS, worst first): outage, replacement (a new cluster
+or object), restart, scale, metadata only. Reports show the impact and sort by it; JSON keeps the code too.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .fielddiff import FieldChange
+from .labels import Label, ranked
 from .operator_changes import operator_messages
+from .ray_versions import ray_version_labels
 from .rayservice_action import appended_groups, cluster_action
 
 RAY_GROUP = "ray.io"
@@ -25,16 +29,22 @@ _DELETED = {
     "RayCronJob": "no further RayJobs are scheduled",
     "Namespace": "every object in the namespace is deleted with it",
     "CustomResourceDefinition": "every object of its kind is deleted with it",
+    "ServiceAccount": "Pods that run as it can no longer be created (running Pods keep their token until restarted)",
 }
+# deleting these stops nothing that runs now
+_DELETION_IMPACT = {"ServiceAccount": "restart"}
 
 
-@dataclass(frozen=True)
-class Label:
-    code: str
-    message: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+def _deleted_label(kind: str, document: dict[str, Any] | None) -> Label:
+    if kind == "Application":
+        finalizers = ((document or {}).get("metadata") or {}).get("finalizers") or []
+        if "resources-finalizer.argocd.argoproj.io" in finalizers:
+            return Label("deleted", "deleted: Argo CD deletes every resource this Application deployed "
+                         "(resources-finalizer) before the Application itself", "outage")
+        return Label("deleted", "deleted: Argo CD stops managing what this Application deployed; the resources "
+                     "stay in the cluster, unmanaged (no resources-finalizer)", "metadata only")
+    effect = _DELETED.get(kind, "Kubernetes deletes it and whatever it owns")
+    return Label("deleted", f"deleted: {effect}", _DELETION_IMPACT.get(kind, "outage"))
 
 
 def _spec(document: dict[str, Any] | None) -> dict[str, Any]:
@@ -91,19 +101,20 @@ def _template_labels(kind: str, new: dict[str, Any], fields: Sequence[FieldChang
         effect = ("upgradeStrategy Recreate: KubeRay recreates the cluster's Pods" if recreate else
                   "running Pods keep the old template; only Pods created later get it (set upgradeStrategy "
                   "Recreate to roll it out)")
+        impact = "restart" if recreate else "metadata only"
     elif kind == "RayService":
-        effect = "part of the new cluster"
+        effect, impact = "part of the new cluster", "replacement"
     elif kind in ("RayJob", "RayCronJob"):
-        effect = "applies to clusters created for later runs"
+        effect, impact = "applies to clusters created for later runs", "metadata only"
     else:
         return []
     labels: list[Label] = []
     head = sorted({f.path for f in fields if _HEAD_TEMPLATE.search(f.path)})
     workers = sorted({f.path for f in fields if _WORKER_TEMPLATE.search(f.path)})
     if head:
-        labels.append(Label("head-pod-template", f"head Pod template changed: {effect}"))
+        labels.append(Label("head-pod-template", f"head Pod template changed: {effect}", impact))
     if workers:
-        labels.append(Label("worker-pod-template", f"worker Pod template changed: {effect}"))
+        labels.append(Label("worker-pod-template", f"worker Pod template changed: {effect}", impact))
     groups = [f for f in fields if _WORKER_GROUP.search(f.path) and f.op in ("added", "removed")]
     for change in groups:
         verb = "added" if change.op == "added" else "removed (its Pods are deleted)"
@@ -115,8 +126,7 @@ def object_labels(group: str, kind: str, status: str, old: dict[str, Any] | None
                   fields: Sequence[FieldChange]) -> tuple[Label, ...]:
     """The consequences of one object's change, most important first."""
     if status == "removed":
-        effect = _DELETED.get(kind, "Kubernetes deletes it and whatever it owns")
-        return (Label("deleted", f"deleted: {effect}"),)
+        return (_deleted_label(kind, old),)
     if status == "added":
         return ()
     labels: list[Label] = []
@@ -126,11 +136,12 @@ def object_labels(group: str, kind: str, status: str, old: dict[str, Any] | None
     if group == RAY_GROUP and kind == "RayService":
         labels.extend(_rayservice_labels(old or {}, new or {}, fields))
     if group == RAY_GROUP:
+        labels.extend(ray_version_labels(kind, old or {}, new or {}, fields))
         labels.extend(_template_labels(kind, new or {}, fields))
     if kind == "Namespace" and any(f.path.startswith("metadata.name") for f in fields):
         labels.append(Label("namespace", "namespace changed"))
     labels.extend(Label(code, message) for code, message in operator_messages(kind, old, new, fields))
-    return tuple(labels)
+    return ranked(labels)
 
 
 def values_labels(changed: bool) -> tuple[Label, ...]:

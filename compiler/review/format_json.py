@@ -8,10 +8,18 @@ Shape (version 1; fields are only ever added):
       "ref": "origin/main",                               # --base, or null for the working tree
       "changed": true,                                    # exit status 1
       "crdGatesUnapproved": ["prod-eks-gpu"],             # gates with blocking reasons and no valid approval
+      "removedEnvironments": ["staging"],                 # environment file gone, golden/ (at base) still has it
+      "checkErrors": 1,                                   # error-level checks over every environment
       "environments": [{
         "name": "prod-eks-gpu",
         "changed": true,
+        "removed": false,                                 # true: every object below is pruned (status removed)
         "firstRender": false,                             # golden had nothing for it
+        "checks": [{"severity": "error", "rule": "policy/prod-gpu-limit", "file": "policies/x.cue", "line": 29,
+                    "column": 41, "message": "...", "object": "", "path": "totalGpus"}],   # errors first
+        "limits": [{"policy": "policy/prod-gpu-limit", "resource": "gpu", "limit": 32, "value": 39, "ok": false}],
+        "groups": [{"field": "image", "old": "a", "new": "b", "objects": 4, "occurrences": 12, "unit": "containers",
+                    "places": [{"ref": "RayCluster ray-prod/x", "path": "spec...image"}]}],  # same change twice+
         "counts": {"added": 1, "removed": 0, "changed": 2, "unchanged": 7},
         "capacity": {                                     # at max scale; see review/capacity.py
           "before": {"cpu": "285", "cpuMillis": 285000, "gpu": 23, "memory": "1148Gi", "memoryBytes": ...},
@@ -31,6 +39,7 @@ Shape (version 1; fields are only ever added):
                       "reason": null | "the old CRDs (kuberay-operator 1.6.2) are unavailable; run krc vendor ..."},
           "counts": {"breaking": 17, "warning": 3, "info": 61} | null,      # null: not compared (unavailable)
           "breaking": [{"crd", "version", "path", "check", "severity", "message", "old", "new"}] | null,  # same
+          "breakingGroups": [{"check", "field", "message", "count", "places": ["<crd> <version> <path>"]}] | null,
           "notes": ["..."],                               # what could not be compared
           "goldenUnderNewCrds": [{"object", "path", "rule", "severity", "message", "pruned"}],
           "renderedUnderOldCrds": [{... same, "pruned": true when the API server drops the field}] | null,
@@ -48,7 +57,8 @@ Shape (version 1; fields are only ever added):
           "status": "added|removed|changed",
           "apiVersion": {"old": "ray.io/v1alpha1" | null, "new": "ray.io/v1" | null},
           "file": "manifests/rayservice-summarizer.yaml",
-          "labels": [{"code": "rayservice-new-cluster", "message": "..."}],
+          "labels": [{"code": "rayservice-new-cluster", "impact": "replacement", "message": "..."}],  # worst first
+          "summary": "RayJob ray-prod/x: 16 CPU, 2 GPU, 64Gi memory at max; deadline 4h" | "",  # added/removed
           "fields": [                                     # changed objects; document order
             {"path": "spec.x", "op": "changed", "old": 1, "new": 2},
             {"path": "spec.y", "op": "added", "new": {...}},
@@ -62,7 +72,11 @@ Shape (version 1; fields are only ever added):
       }]
     }
 
-Label codes: deleted, api-version, rayservice-new-cluster (the only one that runs a second cluster, so the only
+Objects are sorted by their worst impact first. Impacts, worst first: outage, replacement, restart, scale,
+metadata only. Label codes: deleted, api-version, ray-version-running-cluster, ray-image-running-cluster,
+ray-version-recreate, ray-image-recreate, ray-version-new-cluster, ray-image-new-cluster,
+ray-version-not-rolled-out, ray-image-not-rolled-out,
+rayservice-new-cluster (the only one that runs a second cluster, so the only
 one counted in upgradePeak), rayservice-not-upgraded, rayservice-groups-appended (worker groups appended at the
 end: the running cluster is updated in place), rayservice-serve-in-place, rayservice-scale (only
 replicas/minReplicas/maxReplicas: no new cluster), rayservice-settings, head-pod-template, worker-pod-template,
@@ -73,7 +87,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..problems import Problem
 from .crdgate import CrdGate, gate_statements
+from .grouping import group_crd_changes
 from .model import EnvironmentReview, ObjectChange, Review
 
 FORMAT_VERSION = "krc-diff/1"
@@ -87,6 +103,8 @@ def gate_dict(gate: CrdGate) -> dict[str, Any]:
         "oldCrds": {"status": "compared" if gate.compared else "unavailable", "reason": gate.unavailable or None},
         "counts": gate.counts if gate.compared else None,
         "breaking": [c.as_dict() for c in gate.changes if c.severity == "breaking"] if gate.compared else None,
+        "breakingGroups": [g.as_dict() for g in group_crd_changes(c for c in gate.changes if c.severity == "breaking")]
+        if gate.compared else None,
         "notes": list(gate.notes),
         "goldenUnderNewCrds": [f.as_dict() for f in gate.golden_under_new],
         "renderedUnderOldCrds": [f.as_dict() for f in gate.rendered_under_old] if gate.compared else None,
@@ -104,12 +122,22 @@ def object_dict(obj: ObjectChange) -> dict[str, Any]:
         "labels": [label.as_dict() for label in obj.labels],
         "fields": [f.as_dict() for f in obj.fields],
         "object": obj.document,
+        "summary": obj.summary,
     }
+
+
+def check_dict(problem: Problem) -> dict[str, Any]:
+    where = problem.location
+    return {"severity": problem.severity, "rule": problem.rule, "file": where.file if where else None,
+            "line": where.line if where else None, "column": where.column if where else None,
+            "message": problem.message, "object": problem.object, "path": problem.path}
 
 
 def environment_dict(env: EnvironmentReview) -> dict[str, Any]:
     return {
-        "name": env.name, "changed": env.changed, "firstRender": env.first_render,
+        "name": env.name, "changed": env.changed, "removed": env.removed, "firstRender": env.first_render,
+        "checks": [check_dict(p) for p in env.checks], "limits": [lim.as_dict() for lim in env.limits],
+        "groups": [g.as_dict() for g in env.groups],
         "counts": {"added": env.count("added"), "removed": env.count("removed"), "changed": env.count("changed"),
                    "unchanged": env.unchanged},
         "capacity": {"before": env.capacity_before.as_dict(), "after": env.capacity_after.as_dict(),
@@ -126,6 +154,8 @@ def review_dict(review: Review) -> dict[str, Any]:
     return {
         "format": FORMAT_VERSION, "base": review.base, "ref": review.ref, "changed": review.changed,
         "crdGatesUnapproved": [g.environment for g in review.unapproved],
+        "removedEnvironments": list(review.removed),
+        "checkErrors": sum(e.check_errors for e in review.environments),
         "environments": [environment_dict(e) for e in review.environments],
     }
 

@@ -1,129 +1,43 @@
 """`krc diff --format markdown`: a pull-request comment.
 
-Order: the CRD gate sections first, then a summary table per environment, then a `<details>` block per object.
-GitHub refuses comments over 65,536 characters; the report stays under `max_chars` (default MARKDOWN_BUDGET, which
-leaves room for the marker and footer a workflow adds) by shortening details only: a block that does not fit is
-cut inside (its diff closes cleanly and says how many lines were left out), later blocks are counted, never the
-gate or the summary. What is cut points to the full text report, which the CI workflow puts in the job summary
-and the `krc-review` artifact.
+Order: the CRD gates, removed environments, the checks (lint and policy findings, errors first), the summary table
+(one row per environment, never cut), then per changed environment its grouped changes and a `<details>` block
+per object, worst consequence first. GitHub refuses comments over 65,536 characters; the report stays under
+`max_chars` (default MARKDOWN_BUDGET, which leaves room for the marker and footer a workflow adds). The sections
+before the table get shares of the room; what does not fit is said in one line per item (a gate, a removed
+environment) or counted (checks). Details get what is left: a block that does not fit is cut inside (its diff
+closes cleanly and says how many lines were left out), later blocks are counted. Whatever is cut points to the
+full text report, which the CI workflow puts in the job summary and the `krc-review` artifact.
 """
 from __future__ import annotations
 
-import functools
 import html
-import json
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
 
-from .. import crddiff, yamlio
-from .crdgate import CrdGate, gate_statements
+from .. import yamlio
 from .fielddiff import FieldChange
-from .format_text import BREAKING_SHOWN, approval_lines
+from .format_text import group_words
+from .grouping import grouped_places
+from .markdown_sections import (
+    COMMENT_LIMIT,
+    FULL_REPORT,
+    MARKDOWN_BUDGET,
+    cell,
+    check_item,
+    code,
+    fence,
+    gate_section,
+    gate_short,
+    removed_section,
+    removed_short,
+    summary_table,
+)
 from .model import STATUS_MARK, EnvironmentReview, FileChange, ObjectChange, Review
 
-COMMENT_LIMIT = 65_536  # GitHub's limit for an issue or pull-request comment
-MARKDOWN_BUDGET = COMMENT_LIMIT - 1_536
-FINDINGS_SHOWN = 30  # per list of schema findings in a gate
-CELL_CHARS = 300
+__all__ = ["COMMENT_LIMIT", "MARKDOWN_BUDGET", "format_markdown"]
+
 _MIN_PARTIAL = 800  # below this, a block is counted as left out rather than cut
 _NOTICE_ROOM = 400  # kept free for the closing "left out" line of each environment
-# where the uncut report is in CI (.github/workflows/krc-review.yml writes it: krc diff --format text)
-FULL_REPORT = "or see the full report in the CI job summary or the `krc-review` artifact (krc-review.txt)"
-
-
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def _code(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
-    if len(text) > CELL_CHARS:
-        text = text[:CELL_CHARS] + "…"
-    text = _cell(text)
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
-
-
-def _fence(lines: list[str], language: str) -> tuple[str, str]:
-    longest = max((len(line) - len(line.lstrip("`")) for line in lines), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{language}\n", f"{fence}\n"
-
-
-def _findings(title: str, findings: list[Any], pruned_words: bool, env: str) -> list[str]:
-    if not findings:
-        return [f"- {title}: all valid\n"]
-    out = [f"- {title}: {len(findings)} findings\n"]
-    for f in findings[:FINDINGS_SHOWN]:
-        lead = f"**pruned silently**: field `{f.path}` of `{f.object}`" if pruned_words and f.pruned else \
-            f"{f.severity}: `{f.object}` `{f.path}`"
-        out.append(f"  - {lead}: {_cell(f.message)}\n")
-    if len(findings) > FINDINGS_SHOWN:
-        out.append(f"  - … {len(findings) - FINDINGS_SHOWN} more: run `krc diff {env}`\n")
-    return out
-
-
-def gate_section(gate: CrdGate) -> str:
-    out = [f"### :warning: CRD upgrade gate: `{gate.environment}` ({gate.chart} {gate.old_version} → "
-           f"{gate.new_version})\n\n"]
-    out += [f"- **{s}**\n" if i == 0 else f"- {s}\n" for i, s in enumerate(gate_statements(gate))]
-    out.append("\n| CRD | Kind | Change |\n|---|---|---|\n")
-    out += [f"| `{c.name}` | {c.kind} | {c.status} |\n" for c in gate.crds]
-    result = crddiff.summary_line(gate.changes) if gate.compared else f"not compared: {gate.unavailable}"
-    out.append(f"\n**crd-diff {gate.old_version} → {gate.new_version}: {_cell(result)}**\n\n")
-    breaking = [c for c in gate.changes if c.severity == "breaking"]
-    if breaking:
-        out.append("<details><summary>Breaking CRD changes</summary>\n\n")
-        for change in breaking[:BREAKING_SHOWN]:
-            where = " ".join(p for p in (change.version, f"`{change.path}`" if change.path else "") if p)
-            out.append(f"- `{change.crd}` {where}: {_cell(change.message)} [{change.check}]\n")
-        if len(breaking) > BREAKING_SHOWN:
-            out.append(f"- … {len(breaking) - BREAKING_SHOWN} more: `krc crd-diff {gate.chart}@{gate.old_version} "
-                       f"{gate.chart}@{gate.new_version}`\n")
-        out.append("\n</details>\n\n")
-    out += [f"- note: {_cell(n)}\n" for n in gate.notes]
-    out += _findings("Golden objects under the new CRDs", list(gate.golden_under_new), False, gate.environment)
-    old_title = "New objects under the old CRDs (live until the CRDs are applied)"
-    if gate.compared:
-        out += _findings(old_title, list(gate.rendered_under_old), True, gate.environment)
-    else:
-        out.append(f"- {old_title}: **not checked**: {_cell(gate.unavailable)}\n")
-    lines = approval_lines(gate)
-    mark = ":white_check_mark:" if gate.approval.status in ("approved", "not-required") else ":x:"
-    out.append(f"\n{mark} **{lines[0]}**\n")
-    if gate.approval.status in ("missing", "mismatch"):
-        out += [f"- {_cell(p)}\n" for p in gate.approval.problems]
-        out.append(f"\nAfter review, commit `{gate.approval.file}` (fill in `reason`):\n\n```yaml\n"
-                   f"{gate.approval.template}```\n")
-    return "".join(out) + "\n"
-
-
-def _capacity_cell(env: EnvironmentReview, part: str) -> str:
-    before, after = env.capacity_before.as_dict()[part], env.capacity_after.as_dict()[part]
-    text = str(after) if before == after else f"{before} → **{after}**"
-    if env.upgrade_peak:
-        text += f" (peak {env.upgrade_peak.as_dict()[part]})"
-    return text
-
-
-def summary_table(review: Review) -> str:
-    out = ["### Summary\n\n| Environment | Added | Removed | Changed | Unchanged | CRDs | CPU at max | GPU at max "
-           "| Memory at max | Consequences |\n|---|---|---|---|---|---|---|---|---|---|\n"]
-    for env in review.environments:
-        codes = Counter(label.code for o in env.objects for label in o.labels)
-        codes.update(label.code for f in env.files for label in f.labels)
-        consequences = ", ".join(f"{code} ×{n}" for code, n in sorted(codes.items())) or "none"
-        crds = "unchanged" if env.gate is None else (
-            f"**{env.gate.old_version} → {env.gate.new_version}**"
-            + ("" if not env.gate.blocking else f" (approval {env.gate.approval.status})"))
-        out.append(f"| `{env.name}` | {env.count('added')} | {env.count('removed')} | {env.count('changed')} | "
-                   f"{env.unchanged} | {crds} | {_capacity_cell(env, 'cpu')} | {_capacity_cell(env, 'gpu')} | "
-                   f"{_capacity_cell(env, 'memory')} | {consequences} |\n")
-    peaks = [e.name for e in review.environments if e.upgrade_peak]
-    if peaks:
-        out.append("\n_peak: while a replaced RayService cluster and its new one both run ("
-                   + ", ".join(peaks) + ")._\n")
-    return "".join(out) + "\n"
 
 
 class _Block:
@@ -145,7 +59,7 @@ class _Block:
         return True
 
     def add_code(self, lines: list[str], language: str) -> None:
-        opening, closing = _fence(lines, language)
+        opening, closing = fence(lines, language)
         if not self.add(opening):
             return
         self.size += len(closing)
@@ -163,31 +77,42 @@ class _Block:
 def _field_rows(fields: list[FieldChange]) -> str:
     rows = ["| Field | Before | After |\n|---|---|---|\n"]
     for f in fields:
-        before = "_(absent)_" if f.op == "added" else _code(f.old)
-        after = "_(absent)_" if f.op == "removed" else _code(f.new)
-        rows.append(f"| `{_cell(f.path)}`{' (order)' if f.op == 'reordered' else ''} | {before} | {after} |\n")
+        before = "_(absent)_" if f.op == "added" else code(f.old)
+        after = "_(absent)_" if f.op == "removed" else code(f.new)
+        rows.append(f"| `{cell(f.path)}`{' (order)' if f.op == 'reordered' else ''} | {before} | {after} |\n")
     return "".join(rows)
 
 
-def object_block(obj: ObjectChange, env: str, limit: int) -> tuple[str, bool]:
-    """The block and whether it is complete."""
-    summary = f"{STATUS_MARK[obj.status]} <code>{html.escape(obj.key.ref)}</code> {obj.status}"
+def object_line(obj: ObjectChange) -> str:
+    """One line for an object: mark, ref, status, and its one-line summary (added/removed) or field count."""
+    line = f"{STATUS_MARK[obj.status]} <code>{html.escape(obj.key.ref)}</code> {obj.status}"
+    if obj.summary and ": " in obj.summary:
+        line += " · " + html.escape(obj.summary.split(": ", 1)[1])
     if obj.fields:
-        summary += f" · {len(obj.fields)} field{'s' * (len(obj.fields) != 1)}"
+        line += f" · {len(obj.fields)} field{'s' * (len(obj.fields) != 1)}"
     if obj.labels:
-        summary += " · " + ", ".join(sorted({label.code for label in obj.labels}))
-    block = _Block(summary, limit)
+        line += " · " + ", ".join(dict.fromkeys(label.severity for label in obj.labels))
+    return line
+
+
+def object_block(obj: ObjectChange, env: str, limit: int, grouped: frozenset[tuple[str, str]] = frozenset()
+                 ) -> tuple[str, bool]:
+    """The block and whether it is complete."""
+    block = _Block(object_line(obj), limit)
     block.add(f"`{obj.api_version}` · `golden/{env}/{obj.file}`\n\n")
     for label in obj.labels:
-        block.add(f"- **{label.code}**: {_cell(label.message)}\n")
+        block.add(f"- **{label.severity}**: {cell(label.message)}\n")
     if obj.labels:
         block.add("\n")
-    flat = [f for f in obj.fields if f.op != "text"]
+    flat = [f for f in obj.fields if f.op != "text" and (obj.key.ref, f.path) not in grouped]
     if flat:
         block.add(_field_rows(flat) + "\n")
+    hidden = sum((obj.key.ref, f.path) in grouped for f in obj.fields)
+    if hidden:
+        block.add(f"_{hidden} more change{'s' * (hidden != 1)} in the groups above._\n\n")
     for f in obj.fields:
         if f.op == "text":
-            block.add(f"`{_cell(f.path)}`:\n\n")
+            block.add(f"`{cell(f.path)}`:\n\n")
             block.add_code(list(f.diff), "diff")
     if obj.document is not None:
         block.add_code(yamlio.dump(obj.document).splitlines(), "yaml")
@@ -197,7 +122,7 @@ def object_block(obj: ObjectChange, env: str, limit: int) -> tuple[str, bool]:
 def file_block(file: FileChange, env: str, limit: int) -> tuple[str, bool]:
     block = _Block(f"{STATUS_MARK[file.status]} <code>{html.escape(file.path)}</code> {file.status}", limit)
     for label in file.labels:
-        block.add(f"- **{label.code}**: {_cell(label.message)}\n\n")
+        block.add(f"- **{label.severity}**: {cell(label.message)}\n\n")
     block.add_code(list(file.diff), "diff")
     return block.text(env), not block.cut
 
@@ -210,47 +135,107 @@ def _ray_view(env: EnvironmentReview) -> list[str]:
     if env.ray_view is None:
         return []
     summary, *rest = env.ray_view.lines()
-    shown = [f"- {_cell(line.strip())}\n" for line in rest[:_RAY_REASONS_SHOWN]]
+    shown = [f"- {cell(line.strip())}\n" for line in rest[:_RAY_REASONS_SHOWN]]
     if len(rest) > _RAY_REASONS_SHOWN:
         shown.append(f"- _{len(rest) - _RAY_REASONS_SHOWN} more: run `krc autoscaler {env.name}`_\n")
-    return [f"{_cell(summary)}\n\n", *shown, "\n" if shown else ""]
+    return [f"{cell(summary)}\n\n", *shown, "\n" if shown else ""]
+
+
+def _fitted(full: list[str], short: list[str], room: int) -> str:
+    """Items in full while they fit in `room`, the rest in their short form (one line each)."""
+    out, size = [], sum(len(text) for text in short)
+    for index, text in enumerate(full):
+        if size - len(short[index]) + len(text) > room:
+            out += short[index:]
+            return "".join(out) + f"\n_Shortened to fit the comment: run `krc diff`, {FULL_REPORT}._\n\n"
+        out.append(text)
+        size += len(text) - len(short[index])
+    return "".join(out)
+
+
+def checks_section(review: Review, room: int) -> str:
+    """Every changed environment's checks, errors first over all environments; what does not fit is counted."""
+    found = [(env.name, p) for env in review.environments for p in env.checks]
+    if not found:
+        return ""
+    found.sort(key=lambda item: item[1].severity != "error")
+    errors = sum(p.severity == "error" for _, p in found)
+    out = [f"### Checks: {errors} error{'s' * (errors != 1)}, {len(found) - errors} other finding"
+           f"{'s' * (len(found) - errors != 1)}\n\n"
+           + ("_Error-level findings block `krc golden` (lower one with `lint.rules` and a reason)._\n\n"
+              if errors else "")]
+    size = len(out[0]) + 300
+    for index, (env, problem) in enumerate(found):
+        line = check_item(env, problem)
+        if size + len(line) > room:
+            rest = found[index:]
+            out.append(f"- … {len(rest)} more ({sum(p.severity == 'error' for _, p in rest)} errors): run "
+                       f"`krc lint`, {FULL_REPORT}\n")
+            break
+        out.append(line)
+        size += len(line)
+    return "".join(out) + "\n"
+
+
+def _details(env: EnvironmentReview, limit: int, used: int) -> str:
+    section = [f"### Details: `{env.name}`\n\n"]
+    # Ray's view and the grouped changes come first, each only while it fits this environment's share
+    for part in ("".join(_ray_view(env)), "**The same change in several places:**\n\n"
+                 + "".join(f"- {cell(group_words(g))}\n" for g in env.groups) + "\n" if env.groups else ""):
+        if part and used + sum(map(len, section)) + len(part) <= limit - _NOTICE_ROOM:
+            section.append(part)
+    grouped = frozenset(grouped_places(env.groups))
+    left: Counter[str] = Counter()
+    size = used + sum(len(part) for part in section)
+    entries: list[ObjectChange | FileChange] = [*env.objects, *env.files]
+    # objects with KubeRay consequences first (already worst first): they are what a cut must not hide
+    entries.sort(key=lambda entry: not entry.labels)
+    for position, item in enumerate(entries):
+        room = limit - size - _NOTICE_ROOM
+        if left or room < _MIN_PARTIAL:
+            left[item.status] += 1
+            continue
+        # one huge block (a giant serveConfig) may take half the room, not all of it
+        share = room if position == len(entries) - 1 else max(room // 2, _MIN_PARTIAL)
+        text, _ = (object_block(item, env.name, share, grouped) if isinstance(item, ObjectChange)
+                   else file_block(item, env.name, share))
+        section.append(text)
+        size += len(text)
+    if left:
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(left.items()))
+        section.append(f"_{sum(left.values())} more not shown here ({counts}): run `krc diff {env.name}`, "
+                       f"{FULL_REPORT}._\n\n")
+    return "".join(section)
 
 
 def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
     changed = sum(e.changed for e in review.environments)
-    head = [f"## krc diff\n\nRender compared with {review.base}: **{changed} of {len(review.environments)} "
-            f"environments changed**" + (f", **{len(review.gates)} CRD upgrade gate(s)**" if review.gates else "")
-            + ".\n\n"]
-    head += [gate_section(g) for g in review.gates]
-    head.append(summary_table(review))
-    out = "".join(head)
-    if len(out) > max_chars:  # only with absurd numbers of environments: never exceed the limit
-        return out[:max_chars - 200] + f"\n\n_Report cut at the comment limit: run `krc diff`, {FULL_REPORT}._\n"
-    changed_envs = [e for e in review.environments if e.changed]
+    errors = sum(e.check_errors for e in review.environments)
+    title = (f"## krc diff\n\nRender compared with {review.base}: **{changed} of {len(review.environments)} "
+             f"environments changed**" + (f", **{len(review.removed)} removed**" if review.removed else "")
+             + (f", **{len(review.gates)} CRD upgrade gate(s)**" if review.gates else "")
+             + (f", **{errors} error-level check(s)**" if errors else "") + ".\n\n")
+    table = summary_table(review)
+    if len(title) + len(table) > max_chars:  # hundreds of environments: the table is what must stay readable
+        return title + table[:max_chars - len(title) - 300].rsplit("\n", 1)[0] + (
+            f"\n\n_Summary cut at the comment limit: run `krc diff`, {FULL_REPORT}._\n")
+    room = max_chars - len(title) - len(table)
+    removed = [e for e in review.environments if e.removed]
+    # the gates first and most room: they block the merge; then removals, then checks; details get the rest
+    gates = _fitted([gate_section(g) for g in review.gates], [gate_short(g) for g in review.gates], room * 5 // 10)
+    room -= len(gates)
+    removals = _fitted([removed_section(e) for e in removed], [removed_short(e) for e in removed], room * 3 // 10)
+    room -= len(removals)
+    checks = checks_section(review, room * 4 // 10)
+    out = title + gates + removals + checks + table
+    changed_envs = [e for e in review.environments if e.changed and not e.removed]
     for index, env in enumerate(changed_envs):
         # an even share of what is left, so every environment shows some details; unused room carries over
-        limit = len(out) + (max_chars - len(out)) // (len(changed_envs) - index)
-        section = [f"### Details: `{env.name}`\n\n", *_ray_view(env)]
-        left: Counter[str] = Counter()
-        size = len(out) + len(section[0])
-        entries: list[tuple[ObjectChange | FileChange, Callable[[str, int], tuple[str, bool]]]] = [
-            *((o, functools.partial(object_block, o)) for o in env.objects),
-            *((f, functools.partial(file_block, f)) for f in env.files)]
-        # objects with KubeRay consequences first: they are what a cut must not hide
-        entries.sort(key=lambda entry: not entry[0].labels)
-        for position, (obj, make) in enumerate(entries):
-            room = limit - size - _NOTICE_ROOM
-            if left or room < _MIN_PARTIAL:
-                left[obj.status] += 1
-                continue
-            last = position == len(entries) - 1
-            # one huge block (a giant serveConfig) may take half the room, not all of it
-            text, _ = make(env.name, room if last else max(room // 2, _MIN_PARTIAL))
-            section.append(text)
-            size += len(text)
-        if left:
-            counts = ", ".join(f"{n} {status}" for status, n in sorted(left.items()))
-            section.append(f"_{sum(left.values())} more not shown here ({counts}): run `krc diff {env.name}`, "
-                           f"{FULL_REPORT}._\n\n")
-        out += "".join(section)
+        limit = len(out) + (max_chars - len(out) - _NOTICE_ROOM) // (len(changed_envs) - index)
+        if limit - len(out) < 2 * _NOTICE_ROOM:  # no room for even a heading: say so once, for all the rest
+            note = (f"_Details of {len(changed_envs) - index} more environments not shown: run `krc diff`, "
+                    f"{FULL_REPORT}._\n")
+            out += note if len(out) + len(note) <= max_chars else ""
+            break
+        out += _details(env, limit, len(out))
     return out

@@ -5,10 +5,12 @@ import json
 from typing import Any
 
 from .. import crddiff, yamlio
+from ..problems import Problem
 from .capacity import Capacity
 from .crdgate import CrdGate, gate_statements
 from .fielddiff import FieldChange
-from .model import STATUS_MARK, EnvironmentReview, Review
+from .grouping import ChangeGroup, group_crd_changes, grouped_places
+from .model import STATUS_MARK, EnvironmentReview, LimitCheck, Review
 
 BREAKING_SHOWN = 40  # breaking CRD items listed in the gate; `krc crd-diff` lists all
 
@@ -19,13 +21,41 @@ def inline(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def capacity_line(before: Capacity, after: Capacity) -> str:
+def limit_words(limits: tuple[LimitCheck, ...], resource: str) -> str:
+    """` / 32 ✗ (policy/prod-gpu-limit)` for the tightest limit on `resource`; "" without one."""
+    found = sorted((lim for lim in limits if lim.resource == resource), key=lambda lim: lim.maximum)
+    if not found:
+        return ""
+    tightest = found[0]
+    return f" / {tightest.maximum} {'✓' if tightest.ok else '✗'} ({tightest.policy})"
+
+
+def capacity_line(before: Capacity, after: Capacity, limits: tuple[LimitCheck, ...] = ()) -> str:
     parts = []
     for label, old, new in (("CPU", before.as_dict()["cpu"], after.as_dict()["cpu"]),
                             ("GPU", str(before.gpus), str(after.gpus)),
                             ("memory", before.as_dict()["memory"], after.as_dict()["memory"])):
-        parts.append(f"{label} {old}" if old == new else f"{label} {old} -> {new}")
+        text = f"{label} {old}" if old == new else f"{label} {old} -> {new}"
+        parts.append(text + (limit_words(limits, "gpu") if label == "GPU" else ""))
     return ", ".join(parts)
+
+
+def group_words(group: ChangeGroup) -> str:
+    return (f"{group.field} {inline(group.old)} -> {inline(group.new)} in {group.objects} object"
+            f"{'s' * (group.objects != 1)} ({len(group.places)} {group.unit})")
+
+
+def check_line(problem: Problem) -> str:
+    return problem.one_line()
+
+
+def checks_lines(env: EnvironmentReview) -> list[str]:
+    if not env.checks:
+        return []
+    counts = {s: sum(p.severity == s for p in env.checks) for s in ("error", "warning", "info")}
+    lines = [f"   checks: {counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos"
+             + (" (errors block 'krc golden')" if counts["error"] else "")]
+    return lines + [f"     {check_line(p)}" for p in env.checks]
 
 
 def approval_lines(gate: CrdGate) -> list[str]:
@@ -36,7 +66,8 @@ def approval_lines(gate: CrdGate) -> list[str]:
         return [f"Breaking CRD upgrade approved by {approval.file}."]
     lines = [f"NOT APPROVED ({'; '.join(gate.blocking)}): {approval.status} {approval.file}"]
     lines += [f"  - {p}" for p in approval.problems]
-    lines.append(f"After review, commit {approval.file} with a reason:")
+    lines.append(f"After review, run 'krc approve {gate.environment} --reason \"...\"' (with --base once golden/ "
+                 f"moved) and commit {approval.file}; it writes:")
     lines += ["    " + line for line in approval.template.rstrip("\n").splitlines()]
     return lines
 
@@ -49,12 +80,13 @@ def gate_lines(gate: CrdGate) -> list[str]:
             lines.append(f"   {status.status:<9} {status.name} ({status.kind})")
     lines.append(f"   crd-diff {gate.chart} {gate.old_version} -> {gate.new_version}: "
                  + (crddiff.summary_line(gate.changes) if gate.compared else f"not compared: {gate.unavailable}"))
-    breaking = [c for c in gate.changes if c.severity == "breaking"]
-    for change in breaking[:BREAKING_SHOWN]:
-        where = " ".join(p for p in (change.version, change.path) if p)
-        lines.append(f"     breaking {change.crd} {where}: {change.message} [{change.check}]".replace("  ", " "))
-    if len(breaking) > BREAKING_SHOWN:
-        lines.append(f"     ... {len(breaking) - BREAKING_SHOWN} more: krc crd-diff "
+    groups = group_crd_changes(c for c in gate.changes if c.severity == "breaking")
+    for group in groups[:BREAKING_SHOWN]:
+        where = f" in {len(group.places)} places" if len(group.places) > 1 else ""
+        lines.append(f"     breaking {group.field}{where}: {group.message} [{group.check}]")
+        lines.append(f"       at {'; '.join(group.places)}")
+    if len(groups) > BREAKING_SHOWN:
+        lines.append(f"     ... {len(groups) - BREAKING_SHOWN} more: krc crd-diff "
                      f"{gate.chart}@{gate.old_version} {gate.chart}@{gate.new_version}")
     lines += [f"   note: {n}" for n in gate.notes]
     lines.append(f"   Golden objects under the new CRDs: {len(gate.golden_under_new) or 'all valid'}")
@@ -87,24 +119,39 @@ def field_lines(change: FieldChange, indent: str) -> list[str]:
     return [f"{indent}{change.path}: {inline(change.old)} -> {inline(change.new)}"]
 
 
+def removed_words(env: EnvironmentReview) -> str:
+    return (f"ENVIRONMENT REMOVED: environments/{env.name}.yaml is gone and golden/ still has it; deploying "
+            f"this prunes all {env.count('removed')} objects")
+
+
 def environment_lines(env: EnvironmentReview) -> list[str]:
     head = (f"== {env.name}: {env.count('added')} added, {env.count('removed')} removed, {env.count('changed')} "
             f"changed, {env.unchanged} unchanged" + (" (first render: golden has nothing)" if env.first_render else ""))
-    lines = [head, f"   capacity at max scale: {capacity_line(env.capacity_before, env.capacity_after)}"]
+    lines = [f"== {env.name}: {removed_words(env)}" if env.removed else head,
+             f"   capacity at max scale: {capacity_line(env.capacity_before, env.capacity_after, env.limits)}"]
     if env.upgrade_peak:
         lines.append(f"   during the RayService upgrade (old and new cluster both up): "
                      f"{capacity_line(env.capacity_after, env.upgrade_peak)}")
     if env.ray_view is not None:
         lines += [f"   {line}" for line in env.ray_view.lines()]
+    lines += checks_lines(env)
+    if env.groups:
+        lines.append("   the same change in several places:")
+        lines += [f"     {group_words(group)}" for group in env.groups]
+    grouped = grouped_places(env.groups)
     for obj in env.objects:
         version = obj.api_version
-        lines.append(f"{STATUS_MARK[obj.status]} {obj.key.ref} ({version}) {obj.status}")
-        lines += [f"    [{label.code}] {label.message}" for label in obj.labels]
-        for change in obj.fields:
+        summary = f": {obj.summary.split(': ', 1)[1]}" if ": " in obj.summary else ""
+        lines.append(f"{STATUS_MARK[obj.status]} {obj.key.ref} ({version}) {obj.status}{summary}")
+        lines += [f"    [{label.severity}] {label.message}" for label in obj.labels]
+        shown = [change for change in obj.fields if (obj.key.ref, change.path) not in grouped]
+        for change in shown:
             lines += field_lines(change, "    ")
+        if len(shown) < len(obj.fields):
+            lines.append(f"    ({len(obj.fields) - len(shown)} more changes: in the groups above)")
     for file in env.files:
         lines.append(f"{STATUS_MARK[file.status]} file {file.path} {file.status}")
-        lines += [f"    [{label.code}] {label.message}" for label in file.labels]
+        lines += [f"    [{label.severity}] {label.message}" for label in file.labels]
         lines += [f"    {line}" for line in file.diff]
     return lines
 
@@ -119,6 +166,9 @@ def format_text(review: Review) -> str:
         else:
             lines.append(f"== {env.name}: no change ({env.unchanged} objects)")
     changed = sum(e.changed for e in review.environments)
+    errors = sum(e.check_errors for e in review.environments)
     lines.append(f"{changed} of {len(review.environments)} environments changed"
-                 + (f"; {len(review.gates)} CRD upgrade gates" if review.gates else ""))
+                 + (f" ({len(review.removed)} removed: {', '.join(review.removed)})" if review.removed else "")
+                 + (f"; {len(review.gates)} CRD upgrade gates" if review.gates else "")
+                 + (f"; {errors} error-level checks" if errors else ""))
     return "\n".join(lines) + "\n"

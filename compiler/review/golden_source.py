@@ -23,6 +23,13 @@ class WorkingTreeGolden:
     def files(self, environment: str) -> output.Files:
         return output.read_tree(self.golden_dir / environment)
 
+    def environments(self) -> list[str]:
+        """Every golden/<env>/ folder that holds a file."""
+        if not self.golden_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.golden_dir.iterdir()
+                      if p.is_dir() and not p.name.startswith(".") and any(f.is_file() for f in p.rglob("*")))
+
 
 def _git(root: Path, args: list[str], stdin: bytes | None = None) -> bytes:
     git = shutil.which("git")
@@ -50,6 +57,9 @@ class GitGolden:
 
     def files(self, environment: str) -> output.Files:
         return dict(self._files.get(environment, {}))
+
+    def environments(self) -> list[str]:
+        return sorted(self._files)
 
 
 def _read_blobs(root: Path, oids: list[str]) -> list[bytes]:

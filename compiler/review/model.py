@@ -5,10 +5,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..k8s.objects import ObjectKey
+from ..problems import Problem
 from .capacity import Capacity
-from .consequences import Label
 from .crdgate import CrdGate
 from .fielddiff import FieldChange
+from .grouping import ChangeGroup
+from .labels import Label, worst_rank
 from .ray_view import TwoViews
 
 Status = Literal["added", "removed", "changed"]
@@ -25,10 +27,16 @@ class ObjectChange:
     fields: tuple[FieldChange, ...]  # changed objects only
     labels: tuple[Label, ...]
     document: dict[str, Any] | None  # the whole object when added (new) or removed (old)
+    summary: str = ""  # added or removed: kind, name, capacity at max, deadlines (review/summaries.py)
 
     @property
     def api_version(self) -> str:
         return self.new_api_version or self.old_api_version
+
+    @property
+    def rank(self) -> int:
+        """Its worst consequence (labels.IMPACTS index); objects without one come last."""
+        return worst_rank(self.labels)
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,27 @@ class FileChange:
 
 
 @dataclass(frozen=True)
+class LimitCheck:
+    """Capacity at max against a limit a policy states (`39 / 32 ✗`)."""
+
+    policy: str  # policy/<file stem>
+    resource: str  # gpu
+    maximum: int
+    value: int
+
+    @property
+    def ok(self) -> bool:
+        return self.value <= self.maximum
+
+    def text(self) -> str:
+        return f"{self.value} / {self.maximum} {'✓' if self.ok else '✗'}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "resource": self.resource, "limit": self.maximum, "value": self.value,
+                "ok": self.ok}
+
+
+@dataclass(frozen=True)
 class EnvironmentReview:
     name: str
     first_render: bool  # golden has nothing for this environment yet
@@ -52,11 +81,19 @@ class EnvironmentReview:
     capacity_after: Capacity
     upgrade_peak: Capacity | None  # after, plus the RayService clusters that are replaced, while both run
     gate: CrdGate | None
+    removed: bool = False  # the environment file is gone: everything in golden/<env>/ would be pruned
+    groups: tuple[ChangeGroup, ...] = ()  # the same change in several places, said once
+    checks: tuple[Problem, ...] = ()  # lint and policy findings of the environment, errors first
+    limits: tuple[LimitCheck, ...] = ()  # capacity at max against the limits policies state
     ray_view: TwoViews | None = None  # capacity after, as Ray's autoscaler sees it beside Kubernetes (ray_view.py)
 
     @property
     def changed(self) -> bool:
-        return bool(self.objects or self.files or self.gate)
+        return bool(self.removed or self.objects or self.files or self.gate)
+
+    @property
+    def check_errors(self) -> int:
+        return sum(p.severity == "error" for p in self.checks)
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.objects)
@@ -71,6 +108,11 @@ class Review:
     @property
     def changed(self) -> bool:
         return any(e.changed for e in self.environments)
+
+    @property
+    def removed(self) -> tuple[str, ...]:
+        """Environments whose file is gone while golden/ still has them."""
+        return tuple(e.name for e in self.environments if e.removed)
 
     @property
     def gates(self) -> tuple[CrdGate, ...]:

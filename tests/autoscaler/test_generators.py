@@ -81,7 +81,8 @@ def test_missing_generator_says_how_to_get_it(project: Project) -> None:
     environment.write_text(environment.read_text(encoding="utf-8").replace("'2.58.0'", "'2.1.0'"), encoding="utf-8")
     code, _, err = _krc(project, "autoscaler", "dev")
     assert code == 2
-    line = next(n for n, text in enumerate(environment.read_text(encoding="utf-8").splitlines(), 1) if "'2.1.0'" in text)
+    lines = environment.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if "'2.1.0'" in text)
     assert err.startswith(f"environments/base.yaml:{line}:3: error: ") and "\n   = help: " in err  # with the line
     assert "the autoscaler config generator of Ray 2.1.0 is not installed" in err and "make ray-generators" in err
     # lint reports it as an error finding: a CI run without the generator must not pass as checked

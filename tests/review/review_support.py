@@ -35,3 +35,16 @@ def git(root: Path, *args: str) -> str:
 
 def set_chart_version(project: Project, environment: str, old: str, new: str) -> None:
     edit(project.environment_file(environment), f"version: {old}", f"version: {new}")
+
+
+def commit_project(project: Project, message: str) -> None:
+    """Commit the whole project copy (a git repository made on first use)."""
+    if not (project.root / ".git").exists():
+        git(project.root, "init", "-q", "-b", "main")
+        (project.root / ".gitignore").write_text("vendor/charts/\nrendered/\n")
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-q", "-m", message)
+
+
+def report_env(report: dict, name: str) -> dict:
+    return next(e for e in report["environments"] if e["name"] == name)

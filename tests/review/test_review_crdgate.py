@@ -28,7 +28,10 @@ def test_promoting_prod_to_1_7_0_trips_the_gate_in_every_format(accepted: Projec
     assert "deleting a CRD by hand deletes every object of its kind" in text.output
     assert "krc-prod-eks-gpu-crds (syncOptions ServerSideApply=true)" in text.output
     assert "crd-diff kuberay-operator 1.6.2 -> 1.7.0: 81 CRD changes: 17 breaking, 3 warning, 61 info" in text.output
-    assert "breaking rayclusters.ray.io v1 spec.headGroupSpec.template.spec.workloadRef: field removed" in text.output
+    # one field removed in 17 places is one line, with its 17 places
+    assert "     breaking workloadRef in 17 places: field removed: existing values are pruned" in text.output
+    places = next(line for line in lines if line.startswith("       at rayclusters.ray.io v1 spec.headGroupSpec"))
+    assert places.count("; ") == 16 and text.output.count("breaking workloadRef") == 1
     assert "NOT APPROVED (17 breaking CRD changes): missing approvals/prod-eks-gpu.crd-upgrade.yaml" in text.output
 
     markdown = run(accepted, "diff", "--format", "markdown")
@@ -44,6 +47,9 @@ def test_promoting_prod_to_1_7_0_trips_the_gate_in_every_format(accepted: Projec
     found = gate(report)
     assert (found["oldVersion"], found["newVersion"]) == ("1.6.2", "1.7.0")
     assert found["counts"] == {"breaking": 17, "warning": 3, "info": 61} and len(found["breaking"]) == 17
+    [group] = found["breakingGroups"]
+    assert (group["field"], group["check"], group["count"], len(group["places"])) == ("workloadRef", "field-removed",
+                                                                                      17, 17)
     assert {c["status"] for c in found["crds"]} == {"changed"}
     assert HELM_WORDS in " ".join(found["statements"]) and found["crdApplication"] == "krc-prod-eks-gpu-crds"
     assert found["approval"]["status"] == "missing" and report["crdGatesUnapproved"] == [PROD]
@@ -58,7 +64,8 @@ def test_an_approval_file_naming_the_change_approves_it(accepted: Project):
     approval.parent.mkdir()
     approval.write_text(template)  # the placeholder reason does not approve
     found = gate(diff_json(accepted))["approval"]
-    assert found["status"] == "mismatch" and any("reason is empty" in p for p in found["problems"])
+    assert found["status"] == "mismatch"
+    assert any(p.startswith("reason is still the placeholder (starts with TODO)") for p in found["problems"])
 
     data = yaml.safe_load(template)
     data["reason"] = "workloadRef is unused here; CRDs applied by the krc-prod-eks-gpu-crds app first"

@@ -43,7 +43,8 @@ def test_inserting_a_worker_group_shows_that_group_and_the_capacity(accepted: Pr
     assert (capacity["before"]["cpu"], capacity["after"]["cpu"]) == ("285", "291")
     assert (capacity["before"]["gpu"], capacity["after"]["gpu"]) == (23, 26)
     assert (capacity["before"]["memory"], capacity["after"]["memory"]) == ("1148Gi", "1172Gi")
-    assert "capacity at max scale: CPU 285 -> 291, GPU 23 -> 26, memory 1148Gi -> 1172Gi" in result.output
+    assert ("capacity at max scale: CPU 285 -> 291, GPU 23 -> 26 / 32 ✓ (policy/prod-gpu-limit), memory 1148Gi -> "
+            "1172Gi") in result.output
 
 
 def test_serve_config_change_is_an_in_place_update_with_a_text_diff(accepted: Project):
@@ -105,7 +106,7 @@ def test_changing_max_replicas_of_a_rayservice_group_is_no_new_cluster(accepted:
     capacity = report["environments"][0]["capacity"]
     assert capacity["upgradePeak"] is None and capacity["after"]["gpu"] == capacity["before"]["gpu"] + 2
     text = run(accepted, "diff", PROD).output
-    assert "[rayservice-scale]" in text and "rayservice-new-cluster" not in text
+    assert "    [scale] only worker replicas" in text and "[replacement]" not in text
     assert "during the RayService upgrade" not in text
     assert "(peak " not in run(accepted, "diff", PROD, "--format", "markdown").output
 

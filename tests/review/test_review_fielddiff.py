@@ -62,8 +62,9 @@ def test_containers_env_and_mounts_are_matched_by_name():
         f"{base}.volumeMounts[mountPath=/b]", f"{base}.volumeMounts[mountPath=/a].readOnly"]
     assert not [c for c in diff_documents(old, new) if c.op == "reordered"]  # inserting is not reordering
     labels = object_labels("ray.io", "RayCluster", "changed", old, new, diff_documents(old, new))
-    assert [label.code for label in labels] == ["worker-pod-template"]
-    assert "running Pods keep the old template" in labels[0].message
+    # an image change of a running RayCluster says what Ray does with it, first: it is the worst consequence
+    assert [label.code for label in labels] == ["ray-image-running-cluster", "worker-pod-template"]
+    assert "running Pods keep the old template" in labels[1].message
 
 
 def test_reordering_named_items_is_one_change_not_many():
@@ -137,11 +138,12 @@ def test_rayservice_labels_for_scale_append_and_serve_changes():
     scaled = service("a")
     scaled["spec"]["rayClusterConfig"]["workerGroupSpecs"][0]["maxReplicas"] = 6
     assert codes(service("a"), scaled) == ["rayservice-scale"]
+    # ranked by impact: Serve redeploys (restart) before the appended group (scale)
     assert codes(service("a"), service("a", "b", serve="b")) == [
-        "rayservice-groups-appended", "rayservice-serve-in-place", "worker-group-added"]
+        "rayservice-serve-in-place", "rayservice-groups-appended", "worker-group-added"]
     assert codes(service("a", "b"), service("b", "a")) == ["rayservice-new-cluster"]
     none = service("a", "b")
     none["spec"]["upgradeStrategy"] = {"type": "None"}
     assert codes(service("a", "b"), none) == ["rayservice-settings"]
     assert codes(none, {**none, "spec": {**none["spec"], "rayClusterConfig": cluster("b")["spec"]}}) == [
-        "rayservice-not-upgraded", "worker-group-removed"]
+        "worker-group-removed", "rayservice-not-upgraded"]

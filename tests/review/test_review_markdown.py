@@ -34,7 +34,7 @@ def test_markdown_stays_under_budget_on_a_huge_change(accepted: Project):
     assert len(body) <= MARKDOWN_BUDGET < COMMENT_LIMIT
     assert body.index("CRD upgrade gate: `prod-eks-gpu`") < body.index("### Summary") < body.index("### Details")
     assert "| `dev` | 0 | 400 | 0 | 13 | unchanged |" in body  # the summary is never cut
-    assert "| `prod-eks-gpu` | 0 | 0 | 10 |" in body and "rayservice-serve-in-place ×1" in body
+    assert "| `prod-eks-gpu` | 0 | 0 | 10 |" in body and "restart ×" in body  # impacts in plain words
     assert "### Details: `prod-eks-gpu`" in body  # each environment gets a share of the room
     assert "<code>helm/kuberay-operator.values.yaml</code>" in body  # the giant block did not take it all
     assert re.search(r"_\d+ more not shown here \(\d+ removed\): run `krc diff dev`, or see the full report in "

@@ -29,9 +29,16 @@ def test_the_workflow_runs_both_checks_and_the_scripts():
     workflow = yaml.safe_load((REPO / ".github" / "workflows" / "krc-review.yml").read_text())
     steps = {job: "\n".join(str(s.get("run", "")) for s in spec["steps"]) for job, spec in workflow["jobs"].items()}
     assert steps["golden-current"].rstrip().endswith("krc diff")
-    assert 'krc diff --base "$BASE" --format markdown' in steps["review"]
-    assert 'krc diff --base "$BASE" --format json' in steps["review"]
-    assert 'krc diff --base "$BASE" --format text > krc-review.txt' in steps["review"]
+    # every format from one compile: one krc diff writes all three
+    assert steps["review"].count("krc diff") == 1
+    assert ('krc diff --base "$BASE" --format markdown --output json=krc-review.json --output text=krc-review.txt'
+            in steps["review"]) and "> krc-review.md" in steps["review"]
+    # lint (annotations) and the policies, with Node for the CUE engine, gate the job after the report
+    review_steps = workflow["jobs"]["review"]["steps"]
+    assert any(s.get("uses", "").startswith("actions/setup-node") for s in review_steps)
+    assert "npm ci" in steps["review"] and "krc lint --format github" in steps["review"]
+    assert "krc policy" in steps["review"]
+    assert review_steps[-2]["name"] == "Lint and policies passed"
     assert "--full-report krc-review.txt" in steps["review"]  # the job summary gets the uncut report
     artifact = next(s for s in workflow["jobs"]["review"]["steps"] if "upload-artifact" in s.get("uses", ""))
     assert artifact["with"]["name"] == "krc-review" and artifact["with"]["path"] == "krc-review.*"

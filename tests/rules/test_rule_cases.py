@@ -4,8 +4,9 @@ A case file holds `rule:` and `cases:`; each case has `name`, `manifests` (a YAM
 optional `chartManifests` (the operator chart's objects, as `helm template` renders them), optional `operator`
 (version, default 1.7.0), `gates` (overrides of that version's chart defaults), `mode`
 (paths | environment), `environment` (the environment dict: production, cpuOnly, namespace, operator...),
-`helmValues`, and `expect`: the findings of this rule, each `{message: <substring>, line: <n>}` (line
-optional). An empty `expect` is a passing case.
+`helmValues`, `peers` (where the project's other environments deploy: environment, file, cluster, namespaces),
+`setIn` (dotted environment path -> the file that set it, for inherited values), and `expect`: the findings of
+this rule, each `{message: <substring>, line: <n>}` (line optional). An empty `expect` is a passing case.
 
 Every case manifest is also validated against the CRDs of the case's operator version, so fixtures keep the
 real CRD shape: a field the CRD does not declare fails the case unless the case lists it under
@@ -24,8 +25,10 @@ from compiler.autoscaler import Batch, autoscaler_views
 from compiler.charts.package import read_chart
 from compiler.lint.manifest_files import load_objects
 from compiler.lint.runner import lint_objects, lint_validated, validate_objects
+from compiler.problems import Location
 from compiler.rules import RULES
 from compiler.rules.support.context import LintContext
+from compiler.rules.support.destinations import Destination
 from compiler.rules.support.feature_gates import chart_default_gates
 from compiler.validation import SchemaSet
 from compiler.yamlio import load
@@ -107,11 +110,15 @@ def context_for(case: dict, manifest: Path) -> LintContext:
     gates = chart_default_gates(version, helm_values if helm_values is not None else chart.values)
     gates.update(case.get("gates") or {})
     environment = case.get("environment") or {}
+    set_in = {tuple(path.split(".")): Location(file, 1, 1) for path, file in (case.get("setIn") or {}).items()}
+    peers = tuple(Destination(p["environment"], p["file"], p["cluster"], tuple(p["namespaces"]))
+                  for p in case.get("peers") or [])
     return LintContext(objects=load_objects([manifest]), operator_version=version, feature_gates=gates,
                        chart=chart, mode=case.get("mode", "paths"), environment_name="test",
                        environment=environment, helm_values=helm_values,
                        production=environment.get("production") is True, cpu_only=environment.get("cpuOnly") is True,
-                       environment_file="environments/test.yaml", chart_objects=chart_objects)
+                       environment_file="environments/test.yaml", locate_environment=set_in.get,
+                       peer_destinations=peers, chart_objects=chart_objects)
 
 
 @pytest.mark.parametrize(("rule_id", "case", "file_name"), _all_cases())

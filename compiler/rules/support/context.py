@@ -11,6 +11,7 @@ from ...k8s.objects import object_ref
 from ...problems import Location, Problem
 from ...yamlio import Path, Positions
 from .autoscaler_view import AutoscalerView
+from .destinations import Destination
 
 Mode = Literal["paths", "environment"]
 
@@ -94,6 +95,8 @@ class LintContext:
     # where an environment path (tuple of keys) was written; None when unknown
     locate_environment: Callable[[Path], Location | None] | None = None
     environment_file: str = ""
+    # where the project's other environments deploy (environment/destination-collision)
+    peer_destinations: tuple[Destination, ...] = ()
     # the operator chart's objects as `helm template` renders them (environment mode), and the Kubernetes minor
     # version of the destination cluster
     chart_objects: tuple[LintObject, ...] = ()

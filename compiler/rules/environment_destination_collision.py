@@ -1,0 +1,55 @@
+"""Each environment deploys to a cluster and namespaces of its own, chosen in its own file.
+
+Two environments on the same cluster sharing a namespace (the workloads' or the operator's) overwrite each
+other's objects and Helm release: whichever syncs last wins, and pruning one deletes the other's objects. An
+environment that extends another environment (not a layer such as base) inherits its `argocd.destination`
+silently: a three-line staging.yaml would deploy into dev's cluster. Only environments with an `argocd` block
+are compared (the destination is where their Applications deploy; no destination means Argo CD's own cluster).
+
+Fails (environment; dev also deploys to the in-cluster server, namespaces ray-demo and kuberay-system):
+
+    extends: base            # argocd: {repoURL: ...} and no destination
+    namespace: ray-demo
+
+Passes:
+
+    extends: base
+    namespace: ray-staging
+    operator: {namespace: kuberay-staging}
+    argocd:
+      destination: {name: staging-eks}
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..problems import Problem
+from .support.context import LintContext
+from .support.destinations import destination_of
+
+ID = "environment/destination-collision"
+SEVERITY = "error"
+SUMMARY = "no two environments deploy to the same cluster and namespaces; the destination is not inherited"
+VERSIONS = ""
+ENVIRONMENT_ONLY = True
+
+
+def check(context: LintContext) -> Iterator[Problem]:
+    own = destination_of(context.environment_name, context.environment, context.environment_file)
+    if own is None:
+        return
+    set_at = context.locate_environment(("argocd", "destination")) if context.locate_environment else None
+    parents = {peer.file: peer.environment for peer in context.peer_destinations}
+    if set_at is not None and set_at.file != context.environment_file and set_at.file in parents:
+        yield context.environment_problem(
+            f"argocd.destination is inherited from environment {parents[set_at.file]} ({set_at}): this environment "
+            f"would deploy into {parents[set_at.file]}'s cluster; set argocd.destination in "
+            f"{context.environment_file}", ("argocd", "destination"))
+    for peer in context.peer_destinations:
+        shared = own.shared_with(peer)
+        if shared and peer.environment != own.environment:
+            where = "argocd.destination" if context.environment.get("argocd", {}).get("destination") else "argocd"
+            yield context.environment_problem(
+                f"environment {own.environment} deploys to the same cluster ({own.cluster}) and namespaces "
+                f"({', '.join(shared)}) as environment {peer.environment} ({peer.file}); give it its own "
+                "argocd.destination, or its own namespace and operator.namespace", tuple(where.split(".")))

@@ -1,0 +1,38 @@
+"""Environments can't collide: the pipeline gives each environment its peers' destinations, and lint names the
+environment it collides with or inherits its destination from."""
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from compiler.cli import main
+from compiler.project import Project
+
+RULE = "[environment/destination-collision]"
+
+
+def lint(project: Project, *args: str):
+    return CliRunner().invoke(main, ["--project", str(project.root), "lint", *args])
+
+
+def test_a_three_line_environment_on_base_collides_with_dev(project: Project):
+    project.environment_file("staging").write_text("extends: base\ndescription: staging\n")
+    result = lint(project, "staging")
+    assert result.exit_code == 1
+    assert ("environment staging deploys to the same cluster (https://kubernetes.default.svc) and namespaces "
+            "(ray-demo, kuberay-system) as environment dev (environments/dev.yaml)") in result.output
+    assert RULE in result.output
+    golden = CliRunner().invoke(main, ["--project", str(project.root), "golden", "staging"])
+    assert golden.exit_code == 2 and RULE in golden.output  # an error stops the compile
+
+
+def test_extending_dev_inherits_its_destination(project: Project):
+    project.environment_file("staging").write_text(
+        "extends: dev\nnamespace: ray-staging\noperator: {namespace: kuberay-staging, watchNamespaces: [ray-staging]}"
+        "\nnamespaces: [{name: ray-staging}]\n")
+    result = lint(project, "staging")
+    assert "argocd.destination is inherited from environment dev (environments/dev.yaml:9:3)" in result.output
+    # dev's Namespace list merges in by name: staging would create ray-demo in dev's cluster too
+    assert "and namespaces (ray-demo) as environment dev" in result.output
+    project.environment_file("staging").write_text(
+        project.environment_file("staging").read_text() + "argocd: {destination: {name: staging-eks}}\n")
+    assert RULE not in lint(project, "staging").output
