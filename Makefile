@@ -91,8 +91,13 @@ check: $(VENV)/.installed
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 
+# bench_scale.py builds synthetic projects of 1, 10 and 100 environments (500 with BENCH_SCALE_FLAGS=--large)
+# and installs Kapitan into its own virtual environment under ~/.cache/krc-bench (KRC_BENCH_CACHE).
+BENCH_SCALE_FLAGS ?=
 bench: vendor node_modules ray-generators
-	@for b in bench/bench_*.py; do echo "== $$b"; $(VENV)/bin/python $$b || exit 1; done
+	@for b in bench/bench_*.py; do echo "== $$b"; \
+	  if [ "$$b" = bench/bench_scale.py ]; then $(VENV)/bin/python $$b $(BENCH_SCALE_FLAGS) || exit 1; \
+	  else $(VENV)/bin/python $$b || exit 1; fi; done
 
 clean:
 	rm -rf rendered $(VENV) $(RAY_ENVS) vendor/charts

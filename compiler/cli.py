@@ -51,6 +51,18 @@ def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--no-cache and --jobs, for commands that work through many environments (see pipeline.RunOptions)."""
+    command = click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+                           help="Processes compiling in parallel (default: one per core).")(command)
+    return click.option("--no-cache", is_flag=True, help="Compile everything again; neither read nor write the "
+                        "compile cache.")(command)
+
+
+def run_settings(no_cache: bool, jobs: int | None) -> pipeline.RunOptions:
+    return pipeline.RunOptions(cache=not no_cache, workers=jobs)
+
+
 DEBUG_VARIABLE = "KRC_DEBUG"
 
 
@@ -197,8 +209,9 @@ def vendor_command(environments: tuple[str, ...]) -> None:
 
 @main.command("render", short_help="Render environments into rendered/<env>/.")
 @click.argument("environments", nargs=-1, shell_complete=complete_environments)
+@run_options
 @reports_errors
-def render_command(environments: tuple[str, ...]) -> None:
+def render_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Render environments (default: all) into rendered/<env>/, validated and linted; nothing is written
     unless every environment compiles.
 
@@ -209,19 +222,19 @@ def render_command(environments: tuple[str, ...]) -> None:
     project = current_project()
     names = project.select(environments)
     with working(f"rendering {plural(len(names), 'environment')}"):
-        renders = pipeline.render_to_disk(project, names)
-    for render in renders:
-        click.echo(f"rendered {render.environment.name}: {plural(len(render.objects), 'object')}, "
-                   f"{plural(len(render.chart.crds), 'CRD')} of {render.chart.name} {render.chart.version}")
-        if render.findings:
-            click.echo(f"{render.environment.name}: {summary(render.findings)}; "
-                       f"see 'krc lint {render.environment.name}'", err=True)
+        results = pipeline.render_to_disk(project, names, run_settings(no_cache, jobs))
+    for result in results:
+        click.echo(f"rendered {result.name}: {plural(result.objects, 'object')}, "
+                   f"{plural(result.crds, 'CRD')} of {result.chart[0]} {result.chart[1]}")
+        if result.findings:
+            click.echo(f"{result.name}: {summary(result.findings)}; see 'krc lint {result.name}'", err=True)
 
 
 @main.command("golden", short_help="Accept the current render into golden/.")
 @click.argument("environments", nargs=-1, shell_complete=complete_environments)
+@run_options
 @reports_errors
-def golden_command(environments: tuple[str, ...]) -> None:
+def golden_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Accept the current render into golden/<env>/ (CRD lock included); commit golden/ with the change.
 
     \b
@@ -231,15 +244,16 @@ def golden_command(environments: tuple[str, ...]) -> None:
     project = current_project()
     names = project.select(environments)
     with working(f"rendering {plural(len(names), 'environment')}"):
-        renders = pipeline.accept_golden(project, names)
-    for render in renders:
-        click.echo(f"golden/{render.environment.name} updated")
+        results = pipeline.accept_golden(project, names, run_settings(no_cache, jobs))
+    for result in results:
+        click.echo(f"golden/{result.name} updated")
 
 
 @main.command("check", short_help="Exit 1 when golden/ differs from the render (CI).")
 @click.argument("environments", nargs=-1, shell_complete=complete_environments)
+@run_options
 @reports_errors
-def check_command(environments: tuple[str, ...]) -> None:
+def check_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Compare the render with golden/; list differing files and exit 1 when any differ.
 
     \b
@@ -249,7 +263,7 @@ def check_command(environments: tuple[str, ...]) -> None:
     project = current_project()
     names = project.select(environments)
     with working(f"rendering {plural(len(names), 'environment')}"):
-        mismatches = [m for m in pipeline.check_golden(project, names) if not m.clean]
+        mismatches = [m for m in pipeline.check_golden(project, names, run_settings(no_cache, jobs)) if not m.clean]
     for mismatch in mismatches:
         if mismatch.orphaned:
             click.echo(f"orphaned: golden/{mismatch.environment}/ (environments/{mismatch.environment}.yaml is gone): "
@@ -275,9 +289,10 @@ def check_command(environments: tuple[str, ...]) -> None:
 @click.option("--output", "outputs", metavar="FORMAT=FILE", multiple=True,
               help="Also write the report in FORMAT to FILE (repeatable), from the same compile: "
                    "--output json=krc-review.json --output text=krc-review.txt.")
+@run_options
 @reports_errors
 def diff_command(environments: tuple[str, ...], output_format: str, base: str | None,
-                 outputs: tuple[str, ...]) -> None:
+                 outputs: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change.
 
     \b
@@ -299,7 +314,7 @@ def diff_command(environments: tuple[str, ...], output_format: str, base: str | 
         targets.append((name, target))
     names = project.select(environments)
     with working(f"rendering {plural(len(names), 'environment')}"):
-        result = pipeline.review_project(project, names, base)
+        result = pipeline.review_project(project, names, base, run_settings(no_cache, jobs))
     for name, path in targets:  # every format from the one review
         output.replace_file(path, review.format_review(result, name).encode("utf-8"))
     click.echo(review.format_review(result, output_format), nl=False)
@@ -409,8 +424,9 @@ def crd_diff_command(old: str, new: str, output_format: str) -> None:
 
 @main.command("policy", short_help="Check environments against the CUE policies in policies/.")
 @click.argument("environments", nargs=-1, shell_complete=complete_environments)
+@run_options
 @reports_errors
-def policy_command(environments: tuple[str, ...]) -> None:
+def policy_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Check environments (default: all) against the CUE policies in policies/; exit 1 on any violation.
 
     \b
@@ -418,7 +434,7 @@ def policy_command(environments: tuple[str, ...]) -> None:
       krc policy prod-eks-gpu
     """
     with working("checking policies"):
-        checked = pipeline.check_policies(current_project(), environments)
+        checked = pipeline.check_policies(current_project(), environments, run=run_settings(no_cache, jobs))
     policies, names, problems = checked.policies, checked.environments, checked.findings
     for problem in problems:
         click.echo(problem.one_line())
@@ -437,9 +453,10 @@ def policy_command(environments: tuple[str, ...]) -> None:
               help="Paths only: gate overrides, e.g. RayCronJob=true,RayClusterMTLS=false.")
 @click.option("--argocd-crds", type=click.Path(exists=True), help="Argo CD's CRDs (file or folder): validate Argo CD "
               "objects too (environments: instead of their argocd.crds).")
+@run_options
 @reports_errors
 def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: str | None,
-                 feature_gates: str, argocd_crds: str | None) -> None:
+                 feature_gates: str, argocd_crds: str | None, no_cache: bool, jobs: int | None) -> None:
     """Lint environments (default: all) or YAML files and directories; exit 1 on any error-level finding.
 
     \b
@@ -450,7 +467,7 @@ def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: 
     root = click.get_current_context().find_root().params.get("project")
     with working("linting"):
         problems = pipeline.lint_targets(list(targets), Path(root) if root else None, kuberay_version, feature_gates,
-                                         argocd_crds=argocd_crds)
+                                         argocd_crds=argocd_crds, run=run_settings(no_cache, jobs))
     if output_format == "text" and sys.stdout.isatty():
         show_problems(problems, err=False)  # a person reading: the source line and the fix under each finding
     else:
@@ -504,10 +521,12 @@ def _argocd_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @_argocd_options
 @click.option("--argocd-crds", type=click.Path(exists=True), help="Argo CD CRDs to validate Applications against "
               "(default: the environment's argocd.crds).")
+@click.option("--no-cache", is_flag=True, help="Compile again; neither read nor write the compile cache.")
 @reports_errors
-def argocd_generate_command(argocd_crds: str | None, **options: str | None) -> None:
+def argocd_generate_command(argocd_crds: str | None, no_cache: bool, **options: str | None) -> None:
     """Print one environment's objects as one YAML stream; on any error print nothing and exit 2."""
-    generated = pipeline.argocd_generate(current_project(), os.environ, options, argocd_crds)
+    generated = pipeline.argocd_generate(current_project(), os.environ, options, argocd_crds,
+                                         pipeline.RunOptions(cache=not no_cache))
     for problem in generated.warnings:
         click.echo(problem.one_line(), err=True)
     sys.stdout.write(generated.stream)  # everything at once, only after everything succeeded

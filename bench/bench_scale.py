@@ -1,0 +1,177 @@
+"""How krc scales with the number of environments, against the floor and Kapitan, in the same run.
+
+For each N (default 1, 10, 100; `--large` adds 500) it builds a synthetic project of N prod-like environments
+(bench/synthetic.py) with its own empty cache folder, and times, as fresh processes:
+
+  krc render cold (empty cache), render warm (nothing changed), render / check / diff with one environment changed
+  (a new change before each), lint and policy cold (empty cache), lint warm, lint of one environment warm, and
+  argocd generate of one environment warm;
+  the floor (bench/floor.py: gojsonnet on the same templates + PyYAML dump + the same writes, one process);
+  Kapitan (bench/kapitan.py: its own virtual environment) in its default setup and with --use-go-jsonnet, N <= 100
+  unless --large.
+
+Each figure is wall seconds, CPU seconds (user + sys of the whole process tree) and peak memory (the sum of the
+resident sets of the process and its children, sampled every 20 ms). Ratios are printed per N.
+Run from the repository root: `make bench` (N up to 100) or `.venv/bin/python bench/bench_scale.py --large`.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import kapitan  # bench/kapitan.py, beside this script
+import synthetic  # bench/synthetic.py
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("KRC_CHART_REPOSITORY", (ROOT.parent / "shared" / "kuberay" / "charts").resolve().as_uri())
+
+from compiler.pipeline import compile_environment  # noqa: E402
+from compiler.project import Project  # noqa: E402
+from compiler.render import template_context  # noqa: E402
+
+KRC = str(Path(sys.executable).with_name("krc"))
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    cpu: float
+    peak_mb: float
+    code: int
+
+    def __str__(self) -> str:
+        return f"{self.wall:7.2f} s wall {self.cpu:7.2f} s cpu {self.peak_mb:6.0f} MB"
+
+
+def _tree_rss(root: int) -> int:
+    """Resident bytes of `root` and its descendants, from /proc."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            parents[int(entry)] = int(fields[1])
+            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    members, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in members]
+        members.update(children)
+        frontier.extend(children)
+    return sum(rss.get(pid, 0) for pid in members)
+
+
+def measure(command: list[str], cwd: Path, env: dict[str, str], check: bool = True) -> Run:
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _tree_rss(process.pid))
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    stderr = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if check and process.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{stderr[-3000:]}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, peak[0] / 1e6, process.returncode)
+
+
+def krc_figures(project: Path, cache: Path, n: int) -> dict[str, Run]:
+    env = {**os.environ, "KRC_CACHE_DIR": str(cache)}
+    shutil.rmtree(cache, ignore_errors=True)
+    one = synthetic.environment_name(n // 2)
+    runs: dict[str, Run] = {}
+    runs["render cold"] = measure([KRC, "render"], project, env)
+    runs["render warm"] = measure([KRC, "render"], project, env)
+    measure([KRC, "golden"], project, env)
+    for revision, command in enumerate(("render", "check", "diff"), start=1):
+        synthetic.touch_one(project, n // 2, revision)
+        runs[f"{command} one changed"] = measure([KRC, command], project, env)
+    shutil.rmtree(cache)
+    runs["lint cold"] = measure([KRC, "lint"], project, env)
+    runs["lint warm"] = measure([KRC, "lint"], project, env)
+    runs["lint one env warm"] = measure([KRC, "lint", one], project, env)
+    shutil.rmtree(cache)
+    runs["policy cold"] = measure([KRC, "policy"], project, env)
+    runs["argocd generate one warm"] = measure([KRC, "argocd", "generate", "--environment", one], project, env)
+    return runs
+
+
+def kapitan_project(krc_project: Path, dest: Path) -> Path:
+    project = Project(krc_project)
+    contexts, own = {}, {}
+    for name in project.environment_names():
+        render = compile_environment(project, name)
+        contexts[name] = {**template_context(render.environment, render.chart), "helmValues": render.helm_values}
+        data = yaml.safe_load(project.environment_file(name).read_text(encoding="utf-8"))
+        own[name] = {k: v for k, v in data.items() if k != "extends"}
+    return kapitan.build_inventory(krc_project, dest, contexts, own)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--large", action="store_true", help="also N=500 (several minutes)")
+    parser.add_argument("--sizes", default="", help="comma-separated N (default 1,10,100[,500])")
+    parser.add_argument("--no-kapitan", action="store_true")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [1, 10, 100] + ([500] if args.large else [])
+    kapitan_bin = None if args.no_kapitan else kapitan.install()
+    print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="krc-bench-scale-") as tmp:
+        for n in sizes:
+            project = synthetic.build_project(Path(tmp) / f"n{n}", n)
+            runs = krc_figures(project, Path(tmp) / f"cache{n}", n)
+            floor_out = Path(tmp) / f"floor{n}"
+            runs["floor"] = measure([sys.executable, str(ROOT / "bench" / "floor.py"), str(project), str(floor_out)],
+                                    ROOT, dict(os.environ))
+            if kapitan_bin is not None and (n <= 100 or args.large):
+                inventory = kapitan_project(project, Path(tmp) / f"kapitan{n}")
+                for label, go in (("kapitan default", False), ("kapitan go-jsonnet", True)):
+                    shutil.rmtree(inventory / "compiled", ignore_errors=True)
+                    runs[label] = measure(kapitan.compile_command(kapitan_bin, go), inventory, dict(os.environ))
+            report(n, runs)
+            shutil.rmtree(project)
+            shutil.rmtree(floor_out, ignore_errors=True)
+
+
+def report(n: int, runs: dict[str, Run]) -> None:
+    print(f"\n== N={n} environments (load average {os.getloadavg()[0]:.1f})")
+    for label, run in runs.items():
+        print(f"  {label:28} {run}")
+    cold, floor = runs["render cold"], runs["floor"]
+    print(f"  ratio render cold / floor: {cold.wall / floor.wall:5.2f} wall, {cold.cpu / floor.cpu:5.2f} cpu")
+    fastest = min((runs[k] for k in ("kapitan default", "kapitan go-jsonnet") if k in runs), default=None,
+                  key=lambda r: r.wall)
+    if fastest is not None:
+        print(f"  ratio Kapitan (faster setup) / krc render cold: {fastest.wall / cold.wall:5.2f} wall, "
+              f"{fastest.cpu / cold.cpu:5.2f} cpu")
+    krc_peak = max(r.peak_mb for k, r in runs.items() if "kapitan" not in k and k != "floor")
+    print(f"  peak memory, largest of the krc commands: {krc_peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

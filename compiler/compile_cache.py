@@ -1,0 +1,336 @@
+"""The compile cache: each environment's compiled result, content-addressed, in krc's cache dir.
+
+An entry holds what `krc render` would write for one environment (its golden-layout files), its rendered objects
+and Helm values, and its findings. It is found under a key made of everything the result depends on:
+
+  FORMAT and krc's own code      (the version and a digest of the compiler package: a changed rule is a new key)
+  templates/                     (every file's path and bytes)
+  vendor/                        (the lock and every chart archive's bytes: the chart digests)
+  the command's options          (e.g. lint --argocd-crds, with the CRDs' bytes)
+  the environment's own file     (its name and bytes)
+
+and holds, verified on every read, the digests of the other layers it extends (base.yaml...) and of any other
+file its findings read (the Argo CD CRDs it names): each layer's bytes decide its parent, so checking the recorded
+chain file by file is checking the whole chain. Policy results are cached the same way under their own key
+(`policy_key`). An entry that cannot be read, fails its checksum, is of another format or key, or whose recorded
+inputs changed is ignored (never believed) and replaced. Writes are atomic and best effort: a read-only cache
+only costs speed.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .problems import Location, Problem
+from .project import Project
+from .render import RenderedObject
+from .user_cache import cache_dir
+
+FORMAT = 1  # bump when the entry layout or what a key covers changes
+PACKAGE_DIR = Path(__file__).resolve().parent
+FOLDER = "compiled"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _tree_digest(folder: Path, suffixes: tuple[str, ...] = ()) -> str:
+    """Every file below `folder` (relative path and bytes), in a stable order; an absent folder digests as empty."""
+    digest = hashlib.sha256()
+    if folder.is_dir():
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+            if suffixes and path.suffix not in suffixes:
+                continue
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(_sha256(path.read_bytes()).encode() + b"\n")
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def krc_fingerprint() -> str:
+    """krc's version and a digest of its code and data files: results of other code are never reused."""
+    try:
+        version = importlib.metadata.version("krc")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return _sha256(f"{version}\0{_tree_digest(PACKAGE_DIR, ('.py', '.json', '.js'))}".encode())
+
+
+def path_digest(path: Path) -> str:
+    """A file's or folder's content; "" when it does not exist."""
+    if path.is_file():
+        return _sha256(path.read_bytes())
+    return _tree_digest(path) if path.is_dir() else ""
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """One environment's compiled result, as the commands need it: the same from a compile or from the cache."""
+
+    name: str
+    key: str  # the cache key it is (or would be) stored under
+    chart: tuple[str, str]  # chart name and version
+    files: dict[str, bytes]  # golden layout (no crds/): what `krc golden` writes and `krc check` compares
+    objects: tuple[RenderedObject, ...]
+    helm_values: dict[str, Any]
+    findings: tuple[Problem, ...]
+    chart_objects: tuple[RenderedObject, ...] = ()  # what Helm renders of the pinned chart (Render.chart_objects)
+    from_cache: bool = False
+
+
+def _location_json(location: Location | None) -> list[Any] | None:
+    return None if location is None else [location.file, location.line, location.column]
+
+
+def _location(value: Any) -> Location | None:
+    if value is None:
+        return None
+    file, line, column = value
+    if not (isinstance(file, str) and isinstance(line, int) and isinstance(column, int)):
+        raise ValueError("bad location")
+    return Location(file, line, column)
+
+
+def problem_json(problem: Problem) -> dict[str, Any]:
+    return {"message": problem.message, "location": _location_json(problem.location), "severity": problem.severity,
+            "rule": problem.rule, "object": problem.object, "segments": list(problem.segments)}
+
+
+def problem_from_json(value: dict[str, Any]) -> Problem:
+    severity = value["severity"]
+    if severity not in ("error", "warning", "info"):
+        raise ValueError("bad severity")
+    fields = [value[k] for k in ("message", "rule", "object")]
+    segments = value["segments"]
+    if not all(isinstance(f, str) for f in fields) or not isinstance(segments, list) \
+            or not all(isinstance(s, (str, int)) and not isinstance(s, bool) for s in segments):
+        raise ValueError("bad problem")
+    return Problem(fields[0], _location(value["location"]), severity, fields[1], fields[2], tuple(segments))
+
+
+class CompileCache:
+    """Entries of one project, under `folder` (default: krc's cache dir). Disabled, it finds nothing and keeps
+    nothing (`--no-cache`)."""
+
+    def __init__(self, project: Project, enabled: bool = True, options: str = "", folder: Path | None = None,
+                 shared: str | None = None):
+        """`shared`: the digest of what every key covers, as another CompileCache of the same run computed it
+        (worker processes take the main process's, so one run uses one view of templates/ and vendor/)."""
+        self.project = project
+        self.enabled = enabled
+        self.folder = folder or cache_dir()
+        self._digests: dict[Path, str] = {}  # per run: files do not change under one command
+        if shared is None and enabled:
+            shared = _sha256("\0".join([str(FORMAT), krc_fingerprint(), _tree_digest(project.templates_dir),
+                                         _tree_digest(project.vendor_dir), options]).encode())
+        self.shared = shared or ""
+
+    def _file_digest(self, path: Path) -> str:
+        """Digest of a file read once per cache object (base.yaml is every environment's layer)."""
+        if path not in self._digests:
+            self._digests[path] = path_digest(path)
+        return self._digests[path]
+
+    def key(self, name: str) -> str:
+        own = self.project.environment_file(name)
+        return _sha256(f"{self.shared}\0{name}\0{path_digest(own)}".encode())
+
+    def _entry_path(self, kind: str, key: str) -> Path:
+        return self.folder / kind / key[:2] / f"{key}.json"
+
+    # ---- entries: a header line {format, key, sha256 of the payload}, then the payload ------------------------
+
+    def read_payload(self, kind: str, key: str) -> Any | None:
+        """The payload stored under `key`, or None when absent or not trustworthy."""
+        if not self.enabled:
+            return None
+        try:
+            raw = self._entry_path(kind, key).read_bytes()
+            header_text, _, payload = raw.partition(b"\n")
+            header = json.loads(header_text)
+            if header != {"format": FORMAT, "key": key, "sha256": _sha256(payload)}:
+                return None
+            return json.loads(payload)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+
+    def write_payload(self, kind: str, key: str, payload: Any) -> None:
+        if not self.enabled:
+            return
+        try:
+            body = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            header = json.dumps({"format": FORMAT, "key": key, "sha256": _sha256(body)}, sort_keys=True).encode()
+            path = self._entry_path(kind, key)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(header + b"\n" + body)
+                os.replace(tmp, path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except (OSError, TypeError, ValueError):
+            pass  # best effort: a read-only or full cache only costs speed
+
+    # ---- compiled environments ---------------------------------------------------------------------------------
+
+    def _inputs_unchanged(self, recorded: Any) -> bool:
+        if not isinstance(recorded, list):
+            return False
+        for entry in recorded:
+            relative, digest = entry
+            parts = str(relative).split("/")
+            if relative.startswith("/") or ".." in parts:  # entries name files inside the project only
+                return False
+            if self._file_digest(self.project.root / relative) != digest:
+                return False
+        return True
+
+    def lookup(self, name: str) -> Compiled | None:
+        key = self.key(name)
+        payload = self.read_payload(FOLDER, key)
+        if payload is None:
+            return None
+        try:
+            if payload["name"] != name or not self._inputs_unchanged(payload["inputs"]):
+                return None
+            chart_name, chart_version = payload["chart"]
+            objects, chart_objects = (tuple(RenderedObject(o["document"], str(o["template"]), _location(o["location"]))
+                                            for o in payload[field]) for field in ("objects", "chartObjects"))
+            if not all(isinstance(o.document, dict) for o in objects + chart_objects) \
+                    or not isinstance(payload["helmValues"], dict):
+                return None
+            files = {str(path): text.encode("utf-8") for path, text in payload["files"].items()}
+            findings = tuple(problem_from_json(p) for p in payload["findings"])
+            return Compiled(name, key, (str(chart_name), str(chart_version)), files, objects, payload["helmValues"],
+                            findings, chart_objects, from_cache=True)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+
+    def store(self, compiled: Compiled, inputs: Iterable[Path]) -> None:
+        """Keep `compiled`, valid while the files in `inputs` (its other layers, files its findings read) keep
+        their bytes. Files outside the project are not recorded: such a result is not kept."""
+        if not self.enabled:
+            return
+        root = self.project.root.resolve()
+        recorded = []
+        for path in sorted(set(inputs)):
+            resolved = path.resolve()
+            if not resolved.is_relative_to(root):
+                return
+            recorded.append([resolved.relative_to(root).as_posix(), self._file_digest(resolved)])
+        try:
+            files = {path: content.decode("utf-8") for path, content in compiled.files.items()}
+        except UnicodeDecodeError:
+            return
+        self.write_payload(FOLDER, compiled.key, {
+            "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "files": files,
+            "helmValues": compiled.helm_values,
+            **{field: [{"document": o.document, "template": o.template, "location": _location_json(o.location)}
+                       for o in objects]
+               for field, objects in (("objects", compiled.objects), ("chartObjects", compiled.chart_objects))},
+            "findings": [problem_json(p) for p in compiled.findings]})
+
+    # ---- policy results ------------------------------------------------------------------------------------------
+
+    def policy_key(self, compile_key: str, policies: Sequence[Path], engine: str) -> str:
+        """Policy findings of one environment depend on its compiled result, the policy files and the engine."""
+        parts = [compile_key, engine] + [f"{p.name}:{self._file_digest(p)}" for p in policies]
+        return _sha256("\0".join(parts).encode())
+
+    def policy_findings(self, key: str) -> list[Problem] | None:
+        payload = self.read_payload("policy", key)
+        if not isinstance(payload, list):
+            return None
+        try:
+            return [problem_from_json(p) for p in payload]
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def store_policy_findings(self, key: str, findings: Sequence[Problem]) -> None:
+        self.write_payload("policy", key, [problem_json(p) for p in findings])
+
+    # ---- cheap questions, for deciding what is worth a worker process --------------------------------------------
+
+    def has_entry(self, name: str) -> bool:
+        """Whether an entry for the environment's current key exists (not whether it is trustworthy)."""
+        return self.enabled and self._entry_path(FOLDER, self.key(name)).is_file()
+
+    def has_policy_entry(self, key: str) -> bool:
+        return self.enabled and self._entry_path("policy", key).is_file()
+
+
+def tree_signature(folder: Path) -> list[list[Any]] | None:
+    """Every file below `folder` with its size, inode and times: any write to the folder changes it."""
+    if not folder.is_dir() or folder.is_symlink():
+        return None
+    signature: list[list[Any]] = []
+
+    def walk(directory: str, prefix: str) -> None:
+        with os.scandir(directory) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.is_dir(follow_symlinks=False):
+                    walk(entry.path, f"{prefix}{entry.name}/")
+                else:
+                    stat = entry.stat(follow_symlinks=False)
+                    signature.append([prefix + entry.name, stat.st_size, stat.st_ino, stat.st_mtime_ns,
+                                      stat.st_ctime_ns])
+
+    walk(str(folder), "")
+    return signature
+
+
+class OutputStamps:
+    """Which compile key each rendered/<env>/ folder holds, with the folder's signature when krc wrote it. A
+    folder whose signature still matches holds exactly what krc wrote, so an unchanged result need not be
+    written again. Kept in the cache dir, per output folder; without the cache, nothing is known."""
+
+    def __init__(self, target: Path, enabled: bool, folder: Path | None = None):
+        self.target = target
+        self.enabled = enabled
+        self.path = (folder or cache_dir()) / "outputs" / f"{_sha256(str(target.resolve()).encode())}.json"
+        self.stamps: dict[str, Any] = {}
+        if enabled:
+            try:
+                loaded = json.loads(self.path.read_text(encoding="utf-8"))
+                if isinstance(loaded, dict) and loaded.get("format") == FORMAT:
+                    self.stamps = loaded.get("stamps") or {}
+            except (OSError, ValueError):
+                pass
+
+    def current(self, name: str) -> str | None:
+        """The key rendered/<name>/ holds, if it was not touched since krc wrote it."""
+        stamp = self.stamps.get(name)
+        if not self.enabled or not isinstance(stamp, list) or len(stamp) != 2:
+            return None
+        key, signature = stamp
+        return key if isinstance(key, str) and signature == tree_signature(self.target / name) else None
+
+    def record(self, keys: dict[str, str]) -> None:
+        """Stamp the folders just written (those whose key was current already keep their stamp)."""
+        if not self.enabled or not keys:
+            return
+        for name, key in keys.items():
+            signature = tree_signature(self.target / name)
+            if signature is None:
+                self.stamps.pop(name, None)
+            else:
+                self.stamps[name] = [key, signature]
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".outputs-")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps({"format": FORMAT, "stamps": self.stamps}, sort_keys=True))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass

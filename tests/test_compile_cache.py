@@ -1,0 +1,205 @@
+"""The compile cache and the parallel map: what is compiled again (counted by the pipeline's own results), what a
+corrupt or foreign cache does (nothing: it is ignored), and that neither changes a single byte of the output."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from compiler import compile_cache, output, pipeline
+from compiler.policy import find_engine
+from compiler.policy.engine import CueEngine
+from compiler.project import Project
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SEQUENTIAL = pipeline.RunOptions(cache=False, workers=1)
+PARALLEL = pipeline.RunOptions(cache=False, workers=2)
+CACHED = pipeline.RunOptions(cache=True, workers=1)
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("KRC_CACHE_DIR", str(folder))
+    return folder
+
+
+def compiled(results: list[pipeline.EnvironmentResult]) -> list[str]:
+    return sorted(r.name for r in results if r.compiled)
+
+
+def entries(cache_dir: Path) -> list[Path]:
+    return sorted((cache_dir / compile_cache.FOLDER).rglob("*.json"))
+
+
+def test_a_second_render_compiles_nothing_and_writes_the_same_bytes(project: Project, cache_dir: Path):
+    names = project.environment_names()
+    assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
+    first = output.read_tree(project.rendered_dir)
+    assert len(entries(cache_dir)) == len(names)
+    assert compiled(pipeline.render_to_disk(project, names, CACHED)) == []
+    assert output.read_tree(project.rendered_dir) == first
+    assert compiled(pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=False))) == names
+    assert output.read_tree(project.rendered_dir) == first
+
+
+def test_only_the_changed_environment_is_compiled_again(project: Project, cache_dir: Path):
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names, CACHED)
+    path = project.environment_file("dev")
+    path.write_text(path.read_text().replace("maxReplicas: 2", "maxReplicas: 3"))
+    assert compiled(pipeline.render_to_disk(project, names, CACHED)) == ["dev"]
+    cluster = (project.rendered_dir / "dev" / "manifests" / "raycluster-ray-cpu-demo.yaml").read_text()
+    assert "maxReplicas: 3" in cluster
+    assert [m.environment for m in pipeline.check_golden(project, names, CACHED) if not m.clean] == ["dev"]
+
+
+@pytest.mark.parametrize("change", ["layer", "template", "chart lock"])
+def test_what_every_environment_depends_on_invalidates_every_entry(project: Project, cache_dir: Path, change: str):
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names, CACHED)
+    if change == "layer":
+        base = project.environment_file("base")
+        base.write_text(base.read_text().replace("targetRevision: main", "targetRevision: release"))
+    elif change == "template":
+        template = project.templates_dir / "objects" / "core.jsonnet"
+        template.write_text("// a comment changes the bytes, so the key\n" + template.read_text())
+    else:
+        lock = project.vendor_dir / "charts.lock.yaml"
+        lock.write_text(lock.read_text() + "\n")
+    assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
+    if change == "layer":
+        mismatches = pipeline.check_golden(project, names, CACHED)
+        assert all("manifests/application-krc-dev.yaml" in m.changed for m in mismatches if m.environment == "dev")
+
+
+def test_corrupt_or_foreign_entries_are_ignored_and_replaced(project: Project, cache_dir: Path):
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names, CACHED)
+    expected = output.read_tree(project.rendered_dir)
+    shutil.rmtree(project.rendered_dir)  # so that nothing is skipped: every folder is written from the entries
+    dev, prod = sorted(entries(cache_dir), key=lambda p: json.loads(p.read_bytes().split(b"\n")[1])["name"])
+    raw = dev.read_bytes()
+    dev.write_bytes(raw.replace(b"maxReplicas: 2", b"maxReplicas: 9"))  # payload no longer matches its checksum
+    header, _, payload = prod.read_bytes().partition(b"\n")
+    foreign = json.loads(header) | {"format": compile_cache.FORMAT + 1}
+    prod.write_bytes(json.dumps(foreign).encode() + b"\n" + payload)
+    assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
+    assert output.read_tree(project.rendered_dir) == expected
+    for path in entries(cache_dir):
+        path.write_bytes(path.read_bytes()[:100])  # truncated
+    shutil.rmtree(project.rendered_dir)
+    assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
+    assert output.read_tree(project.rendered_dir) == expected
+
+
+def test_no_cache_neither_reads_nor_writes(project: Project, cache_dir: Path):
+    names = project.environment_names()
+    assert compiled(pipeline.render_to_disk(project, names, SEQUENTIAL)) == names
+    assert entries(cache_dir) == []
+
+
+def test_rendered_folders_are_rewritten_only_when_changed_or_touched(project: Project, cache_dir: Path):
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names, CACHED)
+    values = project.rendered_dir / "dev" / output.VALUES_FILE
+    inode = values.stat().st_ino
+    pipeline.render_to_disk(project, names, CACHED)
+    assert values.stat().st_ino == inode  # unchanged and untouched: left in place
+    expected = values.read_bytes()
+    values.write_bytes(b"edited by hand\n")
+    pipeline.render_to_disk(project, names, CACHED)
+    assert values.read_bytes() == expected
+
+
+def copy_environment(project: Project, name: str) -> None:
+    """A second environment like `name`, deploying to a cluster of its own (two environments may not share one:
+    environment/destination-collision)."""
+    text = project.environment_file(name).read_text(encoding="utf-8")
+    copy = re.sub(r"(\n  destination: )\{[^}]*\}", rf"\1{{name: {name}-copy}}", text)
+    assert copy != text
+    project.environment_file(f"{name}-copy").write_text(copy, encoding="utf-8")
+
+
+def test_parallel_output_is_byte_identical_to_sequential(tmp_path: Path, project: Project, cache_dir: Path):
+    one = project
+    shutil.copytree(project.root, tmp_path / "two")
+    two = Project(tmp_path / "two")
+    for project in (one, two):  # four environments, so that the pool has work for both processes
+        for name in ("dev", "prod-eks-gpu"):
+            copy_environment(project, name)
+    results = [pipeline.render_to_disk(one, one.environment_names(), SEQUENTIAL),
+               pipeline.render_to_disk(two, two.environment_names(), PARALLEL)]
+    assert [compiled(r) for r in results] == [one.environment_names()] * 2
+    assert output.read_tree(one.rendered_dir) == output.read_tree(two.rendered_dir)
+    assert pipeline.lint_environments(one, (), run=SEQUENTIAL) == pipeline.lint_environments(two, (), run=PARALLEL)
+    reviews = [pipeline.review_project(p, p.environment_names(), run=run) for p, run in ((one, SEQUENTIAL),
+                                                                                         (two, PARALLEL))]
+    assert reviews[0] == reviews[1] and reviews[0].changed  # the copies are new to golden/
+
+
+def test_an_error_in_one_environment_writes_nothing_in_parallel(project: Project, cache_dir: Path):
+    copy_environment(project, "dev")
+    path = project.environment_file("dev-copy")
+    path.write_text(path.read_text().replace("maxReplicas: 2", "maxReplicas: -1"))
+    with pytest.raises(pipeline.KrcError):
+        pipeline.render_to_disk(project, project.environment_names(), PARALLEL)
+    assert not project.rendered_dir.exists() or list(project.rendered_dir.iterdir()) == []
+
+
+def policy_project(project: Project) -> Project:
+    # dev is not production and may not use GPUs (policies/dev-no-gpu.cue): give it one
+    path = project.environment_file("dev")
+    path.write_text(path.read_text().replace("        memory: 2Gi\n", "        memory: 2Gi\n        gpu: 1\n", 1)
+                    .replace("cpuOnly: true", "cpuOnly: false"))
+    return project
+
+
+def test_policy_results_come_from_the_cache_without_starting_the_engine(tmp_path: Path, project: Project,
+                                                                        cache_dir: Path):
+    project = policy_project(project)
+    engine = find_engine([REPO_ROOT])
+    first = pipeline.check_policies(project, (), engine, CACHED)
+    assert any(f.rule == "policy/dev-no-gpu" for f in first.findings)
+    # the same engine by name, but one that cannot start: a second run that needed it would fail
+    broken = CueEngine((str(tmp_path / "no-such-cue"),), engine.description)
+    assert pipeline.check_policies(project, (), broken, CACHED) == first
+    policy = project.policies_dir / "dev-no-gpu.cue"
+    policy.write_text(policy.read_text() + "\n// changed\n")
+    with pytest.raises(pipeline.KrcError, match="could not start"):
+        pipeline.check_policies(project, (), broken, CACHED)
+    assert pipeline.check_policies(project, (), engine, CACHED) == first
+
+
+def test_policy_batches_find_what_one_engine_run_finds(project: Project, cache_dir: Path,
+                                                       monkeypatch: pytest.MonkeyPatch):
+    project = policy_project(project)
+    for name in ("dev", "prod-eks-gpu"):
+        copy_environment(project, name)
+    engine = find_engine([REPO_ROOT])
+    one_run = pipeline.check_policies(project, (), engine, SEQUENTIAL)
+    monkeypatch.setattr(pipeline, "POLICY_BATCH", 1)
+    batched = pipeline.check_policies(project, (), engine, PARALLEL)
+    assert batched == one_run
+    assert {f.message.split(":")[0] for f in one_run.findings} == {"environment dev", "environment dev-copy"}
+
+
+def test_argocd_generate_reads_only_its_environment(project: Project, cache_dir: Path):
+    project.environment_file("prod-eks-gpu").write_text("clusters: [unclosed\n")  # the others may be broken
+    request = {"ARGOCD_ENV_KRC_ENVIRONMENT": "dev"}
+    cold = pipeline.argocd_generate(project, request, {}, run=CACHED)
+    assert len(entries(cache_dir)) == 1
+    warm = pipeline.argocd_generate(project, request, {}, run=CACHED)
+    assert warm == cold and cold.count > 0
+
+
+def test_entries_record_the_layers_they_were_built_from(project: Project, cache_dir: Path):
+    pipeline.check_golden(project, ["dev"], CACHED)
+    [entry] = entries(cache_dir)
+    payload = json.loads(entry.read_bytes().split(b"\n", 1)[1])
+    assert ["environments/base.yaml", compile_cache.path_digest(project.environment_file("base"))] in payload["inputs"]
+    assert os.path.commonpath([entry, cache_dir]) == str(cache_dir)
