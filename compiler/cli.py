@@ -1,6 +1,7 @@
 """The command line: parse options, call one core function, report, choose the exit code.
 
-Exit codes everywhere: 0 fine, 1 findings or differences, 2 bad input (nothing written).
+Exit codes everywhere: 0 fine, 1 findings or differences, 2 bad input or a failing environment (disk, network,
+permissions; nothing written), 3 an internal error. No traceback is printed unless KRC_DEBUG=1.
 Commands are listed by `krc --help` in the order of a working day (cli_support.WORKFLOW_ORDER).
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .cli_support import (
 )
 from .lint import report
 from .problems import KrcError, has_errors
+from .project import printable
 from .report_format import COLOR_CHOICES, plural, summary
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 120}
@@ -61,7 +63,46 @@ def run_settings(no_cache: bool, jobs: int | None) -> pipeline.RunOptions:
     return pipeline.RunOptions(cache=not no_cache, workers=jobs)
 
 
-@click.group(cls=WorkflowGroup, context_settings=CONTEXT)
+DEBUG_VARIABLE = "KRC_DEBUG"
+
+
+def _debugging() -> bool:
+    return os.environ.get(DEBUG_VARIABLE, "").strip() not in ("", "0", "false", "no")
+
+
+class ErrorEdge(WorkflowGroup):
+    """The one place where failures become exit codes, for every command and subcommand.
+
+    KrcError (bad input): its problems, exit 2. OSError (disk full, read-only, permissions, network): one line,
+    exit 2. Anything else is krc's bug: one line saying so, exit 3, the traceback only with KRC_DEBUG=1. Exit 1
+    keeps its one meaning, findings or differences, so CI can tell a crash from a change.
+    """
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit,
+                KeyboardInterrupt):
+            raise
+        except KrcError as err:
+            show_problems(err.problems)
+            sys.exit(2)
+        except OSError as err:
+            if _debugging():
+                raise
+            where = f" ({err.filename})" if err.filename else ""
+            click.echo(f"krc: error {err.strerror or err}{where}; check the disk, permissions and network, then "
+                       "run again", err=True)
+            sys.exit(2)
+        except Exception as err:  # noqa: BLE001 - the edge: whatever escaped is an internal error
+            if _debugging():
+                raise
+            click.echo(f"krc: internal error: {type(err).__name__}: {str(err)[:300]}; please report it, with the "
+                       f"traceback from running again with {DEBUG_VARIABLE}=1", err=True)
+            sys.exit(3)
+
+
+@click.group(cls=ErrorEdge, context_settings=CONTEXT)
 @click.option("--project", type=click.Path(file_okay=False), help="Project root (default: found from the cwd).")
 @click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
               help="Colour: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), always, never.")
@@ -231,7 +272,7 @@ def check_command(environments: tuple[str, ...], no_cache: bool, jobs: int | Non
             click.echo(f"  would be pruned ({len(mismatch.removed)} files):")
         for label, paths in (("changed", mismatch.changed), ("new", mismatch.added), ("gone", mismatch.removed)):
             for path in paths:
-                click.echo(f"{label}: golden/{mismatch.environment}/{path}")
+                click.echo(f"{label}: golden/{mismatch.environment}/{printable(path)}")
         for line in mismatch.pruned:
             click.echo(f"  pruned {line}")
     if mismatches:

@@ -6,18 +6,34 @@ rendered/<env>/                          golden/<env>/  (committed; the same min
   helm/kuberay-operator.values.yaml        the operator chart's values
   crds.lock.yaml                           per CRD: name, chart version, sha256 of its canonical form, versions
   crds/<crd name>.yaml                     the pinned chart's CRDs as shipped (rendered only, never golden)
+
+The write protocol (README "Security model"): one lock file per project serializes every writing run; each
+folder is written in full beside its target, then swapped in with one atomic exchange (Linux renameat2
+RENAME_EXCHANGE), so after a kill at any instant a folder is entirely old or entirely new; the next run removes
+the staging debris. Where the exchange is unavailable, the old folder is moved aside first and the next run moves
+it back if the kill came between the two renames.
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import errno
+import fcntl  # POSIX only: krc runs on Linux and macOS (CI, the Argo CD sidecar)
 import os
+import re
 import shutil
+import signal
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from . import yamlio
 from .charts.package import Chart
+from .k8s.names import file_name_problem
+from .problems import KrcError, Location
+from .project import Project, shown_name
 from .render import Render
 
 VALUES_FILE = "helm/kuberay-operator.values.yaml"
@@ -27,11 +43,25 @@ CHART_DIR = "chart"
 OBJECT_DIRS = (MANIFESTS_DIR, CHART_DIR)  # folders of one object per file, reviewed object by object
 CRDS_DIR = "crds"
 
+LOCK_FILE = ".krc.lock"
+# Debris of an interrupted run: staged folders and folders moved aside, beside their targets.
+_STAGED = re.compile(r"^\.(?P<target>.+)\.(?P<state>new|old)-[A-Za-z0-9_]+$")
+# Test hook: SIGKILL this process just before write step N (1-based) of replace_trees; see tests/security/.
+KILL_AT_STEP_VARIABLE = "KRC_TEST_KILL_AT_STEP"
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
 Files = dict[str, bytes]  # relative posix path -> content
 
 
 def manifest_names(documents: list[dict[str, Any]], folder: str = MANIFESTS_DIR) -> list[str]:
     """Predictable file names: kind and name, plus the namespace only where two objects would clash."""
+    for doc in documents:
+        meta = doc.get("metadata") or {}
+        problem = file_name_problem(doc.get("kind"), meta.get("name"), meta.get("namespace"))
+        if problem:
+            raise KrcError(f"{problem}; fix the template or the environment value it reads")
+
     def short(doc: dict[str, Any]) -> str:
         return f"{doc['kind'].lower()}-{doc['metadata']['name']}"
 
@@ -78,13 +108,22 @@ def environment_files(documents: list[dict[str, Any]], helm_values: dict[str, An
 
 
 def crd_files(chart: Chart) -> Files:
-    """crds/: the pinned chart's CRDs as shipped (rendered/ only)."""
+    """crds/: the pinned chart's CRDs as shipped (rendered/ only); a CRD name becomes a file name only when valid."""
+    for crd in chart.crds:
+        if file_name_problem("CustomResourceDefinition", crd.name):
+            raise KrcError(f"the chart's CRD '{shown_name(crd.name)}' has no valid name; use the published chart")
     return {f"{CRDS_DIR}/{crd.name}.yaml": crd.text.encode("utf-8") for crd in chart.crds}
 
 
 def read_tree(folder: Path) -> Files:
     """Every file below `folder` (an absent folder reads as empty), sorted by path. os.scandir, not Path.rglob:
-    `krc check` and `krc diff` read hundreds of golden folders and pathlib's overhead was most of their time."""
+    `krc check` and `krc diff` read hundreds of golden folders and pathlib's overhead was most of their time.
+    Links are refused, never followed: golden/ is committed by many people and must not make krc read files
+    elsewhere; FIFOs and devices are refused (a read would block)."""
+    for step in (folder.parent, folder):  # golden/ and golden/<env>
+        if step.is_symlink():
+            raise KrcError(f"{step.parent.name}/{step.name} is a symbolic link; golden/ and rendered/ hold real "
+                           "folders only: remove it", Location(f"{step.parent.name}/{step.name}"))
     if not folder.is_dir():
         return {}
     files: Files = {}
@@ -92,11 +131,17 @@ def read_tree(folder: Path) -> Files:
     def walk(directory: str, prefix: str) -> None:
         with os.scandir(directory) as entries:
             for entry in entries:
+                if entry.is_symlink() or not (entry.is_dir() or entry.is_file()):
+                    raise KrcError(f"{entry.path} is a link, FIFO or device; golden/ and rendered/ hold plain files "
+                                   "only: remove it", Location(entry.path))
                 if entry.is_dir():
                     walk(entry.path, f"{prefix}{entry.name}/")
-                elif entry.is_file():
-                    with open(entry.path, "rb") as handle:
-                        files[prefix + entry.name] = handle.read()
+                else:
+                    try:
+                        with open(entry.path, "rb") as handle:
+                            files[prefix + entry.name] = handle.read()
+                    except OSError as err:
+                        raise KrcError(f"cannot read {entry.path}: {err.strerror}; check its permissions") from None
 
     walk(str(folder), "")
     return dict(sorted(files.items()))
@@ -104,16 +149,25 @@ def read_tree(folder: Path) -> Files:
 
 def stage_tree(target: Path, files: Files) -> Path:
     """Write one folder in full beside `target` (not yet in place); `commit_staged` swaps it in."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
+    for relative in files:
+        _safe_relative(relative)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _Steps.step()
+        stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
+    except OSError as err:
+        raise _write_error(target, err) from None
     try:
         for relative, content in files.items():
             path = stage / relative
             path.parent.mkdir(parents=True, exist_ok=True)
+            _Steps.step()
             path.write_bytes(content)
         os.chmod(stage, 0o755)
-    except BaseException:
+    except BaseException as err:
         shutil.rmtree(stage, ignore_errors=True)
+        if isinstance(err, OSError):
+            raise _write_error(target, err) from None
         raise
     return stage
 
@@ -124,23 +178,146 @@ def discard_staged(staged: list[tuple[Path, Path]]) -> None:
 
 
 def commit_staged(staged: list[tuple[Path, Path]]) -> None:
-    """Swap every staged folder into place: call only once everything was staged."""
-    for target, stage in staged:
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
-            os.rmdir(old)
-            os.replace(target, old)
-        os.replace(stage, target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+    """Swap every staged folder into place (call only once everything was staged), each with one atomic
+    exchange: after a kill at any instant a folder is entirely old or entirely new."""
+    try:
+        for target, stage in staged:
+            _Steps.step()
+            if not target.exists():
+                os.rename(stage, target)
+            elif _exchange(stage, target):
+                _Steps.step()
+                shutil.rmtree(stage)  # now the old folder
+            else:
+                old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
+                os.rmdir(old)
+                os.replace(target, old)
+                _Steps.step()
+                os.replace(stage, target)
+                _Steps.step()
+                shutil.rmtree(old)
+    except OSError as err:
+        raise _write_error(staged[0][0] if staged else Path("."), err) from None
 
 
-def replace_trees(trees: dict[Path, Files]) -> None:
+class _Steps:
+    """Counts write steps, for the fault-injection test hook (KRC_TEST_KILL_AT_STEP)."""
+
+    taken = 0
+
+    @classmethod
+    def step(cls) -> None:
+        cls.taken += 1
+        kill_at = os.environ.get(KILL_AT_STEP_VARIABLE, "")
+        if kill_at.isdigit() and cls.taken == int(kill_at):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def steps_taken() -> int:
+    """Write steps of the last replace_trees (for the fault-injection tests)."""
+    return _Steps.taken
+
+
+@contextlib.contextmanager
+def project_lock(project: Project) -> Iterator[None]:
+    """One writer at a time per project: concurrent runs wait here instead of racing on the same folders."""
+    path = project.root / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as err:
+        raise _write_error(project.root, err) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock; the file stays (removing it would race with the next waiter)
+
+
+def _write_error(path: Path, err: OSError) -> KrcError:
+    if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        fix = "free disk space (or raise the quota) and run again"
+    elif err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        fix = "make the folder writable (or run where it is) and run again"
+    else:
+        fix = "fix the folder and run again"
+    return KrcError(f"cannot write {err.filename or path}: {err.strerror}; nothing was changed: {fix}")
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two paths atomically (Linux renameat2 RENAME_EXCHANGE); False where the system cannot."""
+    libc = _libc()
+    if libc is None:
+        return False
+    if libc.renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(second))
+
+
+_LIBC: list[ctypes.CDLL | None] = []
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not _LIBC:
+        try:
+            libc: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
+            if not hasattr(libc, "renameat2"):
+                libc = None
+        except OSError:
+            libc = None
+        _LIBC.append(libc)
+    return _LIBC[0]
+
+
+def clean_debris(parent: Path) -> None:
+    """Remove what an interrupted run left beside its targets, restoring a folder moved aside but not yet
+    replaced (the fallback protocol's window). Called under the project lock."""
+    if not parent.is_dir():
+        return
+    for entry in sorted(parent.iterdir()):
+        match = _STAGED.match(entry.name)
+        if not match or entry.is_symlink() or not entry.is_dir():
+            continue
+        target = parent / match["target"]
+        if match["state"] == "old" and not target.exists():
+            os.replace(entry, target)  # the kill came between moving the old folder aside and the swap
+        else:
+            shutil.rmtree(entry)
+
+
+def _safe_relative(relative: str) -> None:
+    parts = relative.split("/")
+    if relative.startswith("/") or any(p in ("", ".", "..") or not p.isprintable() for p in parts):
+        raise KrcError(f"refusing to write the file name '{shown_name(relative)}'; output names come from kinds and "
+                       "object names only")
+
+
+def replace_trees(trees: dict[Path, Files], project: Project | None = None) -> None:
     """Write every folder in full beside its target, then swap each into place.
 
-    Everything is written before anything is replaced, so a failure leaves the old folders untouched.
+    Everything is written before anything is replaced, so a failure leaves the old folders untouched. With
+    `project`, the run holds the project's lock, every target must be a real folder inside the project, and the
+    debris of interrupted runs is cleaned first.
     """
+    for files in trees.values():
+        for relative in files:
+            _safe_relative(relative)
+    with project_lock(project) if project is not None else contextlib.nullcontext():
+        if project is not None:
+            for target in trees:
+                project.checked_output_dir(target)
+        try:
+            _replace_trees(trees)
+        except OSError as err:
+            raise _write_error(next(iter(trees), Path(".")), err) from None
+
+
+def _replace_trees(trees: dict[Path, Files]) -> None:
+    _Steps.taken = 0  # steps count per run
+    for parent in dict.fromkeys(target.parent for target in trees):
+        clean_debris(parent)
     staged: list[tuple[Path, Path]] = []
     try:
         for target, files in trees.items():

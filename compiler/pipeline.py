@@ -31,6 +31,7 @@ from .charts import vendor
 from .charts.package import Chart
 from .compile_cache import CompileCache, Compiled, OutputStamps, path_digest
 from .environment.model import Environment, load_environment
+from .k8s.secrets import redact_at
 from .lint import (
     LintContext,
     LintObject,
@@ -45,7 +46,7 @@ from .policy.engine import cue_on_path, wasm_engine
 from .policy.inputs import with_policy_settings
 from .policy.limits import capacity_limits
 from .problems import KrcError, Location, Problem, sorted_problems
-from .project import Project, find_project
+from .project import Project, find_project, shown_name
 from .render import Render, render_environment
 from .review.golden_source import GitGolden, WorkingTreeGolden
 from .review.ray_view import ClusterRows, cluster_rows, two_views
@@ -55,7 +56,12 @@ from .rules.support.destinations import Destination, destination_of
 
 def chart_pin(env: Environment) -> vendor.ChartPin:
     chart = env.data["operator"]["chart"]
-    return vendor.ChartPin(str(chart["name"]), str(chart["version"]), str(chart["repository"]))
+    name, version = str(chart["name"]), str(chart["version"])
+    problem = vendor.chart_pin_problem(name, version)
+    if problem:  # before the name or version touches a path
+        field = "name" if "name" in problem.split(" is ")[0] else "version"
+        raise KrcError(problem, env.location_of(("operator", "chart", field)))
+    return vendor.ChartPin(name, version, str(chart["repository"]))
 
 
 def compile_environment(project: Project, name: str) -> Render:
@@ -167,7 +173,11 @@ def compile_environments(project: Project, names: Sequence[str], lint: bool = Tr
 def vendor_charts(project: Project, names: Sequence[str]) -> list[vendor.VendorResult]:
     """Download every chart the environments pin (and only what the cache lacks)."""
     pins = [chart_pin(load_environment(project, name)) for name in names]
-    return vendor.vendor(project.vendor_dir, pins)
+    if vendor.up_to_date(project.vendor_dir, pins):
+        return vendor.vendor(project.vendor_dir, pins)  # writes nothing: a read-only checkout works
+    with output.project_lock(project):
+        project.checked_output_dir(project.vendor_dir / "charts")
+        return vendor.vendor(project.vendor_dir, pins)
 
 
 # ---- many environments: the compile cache and the parallel map ---------------------------------------------
@@ -428,7 +438,16 @@ def _write_environments(project: Project, names: Sequence[str], command: str,
     """rendered/<env>/ (render) or golden/<env>/ (golden) of every environment: each staged beside its target as
     soon as it is compiled, all swapped in only once every one compiled cleanly. rendered/<env>/ folders that
     already hold the result and were not touched since are left as they are."""
+    with output.project_lock(project):  # one writer per project: concurrent runs wait instead of racing
+        return _write_environments_locked(project, names, command, run)
+
+
+def _write_environments_locked(project: Project, names: Sequence[str], command: str,
+                               run: RunOptions) -> list[EnvironmentResult]:
     target = _target(project, command)
+    for name in names:  # real folders inside the project only, never through a link
+        project.checked_output_dir(target / name)
+    output.clean_debris(target)  # what an interrupted run left beside its targets
     stamps = OutputStamps(target, run.cache) if command == "render" else None
     context = _Context.of(project, run)
     jobs = [_Job(command, project.root, (name,), run.cache, context.cache.shared,
@@ -600,8 +619,12 @@ def explain(project: Project, name: str, path: str) -> explaining.Explanation:
     (`Kind/name:field`, with its template and the environment line behind it)."""
     project.select([name])
     if explaining.is_rendered_path(path):
-        return explaining.explain_rendered(compile_environment(project, name), path)
-    return explaining.explain_environment(load_environment(project, name), path)
+        result = explaining.explain_rendered(compile_environment(project, name), path)
+        kind, _, field = result.path.partition(":")
+        # credentials are shown as *** (files keep them)
+        return dataclasses.replace(result, value=redact_at(field, result.value, kind.split("/", 1)[0]))
+    result = explaining.explain_environment(load_environment(project, name), path)
+    return dataclasses.replace(result, value=redact_at(result.path, result.value))
 
 
 @dataclass(frozen=True)
@@ -878,10 +901,10 @@ def init_environment(project: Project, name: str, extends: str, destination: str
                      namespace: str | None) -> Path:
     """`krc init`: a new environment file extending `extends`, checked by loading it; nothing is left behind
     when it does not load."""
-    path = project.environment_file(name)
     if not scaffold.ENVIRONMENT_NAME.match(name):
-        raise KrcError(Problem(f"'{name}' is not a usable environment name",
+        raise KrcError(Problem(f"'{shown_name(name)}' is not a usable environment name",
                                help="use lowercase letters, digits and '-', e.g. staging or prod-eu"))
+    path = project.environment_file(name)  # checks the name again before it becomes a path
     if path.exists():
         raise KrcError(Problem(f"{project.relative(path)} already exists", help="choose another name, or edit it"))
     if extends not in project.layer_names():

@@ -2,15 +2,90 @@
 from __future__ import annotations
 
 import difflib
+import os
+import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .problems import KrcError, Problem
+from . import limits
+from .problems import KrcError, Location, Problem
 
 ENVIRONMENT_SUFFIX = ".yaml"
 # base.yaml and files starting with '_' are layers to extend, not environments to render
 LAYER_ONLY = frozenset({"base"})
+# An environment's name becomes folder names, object names and labels: a Kubernetes DNS-1123 label. Layers to
+# extend are the same, optionally after one '_'.
+_LAYER_NAME = re.compile(r"^_?[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+MAX_NAME_LENGTH = 63
+# Files that may sit in environments/ without being environments: editor and OS litter, a README.
+_NOT_ENVIRONMENTS = re.compile(r"^(README\.md|\.(?!.*\.ya?ml$).*)$")
+
+
+def printable(text: str) -> str:
+    """Text as one line of output: control characters (a newline in a committed file name) escaped."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
+def shown_name(text: str) -> str:
+    """A name as a message can print it: control characters escaped, length bounded."""
+    escaped = printable(text)
+    return escaped if len(escaped) <= 80 else escaped[:77] + "..."
+
+
+def layer_name_error(name: str) -> str | None:
+    """Why `name` cannot name an environment or a layer, or None."""
+    if len(name.lstrip("_")) > MAX_NAME_LENGTH or not _LAYER_NAME.match(name):
+        return (f"'{shown_name(name)}' is not a valid environment name: names are Kubernetes DNS-1123 labels "
+                f"(lower case letters, digits and '-', starting and ending with a letter or digit, at most "
+                f"{MAX_NAME_LENGTH} characters), optionally after one '_' for a layer")
+    return None
+
+
+def inside(path: Path, root: Path) -> bool:
+    return path.resolve().is_relative_to(root.resolve())
+
+
+def read_confined(path: Path, root: Path, limit: limits.Limit, shown: str) -> bytes:
+    """The bytes of a regular file that resolves inside `root`, at most `limit` of them.
+
+    Symbolic links may point anywhere inside `root`; one that leaves it, a FIFO (which would block the read
+    forever), a device or a folder is refused, naming `shown`.
+    """
+    if not inside(path, root):
+        raise KrcError(f"{shown} leads outside the project (to {path.resolve()}); krc reads only files inside "
+                       "the project: replace the link with the file", Location(shown))
+    try:
+        fd = os.open(path.resolve(), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise KrcError(f"{shown} does not exist", Location(shown)) from None
+    except OSError as err:
+        raise KrcError(f"cannot read {shown}: {err.strerror}; check its permissions", Location(shown)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode) \
+                else "a device or socket"
+            raise KrcError(f"{shown} is {kind}, not a regular file; remove it or replace it with a file",
+                           Location(shown))
+        if info.st_size > limit.value:
+            raise KrcError(limit.exceeded(f"its size of {info.st_size} bytes"), Location(shown))
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit.value + 1)
+        if len(data) > limit.value:
+            raise KrcError(limit.exceeded("its size"), Location(shown))
+        return data
+    finally:
+        os.close(fd)
+
+
+def decode_text(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise KrcError(f"{shown} is not UTF-8 text (byte {err.start}); save it as UTF-8 YAML",
+                       Location(shown)) from None
 
 
 @dataclass(frozen=True)
@@ -42,16 +117,71 @@ class Project:
         return self.root / "policies"
 
     def environment_file(self, name: str) -> Path:
+        error = layer_name_error(name)
+        if error:
+            raise KrcError(error)
         return self.environments_dir / f"{name}{ENVIRONMENT_SUFFIX}"
+
+    def layer_names(self) -> list[str]:
+        """Every environments/<name>.yaml, environments and layers; any other entry there is an error naming it.
+
+        A name becomes a folder under golden/ and rendered/, so `..yaml` (the environment '.') or a name with a
+        newline must never get that far.
+        """
+        problems: list[Problem] = []
+        names: list[str] = []
+        try:
+            entries = sorted(os.scandir(self.environments_dir), key=lambda e: e.name)
+        except OSError as err:
+            raise KrcError(f"cannot list {self.relative(self.environments_dir)}: {err.strerror}") from None
+        for entry in entries:
+            if _NOT_ENVIRONMENTS.match(entry.name):
+                continue
+            shown = f"environments/{shown_name(entry.name)}"
+            stem = entry.name[: -len(ENVIRONMENT_SUFFIX)] if entry.name.endswith(ENVIRONMENT_SUFFIX) else None
+            error = (layer_name_error(stem) if stem is not None else
+                     f"'{shown_name(entry.name)}' is not an environment file: environments/ holds <name>.yaml files "
+                     "only (rename it, or move it elsewhere)")
+            if error is None and not self.is_inside(Path(entry.path)):
+                error = (f"{shown} is a link leading outside the project; krc reads only files inside the project: "
+                         "replace the link with the file")
+            elif error is None and not Path(entry.path).is_file():
+                error = f"{shown} is not a regular file; environments/ holds <name>.yaml files only"
+            if error and stem is not None and error.startswith("'"):
+                error += ": rename the file"
+            if error:
+                problems.append(Problem(error, Location(shown)))
+            elif stem is not None:
+                names.append(stem)
+        if problems:
+            raise KrcError(problems)
+        return names
 
     def environment_names(self) -> list[str]:
         """Environments to render: every environments/*.yaml except layers (base, _*)."""
-        names = (p.stem for p in self.environments_dir.glob(f"*{ENVIRONMENT_SUFFIX}"))
-        return sorted(n for n in names if n not in LAYER_ONLY and not n.startswith("_"))
+        return [n for n in self.layer_names() if n not in LAYER_ONLY and not n.startswith("_")]
 
-    def layer_names(self) -> list[str]:
-        """Every file an environment may extend: environments and layers (base, _*)."""
-        return sorted(p.stem for p in self.environments_dir.glob(f"*{ENVIRONMENT_SUFFIX}"))
+    def is_inside(self, path: Path) -> bool:
+        return inside(path, self.root)
+
+    def read_file(self, path: Path, limit: limits.Limit) -> bytes:
+        """A project file's bytes, confined to the project (see read_confined)."""
+        return read_confined(path, self.root, limit, self.relative(path))
+
+    def checked_output_dir(self, folder: Path) -> Path:
+        """A folder krc writes (rendered/<env>, golden/<env>): every step below the root must be a real folder
+        (or absent), never a link, so nothing is ever written or deleted elsewhere through one."""
+        relative = folder.relative_to(self.root)
+        current = self.root
+        for part in relative.parts:
+            current = current / part
+            shown = current.relative_to(self.root).as_posix()  # the link's own name, not where it leads
+            if current.is_symlink():
+                raise KrcError(f"{shown} is a symbolic link; krc writes only into real folders inside the project: "
+                               "remove the link (and add the folder to .gitignore)", Location(shown))
+            if current.exists() and not current.is_dir():
+                raise KrcError(f"{shown} is not a folder; remove it so krc can write there", Location(shown))
+        return folder
 
     def relative(self, path: Path) -> str:
         """A path as users see it in messages: relative to the project root when inside it."""
@@ -72,7 +202,7 @@ class Project:
             if unknown[0] in self.layer_names():
                 fix = f"'{unknown[0]}' is a layer other environments extend, not an environment; choose one of: " \
                       f"{', '.join(known)}"
-            raise KrcError(Problem(f"unknown environment '{unknown[0]}'", help=fix))
+            raise KrcError(Problem(f"unknown environment '{shown_name(unknown[0])}'", help=fix))
         return list(dict.fromkeys(names))
 
 

@@ -1,6 +1,6 @@
 """The render stage: run every template of the project for one environment.
 
-templates/values/kuberay-operator.yaml.j2  -> the operator chart's Helm values (one document)
+templates/values/kuberay-operator.jsonnet  -> the operator chart's Helm values (one map; a `.yaml.j2` is read too)
 templates/objects/*.{jsonnet,j2}           -> Kubernetes objects (each template returns a list of documents)
 templates/lib/                             -> libraries the templates import; never rendered on their own
 """
@@ -17,11 +17,14 @@ from .charts.package import Chart
 from .engines import ENGINES, engine_for
 from .environment.layering import merge_values
 from .environment.model import Environment
+from .k8s.names import file_name_problem
 from .k8s.objects import ObjectKey, key_of, object_ref
 from .problems import KrcError, Location, Problem
 from .project import Project
 
-VALUES_TEMPLATE = Path("values") / "kuberay-operator.yaml.j2"
+# The values are data: a Jsonnet template builds them and the dumper writes them. A Jinja2 template is accepted
+# for projects that have one, but then its text is YAML pasted together, so krc ships the Jsonnet one.
+VALUES_TEMPLATES = (Path("values") / "kuberay-operator.jsonnet", Path("values") / "kuberay-operator.yaml.j2")
 OBJECTS_DIR = "objects"
 # Every rendered object names the environment item it came from, so findings can point at the file:line.
 SOURCE_ANNOTATION = "krc.dev/source"
@@ -63,15 +66,25 @@ def template_context(env: Environment, chart: Chart) -> dict[str, Any]:
 
 def _object_templates(project: Project) -> list[Path]:
     folder = project.templates_dir / OBJECTS_DIR
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in ENGINES)
+    found = sorted(p for p in folder.rglob("*") if p.suffix in ENGINES and (p.is_file() or p.is_symlink()))
+    for path in found:  # the engines read through the same confinement; fail before any engine starts
+        if not path.resolve().is_relative_to(project.templates_dir.resolve()):
+            raise KrcError(f"{project.relative(path)} leads outside templates/; krc reads only files inside the "
+                           "project: replace the link with the file", Location(project.relative(path)))
+    return found
 
 
 def _check_object(doc: Any, shown: str) -> None:
     if not isinstance(doc, dict) or not doc.get("apiVersion") or not doc.get("kind"):
         raise KrcError("a template returned something that is not a Kubernetes object (apiVersion and kind "
                        "are required); return a list of objects", Location(shown))
-    if not (doc.get("metadata") or {}).get("name"):
+    metadata = doc.get("metadata")
+    if not isinstance(metadata, dict) or not metadata.get("name"):
         raise KrcError(f"a {doc['kind']} without metadata.name; give it a name", Location(shown))
+    # kind and name become file names under rendered/ and golden/
+    problem = file_name_problem(doc["kind"], metadata["name"], metadata.get("namespace"))
+    if problem:
+        raise KrcError(f"{problem}; fix the template or the environment value it reads", Location(shown))
 
 
 def _located(env: Environment, doc: dict[str, Any]) -> Location | None:
@@ -87,9 +100,9 @@ def _located(env: Environment, doc: dict[str, Any]) -> Location | None:
 def render_environment(project: Project, env: Environment, chart: Chart) -> Render:
     context = template_context(env, chart)
     templates = project.templates_dir
-    values_template = templates / VALUES_TEMPLATE
-    if not values_template.exists():
-        raise KrcError(f"missing {project.relative(values_template)}: it renders the operator's Helm values")
+    values_template = next((templates / t for t in VALUES_TEMPLATES if (templates / t).exists()), None)
+    if values_template is None:
+        raise KrcError(f"missing templates/{VALUES_TEMPLATES[0].as_posix()}: it renders the operator's Helm values")
     [docs] = engine_for(values_template).render([values_template], templates, context, project.root)
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise KrcError("the values template must render exactly one YAML map",

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from . import limits
 from .problems import KrcError, Location, Problem
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -73,10 +74,63 @@ def _plain_words(err: yaml.YAMLError, lines: list[str]) -> tuple[str, str, int |
 
 
 def _syntax_error(filename: str, err: yaml.YAMLError, text: str = "") -> KrcError:
+    if isinstance(err, yaml.constructor.ConstructorError):
+        mark = err.problem_mark or err.context_mark
+        loc = Location(filename, mark.line + 1, mark.column + 1) if mark else Location(filename)
+        return KrcError(Problem(f"unsupported YAML: {err.problem or err}", loc,
+                                help="krc reads plain data (maps, lists, strings, numbers, booleans, null): "
+                                     "remove tags and non-scalar keys"))
     statement, fix, line, column = _plain_words(err, text.splitlines())
     statement = statement if statement.startswith("invalid YAML") else f"invalid YAML: {statement}"
     loc = Location(filename, line + 1, column + 1) if line is not None else Location(filename)
     return KrcError(Problem(statement, loc, help=fix))
+
+
+def _check_bounds(root: yaml.Node, filename: str) -> None:
+    """Refuse documents nested too deep or too big once aliases are expanded (an alias bomb).
+
+    Counted over the composed node graph with one entry per distinct node, so a bomb of nine aliases of nine
+    aliases is judged in microseconds instead of being expanded (which is what exhausts memory).
+    """
+    depth_limit, node_limit = limits.YAML_DEPTH.value, limits.YAML_NODES.value
+    sizes: dict[int, int] = {}  # expanded size per distinct node
+    # iterative post-order walk: (node, depth, children done?)
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        if id(node) in sizes and not done:
+            continue
+        if depth > depth_limit:
+            raise KrcError(limits.YAML_DEPTH.exceeded("this nesting"),
+                           _mark(filename, node))
+        children = ([item for pair in node.value for item in pair] if isinstance(node, yaml.MappingNode)
+                    else list(node.value) if isinstance(node, yaml.SequenceNode) else [])
+        if not done:
+            stack.append((node, depth, True))
+            stack.extend((child, depth + 1, False) for child in children if id(child) not in sizes)
+            continue
+        size = 1 + sum(sizes.get(id(child), 1) for child in children)
+        if size > node_limit:
+            raise KrcError(limits.YAML_NODES.exceeded("this document"), _mark(filename, node))
+        sizes[id(node)] = size
+
+
+def _composed(text: str, filename: str) -> list[yaml.Node]:
+    """Every non-empty document of a stream as a node graph, checked against the bounds."""
+    try:
+        nodes = [n for n in yaml.compose_all(text, Loader=SafeLoader) if n is not None]
+    except yaml.YAMLError as err:
+        raise _syntax_error(filename, err, text) from None
+    for node in nodes:
+        _check_bounds(node, filename)
+    return nodes
+
+
+def _construct(node: yaml.Node, filename: str) -> Any:
+    try:
+        return yaml.SafeLoader("").construct_document(node)
+    except yaml.YAMLError as err:
+        raise _syntax_error(filename, err) from None
 
 
 class _Builder:
@@ -87,6 +141,12 @@ class _Builder:
         self.positions: Positions = {}
         self._constructor = yaml.SafeLoader("")
 
+    def _scalar(self, node: yaml.Node) -> Any:
+        try:
+            return self._constructor.construct_object(node, deep=True)
+        except yaml.YAMLError as err:
+            raise _syntax_error(self.filename, err) from None
+
     def build(self, node: yaml.Node, path: Path) -> Any:
         self.positions[path] = _mark(self.filename, node)
         if isinstance(node, yaml.MappingNode):
@@ -95,7 +155,9 @@ class _Builder:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     raise KrcError("YAML merge keys (<<) are not supported; write the keys out",
                                    _mark(self.filename, key_node))
-                key = self._constructor.construct_object(key_node, deep=True)
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise KrcError("map keys must be scalars", _mark(self.filename, key_node))
+                key = self._scalar(key_node)
                 if not isinstance(key, (str, int, float, bool)):
                     raise KrcError("map keys must be scalars", _mark(self.filename, key_node))
                 if key in out:
@@ -106,7 +168,7 @@ class _Builder:
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
-        return self._constructor.construct_object(node, deep=True)
+        return self._scalar(node)
 
 
 def load_with_positions(text: str, filename: str) -> tuple[Any, Positions]:
@@ -119,32 +181,23 @@ def load_with_positions(text: str, filename: str) -> tuple[Any, Positions]:
 
 def load_all_with_positions(text: str, filename: str) -> list[tuple[Any, Positions]]:
     """Every document of a YAML stream, each with the position of every value."""
-    try:
-        nodes = list(yaml.compose_all(text, Loader=SafeLoader))
-    except yaml.YAMLError as err:
-        raise _syntax_error(filename, err, text) from None
     out = []
-    for node in nodes:
-        if node is None:
-            continue
+    for node in _composed(text, filename):
         builder = _Builder(filename)
         out.append((builder.build(node, ()), builder.positions))
     return out
 
 
 def load_all(text: str, filename: str = "<string>") -> list[Any]:
-    """Every non-empty document of a YAML stream, without positions (the fast path)."""
-    try:
-        return [d for d in yaml.load_all(text, Loader=SafeLoader) if d is not None]
-    except yaml.YAMLError as err:
-        raise _syntax_error(filename, err, text) from None
+    """Every non-empty document of a YAML stream, without positions."""
+    return [d for d in (_construct(n, filename) for n in _composed(text, filename)) if d is not None]
 
 
 def load(text: str, filename: str = "<string>") -> Any:
-    try:
-        return yaml.load(text, Loader=SafeLoader)
-    except yaml.YAMLError as err:
-        raise _syntax_error(filename, err, text) from None
+    nodes = _composed(text, filename)
+    if len(nodes) > 1:
+        raise KrcError("expected one YAML document, found several", Location(filename, 1, 1))
+    return _construct(nodes[0], filename) if nodes else None
 
 
 class _CanonicalDumper(SafeDumper):  # type: ignore[misc, valid-type]

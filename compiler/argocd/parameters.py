@@ -12,7 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from .. import limits
+from ..k8s.names import dns1123_label_errors
 from ..problems import KrcError
+from ..project import shown_name
 
 Selection = Literal["include", "exclude", "only"]
 SELECTIONS: tuple[str, ...] = ("include", "exclude", "only")
@@ -43,7 +46,32 @@ def _escaped(name: str) -> str:
     return re.sub(r"[^A-Z0-9_]", "_", name.upper())
 
 
+# free-text parameters whose values become names: each must be a DNS-1123 label (the environment is a file name
+# under environments/, the cluster becomes part of Application names)
+NAMED_PARAMETERS = ("environment", "cluster")
+MAX_PARAMETERS_JSON = 64 * 1024
+
+
+def _checked_value(name: str, value: str) -> str:
+    """A parameter value bounded in size, printable, and a DNS-1123 label where it becomes a name."""
+    if len(value.encode("utf-8")) > limits.PARAMETER_BYTES.value:
+        raise KrcError(f"plugin parameter '{name}': " + limits.PARAMETER_BYTES.exceeded(f"a value of {len(value)} "
+                                                                                        "characters"))
+    if not value.isprintable():
+        raise KrcError(f"plugin parameter '{name}' is '{shown_name(value)}', which holds a newline or control "
+                       "character; set a plain name")
+    if name in NAMED_PARAMETERS and value:
+        errors = dns1123_label_errors(value)
+        if errors:
+            raise KrcError(f"plugin parameter '{name}' is '{shown_name(value)}': it {errors[-1]} (a Kubernetes "
+                           "DNS-1123 label, at most 63 characters)")
+    return value
+
+
 def _from_json(raw: str) -> dict[str, str]:
+    if len(raw) > MAX_PARAMETERS_JSON:
+        raise KrcError(f"ARGOCD_APP_PARAMETERS is {len(raw)} characters, more than {MAX_PARAMETERS_JSON}; check the "
+                       "Application's plugin parameters")
     try:
         entries = json.loads(raw)
     except ValueError as err:
@@ -73,7 +101,7 @@ def read_request(environ: Mapping[str, str], options: Mapping[str, str | None] |
         option = (options or {}).get(name)
         candidates = (option, from_json.get(name), environ.get(f"PARAM_{_escaped(name)}"),
                       environ.get(f"ARGOCD_ENV_KRC_{_escaped(name)}"))
-        value = next((c.strip() for c in candidates if c is not None and c.strip()), default)
+        value = _checked_value(name, next((c.strip() for c in candidates if c is not None and c.strip()), default))
         if allowed is not None and value not in allowed:
             raise KrcError(f"plugin parameter '{name}' is '{value}'; use one of: {', '.join(allowed)}")
         values[name] = value

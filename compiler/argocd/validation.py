@@ -45,6 +45,9 @@ def crds_path(project: Project, env: Environment, override: str | None = None) -
     if not configured:
         return None
     path = project.root / str(configured)
+    if not project.is_inside(path):  # environment files are data: they may not make krc read elsewhere
+        raise KrcError(f"argocd.crds names {configured}, which leads outside the project; commit Argo CD's CRDs "
+                       "inside the project and name them relative to its root", env.location_of(CRDS_FIELD))
     if not path.exists():
         raise KrcError(f"argocd.crds names {configured}, which does not exist under the project root; commit "
                        "Argo CD's CRDs there or fix the path", env.location_of(CRDS_FIELD))

@@ -8,11 +8,12 @@ import json
 import os
 import tarfile
 import tempfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import yamlio
+from .. import limits, yamlio
 from ..k8s.crd_yaml import load_crd_documents
 from ..k8s.crds import canonical_json
 from ..problems import KrcError
@@ -76,12 +77,38 @@ class Chart:
     crds: tuple[Crd, ...]  # sorted by name
 
 
+def _member_problem(member: tarfile.TarInfo) -> str | None:
+    """Why a member has no place in a chart archive: links, devices, absolute or '..' paths."""
+    parts = member.name.split("/")
+    if member.name.startswith("/") or ".." in parts or "\\" in member.name or "\0" in member.name:
+        return f"member '{member.name}' has an absolute or '..' path"
+    if not (member.isfile() or member.isdir()):
+        return f"member '{member.name}' is a link, device or FIFO"
+    return None
+
+
 def _members(data: bytes, origin: str) -> dict[str, bytes]:
+    """The files of a chart archive, read in memory (nothing is extracted to disk), with no traversal, links or
+    devices, and a bound on the count and total size of what it expands to (a gzip bomb)."""
+    budget, count_limit = limits.ARCHIVE_BYTES.value, limits.ARCHIVE_MEMBERS.value
+    members: dict[str, bytes] = {}
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]
-    except (tarfile.TarError, OSError) as err:
+            for count, member in enumerate(tar, start=1):
+                if count > count_limit:
+                    raise KrcError(f"{origin}: " + limits.ARCHIVE_MEMBERS.exceeded("its member count"))
+                problem = _member_problem(member)
+                if problem:
+                    raise KrcError(f"{origin} is not a safe chart archive: {problem}; use the published chart")
+                budget -= member.size
+                if budget < 0:
+                    raise KrcError(f"{origin}: " + limits.ARCHIVE_BYTES.exceeded("its expanded size"))
+                if member.isfile():
+                    handle = tar.extractfile(member)
+                    members[member.name] = handle.read() if handle else b""
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as err:
         raise KrcError(f"{origin} is not a readable chart archive ({err}); run 'krc vendor' again") from None
+    return members
 
 
 def parse_crd_documents(text: str, source: str) -> list[Crd]:
@@ -132,6 +159,14 @@ def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd,
 
 
 def read_chart_bytes(data: bytes, origin: str) -> Chart:
+    try:
+        return _read_chart_members(data, origin)
+    except UnicodeDecodeError as err:
+        raise KrcError(f"{origin} holds a file that is not UTF-8 text ({err.reason}); use the published chart") \
+            from None
+
+
+def _read_chart_members(data: bytes, origin: str) -> Chart:
     members = _members(data, origin)
     roots = {name.split("/", 1)[0] for name in members}
     if len(roots) != 1:
@@ -145,6 +180,8 @@ def read_chart_bytes(data: bytes, origin: str) -> Chart:
         raise KrcError(f"{origin} has no Chart.yaml")
     meta = yamlio.load(text("Chart.yaml"), f"{origin}:Chart.yaml") or {}
     values = yamlio.load(text("values.yaml"), f"{origin}:values.yaml") if f"{root}/values.yaml" in members else {}
+    if not isinstance(meta, dict) or not isinstance(values or {}, dict):
+        raise KrcError(f"{origin}: Chart.yaml and values.yaml must be YAML maps; use the published chart")
     templates = tuple(sorted((n[len(root) + 11:], members[n].decode("utf-8"))
                              for n in members if n.startswith(f"{root}/templates/")))
     crds = _chart_crds(root, members, hashlib.sha256(data).hexdigest())

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import yamlio
+from .. import limits, yamlio
 from ..problems import KrcError
 
 REPOSITORY_OVERRIDE_VARIABLE = "KRC_CHART_REPOSITORY"
@@ -38,53 +41,128 @@ def effective_repository(configured: str) -> str:
     return override or configured
 
 
+def _parse(url: str) -> urllib.parse.ParseResult:
+    try:
+        parsed = urllib.parse.urlparse(url)
+        parsed.port  # noqa: B018 - validates the port and a bracketed host
+    except ValueError as err:
+        raise KrcError(f"'{url}' is not a valid URL ({err}); check the chart repository URL or "
+                       f"{REPOSITORY_OVERRIDE_VARIABLE}") from None
+    return parsed
+
+
+def _http_get(url: str, deadline: float, results: queue.Queue[tuple[str, Any]]) -> None:
+    """Runs in a worker thread: the body of `url`, bounded in size; the caller bounds the time."""
+    try:
+        limit = limits.DOWNLOAD_BYTES.value
+        with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
+            chunks, size = [], 0
+            while True:
+                if time.monotonic() > deadline:
+                    return  # the caller has given up already
+                chunk = response.read1(1 << 16)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > limit:
+                    results.put(("error", KrcError(f"GET {url}: " + limits.DOWNLOAD_BYTES.exceeded("the response"))))
+                    return
+                chunks.append(chunk)
+        results.put(("ok", b"".join(chunks)))
+    except BaseException as err:  # handed to the caller, which decides what it means
+        results.put(("error", err))
+
+
+def _download(url: str) -> bytes:
+    """An http(s) body within one overall deadline per file: a server that trickles a byte at a time is
+    abandoned, where a per-read timeout would wait forever. The worker thread is a daemon: abandoning it costs
+    nothing once krc exits."""
+    seconds = limits.DOWNLOAD_SECONDS.value
+    results: queue.Queue[tuple[str, Any]] = queue.Queue()
+    worker = threading.Thread(target=_http_get, args=(url, time.monotonic() + seconds, results), daemon=True)
+    worker.start()
+    try:
+        status, value = results.get(timeout=seconds)
+    except queue.Empty:
+        raise KrcError(f"GET {url}: " + limits.DOWNLOAD_SECONDS.exceeded("the download") +
+                       "; or check the network and the repository") from None
+    if status == "ok":
+        return bytes(value)
+    if isinstance(value, KrcError):
+        raise value
+    if isinstance(value, urllib.error.HTTPError):
+        raise KrcError(f"GET {url} answered HTTP {value.code}; check the repository URL "
+                       f"or set {REPOSITORY_OVERRIDE_VARIABLE}")
+    if isinstance(value, (urllib.error.URLError, OSError, ValueError)) or type(value).__module__.startswith("http"):
+        reason = getattr(value, "reason", value)
+        raise KrcError(f"cannot reach {url} ({reason}); check the network or set "
+                       f"{REPOSITORY_OVERRIDE_VARIABLE} to a reachable mirror")
+    raise value
+
+
 def _read_url(url: str) -> bytes:
-    parsed = urllib.parse.urlparse(url)
+    parsed = _parse(url)
     if parsed.scheme == "file":
         path = Path(urllib.request.url2pathname(parsed.path))
         try:
-            return path.read_bytes()
+            if not path.is_file():
+                raise KrcError(f"cannot read {url}: not a regular file; check the chart repository path")
+            with path.open("rb") as handle:
+                data = handle.read(limits.DOWNLOAD_BYTES.value + 1)
         except OSError as err:
             raise KrcError(f"cannot read {url}: {err.strerror}; check the chart repository path") from None
-    if parsed.scheme not in ("http", "https"):
+        if len(data) > limits.DOWNLOAD_BYTES.value:
+            raise KrcError(f"{url}: " + limits.DOWNLOAD_BYTES.exceeded("its size"))
+        return data
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise KrcError(f"unsupported chart repository URL '{url}'; use http(s):// or file://")
-    try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
-            data: bytes = response.read()  # urlopen's result is typed Any
-            return data
-    except urllib.error.HTTPError as err:
-        raise KrcError(f"GET {url} answered HTTP {err.code}; check the repository URL "
-                       f"or set {REPOSITORY_OVERRIDE_VARIABLE}") from None
-    except (urllib.error.URLError, OSError) as err:
-        reason = getattr(err, "reason", err)
-        raise KrcError(f"cannot reach {url} ({reason}); check the network or set "
-                       f"{REPOSITORY_OVERRIDE_VARIABLE} to a reachable mirror") from None
+    return _download(url)
 
 
 def _join(base: str, relative: str) -> str:
-    """A URL from the index, resolved against the repository (a folder, so it ends with '/'), as Helm does."""
-    return urllib.parse.urljoin(base if base.endswith("/") else base + "/", relative)
+    """A chart URL from the index, resolved against the repository (a folder, so it ends with '/'), as Helm does.
+    An index served over http(s) may only point to http(s): a `file://` URL there would make krc copy a local
+    file into vendor/ as the chart."""
+    _parse(base)
+    _parse(relative)
+    target = urllib.parse.urljoin(base if base.endswith("/") else base + "/", relative)
+    if _parse(base).scheme in ("http", "https") and _parse(target).scheme not in ("http", "https"):
+        raise KrcError(f"the index at {base} points to '{relative}'; an index served over http(s) may only point "
+                       "to http(s) URLs: the repository is misconfigured or hostile")
+    return target
 
 
 def _index(repository: str) -> dict[str, Any]:
     url = _join(repository, "index.yaml")
-    index = yamlio.load(_read_url(url).decode("utf-8"), url)
+    try:
+        text = _read_url(url).decode("utf-8")
+    except UnicodeDecodeError:
+        raise KrcError(f"{url} is not a Helm repository index (not UTF-8 text); check the repository URL") from None
+    index = yamlio.load(text, url)
     if not isinstance(index, dict) or not isinstance(index.get("entries"), dict):
         raise KrcError(f"{url} is not a Helm repository index (no 'entries'); check the repository URL")
     return index
 
 
+def _entries(repository: str, name: str) -> list[dict[str, Any]]:
+    entries = _index(repository)["entries"].get(name) or []
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise KrcError(f"the index of {repository} lists '{name}' as something other than a list of chart "
+                       "versions; check the repository")
+    return entries
+
+
 def chart_versions(repository: str, name: str) -> list[str]:
     """Every version of a chart the repository lists."""
-    return [str(e.get("version")) for e in _index(repository)["entries"].get(name) or []]
+    return [str(e.get("version")) for e in _entries(repository, name)]
 
 
 def find_chart(repository: str, name: str, version: str) -> ChartEntry:
-    entries = _index(repository)["entries"].get(name) or []
+    entries = _entries(repository, name)
     for entry in entries:
         if str(entry.get("version")) == version:
             urls = entry.get("urls") or []
-            if not urls or not entry.get("digest"):
+            if not isinstance(urls, list) or not urls or not isinstance(entry.get("digest"), str):
                 raise KrcError(f"the index of {repository} lists {name} {version} without urls or digest")
             return ChartEntry(name, version, str(entry["digest"]), _join(repository, str(urls[0])))
     known = ", ".join(sorted(str(e.get("version")) for e in entries)) or "none"

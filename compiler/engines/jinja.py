@@ -1,16 +1,29 @@
-"""Jinja2 templates that render YAML (`*.j2`), with undefined variables as errors."""
+"""Jinja2 templates that render YAML (`*.j2`), with undefined variables as errors, in Jinja2's sandbox.
+
+Templates are repository code, but krc also runs inside Argo CD's repo-server on whatever was pushed: they get
+data, not the machine. The immutable sandbox refuses attribute access to Python internals
+(`cycler.__init__.__globals__`) and mutation of the context; `range` is bounded (KRC_JINJA_MAX_RANGE); templates
+and includes are read only from templates/, never through a link that leaves it.
+"""
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import signal
+import threading
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.sandbox
+from jinja2.exceptions import SecurityError
 
-from .. import yamlio
+from .. import limits, yamlio
 from ..problems import KrcError, Location
+from ..project import decode_text, read_confined
 
 
 def _to_yaml(value: Any) -> str:
@@ -18,11 +31,62 @@ def _to_yaml(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+class _ConfinedLoader(jinja2.BaseLoader):
+    """Templates and includes from templates/ only: no '..', no link that leaves it, no FIFO, bounded size."""
+
+    def __init__(self, templates_dir: str):
+        self.root = Path(templates_dir)
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
+        parts = template.split("/")
+        if template.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            raise jinja2.TemplateNotFound(f"{template} (templates are named relative to templates/, without '..')")
+        path = self.root.joinpath(*parts)
+        if not path.exists() and not path.is_symlink():
+            raise jinja2.TemplateNotFound(template)
+        shown = f"templates/{template}"
+        text = decode_text(read_confined(path, self.root, limits.TEMPLATE_FILE_BYTES, shown), shown)
+        return text, str(path), lambda: False
+
+
+def _bounded_range(*args: int) -> range:
+    result = range(*args)
+    if len(result) > limits.JINJA_RANGE.value:
+        raise SecurityError(limits.JINJA_RANGE.exceeded(f"range of {len(result)} items"))
+    return result
+
+
+class _TemplateTimeout(Exception):
+    pass
+
+
+def _expire(signum: int, frame: object) -> None:
+    raise _TemplateTimeout()
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int) -> Iterator[None]:
+    """Bound a template's time: `range` is bounded, but loops inside loops multiply. A timer signal interrupts
+    the (pure Python) render; it can only be armed in the main thread, where the CLI runs."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @functools.lru_cache(maxsize=8)
 def _environment(templates_dir: str) -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(templates_dir), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, autoescape=False)
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
+        loader=_ConfinedLoader(templates_dir), undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+        autoescape=False, auto_reload=False)
     env.filters["to_yaml"] = _to_yaml
+    env.globals["range"] = _bounded_range
     return env
 
 
@@ -38,7 +102,16 @@ def _template_line(err: BaseException) -> int:
 def _render_one(template: Path, templates_dir: Path, context: dict[str, Any], shown: str) -> list[Any]:
     relative = template.relative_to(templates_dir).as_posix()
     try:
-        text = _environment(str(templates_dir)).get_template(relative).render(**context)
+        with _deadline(limits.JINJA_SECONDS.value):
+            text = _environment(str(templates_dir)).get_template(relative).render(**context)
+    except _TemplateTimeout:
+        raise KrcError(limits.JINJA_SECONDS.exceeded("rendering this template"), Location(shown)) from None
+    except SecurityError as err:
+        raise KrcError(f"template refused by the sandbox: {err}; templates get data, not Python internals",
+                       Location(shown, _template_line(err))) from None
+    except jinja2.TemplateNotFound as err:
+        raise KrcError(f"template not found: {err.message}; keep templates and includes under templates/",
+                       Location(shown, _template_line(err))) from None
     except jinja2.TemplateSyntaxError as err:
         raise KrcError(f"template syntax: {err.message}; fix the template", Location(shown, err.lineno or 0)) from None
     except jinja2.UndefinedError as err:
@@ -46,6 +119,10 @@ def _render_one(template: Path, templates_dir: Path, context: dict[str, Any], sh
                        Location(shown, _template_line(err))) from None
     except jinja2.TemplateError as err:
         raise KrcError(f"template error: {err}; fix the template", Location(shown, _template_line(err))) from None
+    except (ArithmeticError, TypeError, ValueError, LookupError, RecursionError) as err:
+        # a template's own mistake (1/0, 'a' + 1, a recursive macro): the template's fault, at its line
+        raise KrcError(f"template error: {type(err).__name__}: {err}; fix the template",
+                       Location(shown, _template_line(err))) from None
     try:
         return yamlio.load_all(text, shown)
     except KrcError as err:

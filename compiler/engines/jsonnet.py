@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+import threading
 from pathlib import Path
 from typing import Any
 
 import _gojsonnet as _jsonnet
 
-from .. import yamlio
+from .. import limits, yamlio
 from ..environment.layering import merge_values
 from ..problems import KrcError, Location
+from ..project import read_confined
 
 # A place in a Jsonnet error message: "path/to/file.jsonnet:12:5-20" or "file.jsonnet:(12:5)-(14:2)"
 _FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):(?P<col>\d+)\)?"
@@ -29,23 +30,34 @@ _FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):
 _BATCH_NAME = "_krc_batch.jsonnet"
 
 
-def _importer(templates_dir: Path) -> Callable[[str, str], tuple[str, bytes]]:
-    root = templates_dir.resolve()
+class _Importer:
+    """Imports from templates/ only. A refused import must fail the render: the refusal is recorded here and
+    raised after evaluation, whatever the template did with the text (an `importstr` would otherwise turn the
+    refusal message into a value)."""
 
-    def refuse(candidate: Path, reason: str) -> tuple[str, bytes]:
+    def __init__(self, templates_dir: Path):
+        self.root = templates_dir.resolve()
+        self.refused: list[tuple[str, str]] = []  # (reason, folder of the importing file)
+        self.base = ""
+
+    def refuse(self, candidate: Path, reason: str) -> tuple[str, bytes]:
+        self.refused.append((reason, self.base))
         # An exception raised here loses its text inside the Go binding; a Jsonnet error keeps it and the
         # location of the import.
         return str(candidate), f"error {json.dumps(reason)}".encode()
 
-    def load(base: str, relative: str) -> tuple[str, bytes]:
-        candidate = (Path(base) / relative).resolve()
-        if not candidate.is_relative_to(root):
-            return refuse(candidate, f"import '{relative}' leaves templates/; keep libraries under templates/")
-        if not candidate.is_file():
-            return refuse(candidate, f"import '{relative}' not found under templates/")
-        return str(candidate), candidate.read_bytes()
-
-    return load
+    def __call__(self, base: str, relative: str) -> tuple[str, bytes]:
+        self.base = base
+        candidate = Path(base) / relative
+        if not candidate.resolve().is_relative_to(self.root):
+            return self.refuse(candidate, f"import '{relative}' leaves templates/; keep libraries under templates/")
+        if not candidate.exists():
+            return self.refuse(candidate, f"import '{relative}' not found under templates/")
+        try:
+            shown = "templates/" + candidate.resolve().relative_to(self.root).as_posix()
+            return str(candidate.resolve()), read_confined(candidate, self.root, limits.TEMPLATE_FILE_BYTES, shown)
+        except KrcError as err:
+            return self.refuse(candidate, f"import '{relative}': {err.problems[0].message}")
 
 
 def _yaml_native(json_text: str) -> str:
@@ -77,6 +89,31 @@ def _error(message: str, project_root: Path) -> KrcError:
     return KrcError(f"{first}; fix the template or the environment value it reads", location)
 
 
+def _evaluate_within_deadline(filename: str, snippet: str, ext_codes: dict[str, str], importer: _Importer) -> str:
+    """Evaluate in a worker thread (go-jsonnet releases the GIL) and give up at KRC_TEMPLATE_SECONDS: the stack
+    is bounded, loops are not. An abandoned evaluation runs on until it ends or krc exits (a daemon thread)."""
+    outcome: list[tuple[bool, Any]] = []
+
+    def evaluate() -> None:
+        try:
+            outcome.append((True, _jsonnet.evaluate_snippet(filename, snippet, ext_codes=ext_codes,
+                                                            import_callback=importer,
+                                                            native_callbacks=NATIVE_CALLBACKS,
+                                                            max_stack=limits.JSONNET_STACK.value)))
+        except BaseException as err:  # handed to the calling thread
+            outcome.append((False, err))
+
+    worker = threading.Thread(target=evaluate, daemon=True, name="krc-jsonnet")
+    worker.start()
+    worker.join(limits.JINJA_SECONDS.value)
+    if not outcome:
+        raise KrcError(limits.JINJA_SECONDS.exceeded("evaluating the Jsonnet templates"))
+    succeeded, value = outcome[0]
+    if not succeeded:
+        raise value
+    return str(value)
+
+
 class JsonnetEngine:
     def render(self, templates: list[Path], templates_dir: Path, context: dict[str, Any],
                project_root: Path) -> list[list[Any]]:
@@ -85,10 +122,22 @@ class JsonnetEngine:
         keys = [t.resolve().relative_to(root).as_posix() for t in templates]
         snippet = "{\n" + ",\n".join(f"  {json.dumps(k)}: import {json.dumps(k)}" for k in keys) + "\n}\n"
         ext_codes = {key: json.dumps(value, sort_keys=True) for key, value in context.items()}
+        importer = _Importer(root)
         try:
-            text = _jsonnet.evaluate_snippet(str(root / _BATCH_NAME), snippet, ext_codes=ext_codes,
-                                             import_callback=_importer(root), native_callbacks=NATIVE_CALLBACKS)
+            text = _evaluate_within_deadline(str(root / _BATCH_NAME), snippet, ext_codes, importer)
         except RuntimeError as err:
-            raise _error(str(err), project_root) from None
+            error = _error(str(err), project_root)
+            if "max stack frames exceeded" in str(err):
+                raise KrcError(limits.JSONNET_STACK.exceeded("the template's recursion"),
+                               error.problems[0].location) from None
+            raise error from None
+        if importer.refused:
+            reason, base = importer.refused[0]
+            try:
+                where = Location(Path(base).resolve().relative_to(project_root.resolve()).as_posix() + "/")
+            except ValueError:
+                where = None
+            raise KrcError(f"{reason} (in a template in this folder); a refused import is an error, never content",
+                           where)
         results = json.loads(text)
         return [r if isinstance(r, list) else [r] for r in (results[k] for k in keys)]

@@ -5,9 +5,9 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import fieldpath, yamlio
+from .. import fieldpath, limits, yamlio
 from ..problems import KrcError, Location, Problem
-from ..project import Project
+from ..project import Project, decode_text, layer_name_error
 from ..yamlio import Path
 from . import layering, schema
 
@@ -89,16 +89,20 @@ def _keys(value: Any) -> list[str]:
 
 
 def _load_layer(project: Project, name: str, asked_at: Location | None) -> tuple[Any, yamlio.Positions, str]:
+    error = layer_name_error(name)
+    if error:  # `extends: ../../etc/passwd`: a layer is named, never a path
+        raise KrcError(f"'extends' names a layer, not a path: {error}", asked_at)
     path = project.environment_file(name)
     shown = project.relative(path)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         known = project.layer_names()
         close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
         fix = f"did you mean extends: {close[0]}?" if close else f"extend one of: {', '.join(known)}"
         if asked_at is None:
             fix = f"did you mean '{close[0]}'?" if close else f"choose one of: {', '.join(known)}"
         raise KrcError(Problem(f"environment file {shown} does not exist", asked_at, help=fix))
-    data, positions = yamlio.load_with_positions(path.read_text(encoding="utf-8"), shown)
+    text = decode_text(project.read_file(path, limits.ENVIRONMENT_FILE_BYTES), shown)
+    data, positions = yamlio.load_with_positions(text, shown)
     return data if data is not None else {}, positions, shown
 
 
@@ -115,7 +119,10 @@ def load_environment(project: Project, name: str) -> Environment:
         seen.append(current)
         data, positions, shown = _load_layer(project, current, asked_at)
         layers.append((data, positions, shown))
-        parent = data.get("extends") if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            raise KrcError("an environment file is a YAML map of settings (clusters:, operator:, ...); "
+                           "this one is not", positions.get((), Location(shown, 1, 1)))
+        parent = data.get("extends")
         if parent is not None and not isinstance(parent, str):
             raise KrcError("'extends' takes the name of one environment file, e.g. extends: base",
                            positions.get(("extends",)))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .. import yamlio
+from .. import limits, yamlio
 from ..problems import KrcError
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ def _documents(text: str, resolver: _ScalarResolver) -> list[Any]:
     # each frame: [container, pending key or marker]; mappings wait for a key, then for its value
     stack: list[list[Any]] = []
     no_key = object()
+    depth_limit = limits.YAML_DEPTH.value
     try:
         while True:
             # dispatched on the exact event class below, which is faster than isinstance on this hot path but does
@@ -75,6 +76,8 @@ def _documents(text: str, resolver: _ScalarResolver) -> list[Any]:
                 if event.anchor is not None or event.tag is not None:
                     raise _Unsupported
                 stack.append([{} if kind is yaml.MappingStartEvent else [], no_key])
+                if len(stack) > depth_limit:
+                    raise _Unsupported  # the safe loader reports it, with its position and limit
                 continue
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
                 value = stack.pop()[0]

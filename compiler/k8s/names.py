@@ -7,6 +7,18 @@ _DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _QUALIFIED_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+# What may become part of an output file name: a kind, and an object or CRD name (DNS subdomains, plus the
+# characters RBAC names use). Never '/', never a leading '.', never control characters.
+_FILE_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,62}$")
+_FILE_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.:]{0,251}[A-Za-z0-9])?$")
+
+
+def _shown(value: object) -> str:
+    text = str(value)
+    text = text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:
@@ -69,3 +81,15 @@ def label_value_errors(value: str) -> list[str]:
         return ["must be empty or consist of alphanumeric characters, '-', '_' or '.', and start and end with an "
                 "alphanumeric character"]
     return []
+
+
+def file_name_problem(kind: object, name: object, namespace: object = None) -> str | None:
+    """Why an object's kind, name or namespace cannot be part of a file name, or None."""
+    if not isinstance(kind, str) or not _FILE_KIND.match(kind):
+        return f"kind '{_shown(kind)}' is not a Kubernetes kind (letters and digits, starting with a letter)"
+    if not isinstance(name, str) or not _FILE_NAME.match(name):
+        return (f"{kind} name '{_shown(name)}' is not a Kubernetes object name (lower case letters, digits, "
+                "'-' and '.', at most 253 characters)")
+    if namespace is not None and (not isinstance(namespace, str) or not _FILE_NAME.match(namespace)):
+        return f"{kind} {name} has namespace '{_shown(namespace)}', which is not a namespace name"
+    return None

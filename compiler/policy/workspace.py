@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import limits
 from ..problems import KrcError, Location
+from ..project import decode_text, read_confined
 
 MODULE = "krc.local/policycheck"
 POLICY_DIR = "policy"
@@ -41,10 +43,7 @@ class Policy:
 
 
 def read_policy(path: Path, shown: str) -> Policy:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise KrcError(f"cannot read policy: {err}", Location(shown)) from None
+    text = decode_text(read_confined(path, path.parent, limits.TEMPLATE_FILE_BYTES, shown), shown)
     if path.name == INPUTS_DECLARATION:
         raise KrcError(f"{INPUTS_DECLARATION} is the name krc gives its own generated file; rename the policy",
                        Location(shown))

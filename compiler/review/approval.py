@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import yamlio
+from .. import limits, yamlio
 from ..problems import KrcError
+from ..project import decode_text, read_confined
 
 APPROVALS_DIR = "approvals"
 PLACEHOLDER_REASON = "TODO: why the breaking CRD changes are safe, and how the CRDs are applied first"
@@ -104,7 +105,8 @@ def check_approval(project_root: Path, expected: dict[str, Any], required: bool)
     if not path.is_file():
         return Approval("missing", relative, (f"no {relative}",), template)
     try:
-        found = yamlio.load(path.read_text(encoding="utf-8"), relative)
+        text = decode_text(read_confined(path, project_root, limits.ENVIRONMENT_FILE_BYTES, relative), relative)
+        found = yamlio.load(text, relative)
     except (KrcError, OSError, UnicodeDecodeError) as err:
         detail = err.problems[0].one_line() if isinstance(err, KrcError) else str(err)
         return Approval("mismatch", relative, (f"unreadable: {detail}",), template)

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import output, yamlio
 from ..k8s.objects import ObjectKey, key_of
+from ..k8s.secrets import redact, redact_at, redact_lines
 from ..policy.limits import CapacityLimit
 from ..problems import SEVERITY_ORDER, KrcError, Problem
 from ..project import Project
@@ -35,7 +36,14 @@ def _objects(files: output.Files, shown: str, known: dict[bytes, dict[str, Any]]
         if not path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
             continue
         source = f"{shown}/{path}"
-        document = known[content] if known and content in known else yamlio.load(content.decode("utf-8"), source)
+        if known and content in known:
+            document = known[content]
+        else:
+            try:
+                text = content.decode("utf-8")
+            except UnicodeDecodeError:
+                raise KrcError(f"{source} is not UTF-8 text; restore it from git or run 'krc golden'") from None
+            document = yamlio.load(text, source)
         if not isinstance(document, dict) or not document.get("kind"):
             raise KrcError(f"{source} is not a Kubernetes object; restore it from git or run 'krc golden'")
         key = key_of(document)
@@ -76,6 +84,16 @@ def _object_change(key: ObjectKey, old: tuple[str, bytes, dict[str, Any]] | None
     return ObjectChange(key, "changed", old[2]["apiVersion"], new[2]["apiVersion"], new[0], fields, labels, None)
 
 
+def redacted(change: ObjectChange) -> ObjectChange:
+    """The change as reports show it: credential values as `***` (the comparison itself saw the real values, so
+    a changed secret still shows as a change)."""
+    kind = change.key.kind
+    fields = tuple(dataclasses.replace(f, old=redact_at(f.path, f.old, kind), new=redact_at(f.path, f.new, kind),
+                                       diff=redact_lines(f.diff)) for f in change.fields)
+    document = redact(change.document, kind) if change.document is not None else None
+    return dataclasses.replace(change, fields=fields, document=document)
+
+
 def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -> list[FileChange]:
     changes = []
     for path in sorted((golden.keys() | current.keys()) - skip):
@@ -87,7 +105,7 @@ def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -
         status = "added" if before is None else "removed" if after is None else "changed"
         diff = text_diff((before or b"").decode("utf-8", "replace"), (after or b"").decode("utf-8", "replace"))
         labels = values_labels(True) if path == output.VALUES_FILE else ()
-        changes.append(FileChange(path, status, diff, labels))  # type: ignore[arg-type]
+        changes.append(FileChange(path, status, redact_lines(diff), labels))  # type: ignore[arg-type]
     return changes
 
 
@@ -104,6 +122,7 @@ def _review(name: str, golden: output.Files, current: output.Files, after: Parse
     objects = [change for key in sorted(before.keys() | after.keys())
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     objects.sort(key=lambda o: o.rank)  # the worst consequences first; otherwise by group, kind, name
+    objects = [redacted(o) for o in objects]  # reports show credentials as *** (compared with their real values)
     files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
     capacity_after = environment_capacity(entry[2] for entry in after.values())
     # only a RayService whose cluster KubeRay replaces runs two clusters at once

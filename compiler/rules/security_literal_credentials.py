@@ -20,11 +20,11 @@ Passes:
 """
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..k8s.secrets import names_credential
 from ..problems import Problem
 from .support.context import LintContext, LintObject
 from .support.ray_objects import cluster_views
@@ -35,9 +35,6 @@ SUMMARY = "credentials come from Secret references, not literal values"
 VERSIONS = ""
 ENVIRONMENT_ONLY = False
 
-_CREDENTIAL_WORDS = frozenset({"TOKEN", "PASSWORD", "PASSWD", "SECRET", "CREDENTIAL", "CREDENTIALS", "APIKEY",
-                               "ACCESSKEY"})
-_KEY_QUALIFIERS = frozenset({"API", "ACCESS", "PRIVATE"})  # a bare KEY (CACHE_KEY, SORT_KEY) is no credential
 # names that say where a credential is, or how it is used, not the credential itself
 _NOT_A_VALUE = re.compile(r"(_FILE|_PATH|_DIR|_NAME|_MODE|_ENABLED|_URL|_ENDPOINT|_REF)$", re.IGNORECASE)
 _EXPANSION = re.compile(r"^\$(\{|\()?[A-Za-z_][A-Za-z0-9_]*(\}|\))?$")
@@ -46,14 +43,6 @@ _EXPANSION = re.compile(r"^\$(\{|\()?[A-Za-z_][A-Za-z0-9_]*(\}|\))?$")
 _SWITCH = frozenset({"true", "false", "yes", "no", "on", "off", "enabled", "disabled"})
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)$")  # a limit or a count (MAX_TOKEN: "4096"), not a secret
 _FILE_PATH = re.compile(r"^/\S*$")  # where a credential is mounted, not the credential
-
-
-def names_credential(name: str) -> bool:
-    """Whether an env var name says it holds a credential: a credential word, matched as a whole word."""
-    words = [w for w in re.split(r"[^A-Za-z0-9]+", name.upper()) if w]
-    if any(word in _CREDENTIAL_WORDS for word in words):
-        return True
-    return any(first in _KEY_QUALIFIERS and second == "KEY" for first, second in itertools.pairwise(words))
 
 
 def _literal(value: Any) -> bool:

@@ -1,0 +1,127 @@
+"""Helpers for the hostile-input tests: tree digests that see links, crafted chart repositories, CLI runs."""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import stat
+import tarfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner, Result
+
+from compiler.cli import main
+
+# What a hostile run must leave untouched: the project's outputs and caches, and a folder outside the project.
+GUARDED = ("golden", "rendered", "vendor", "environments", "templates")
+
+
+def tree_digest(folder: Path) -> str:
+    """Digest of every entry below `folder`: names, types, link targets and file bytes (links are not followed,
+    so a link that appears or changes is seen)."""
+    digest = hashlib.sha256()
+    if not folder.exists() and not folder.is_symlink():
+        return "absent"
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames.sort()
+        for name in sorted(dirnames + filenames):
+            path = Path(dirpath) / name
+            info = path.lstat()
+            digest.update(path.relative_to(folder).as_posix().encode("utf-8", "surrogateescape") + b"\0")
+            if stat.S_ISLNK(info.st_mode):
+                digest.update(b"link:" + os.readlink(path).encode("utf-8", "surrogateescape"))
+            elif stat.S_ISREG(info.st_mode):
+                digest.update(b"file:" + path.read_bytes())
+            else:
+                digest.update(f"mode:{stat.S_IFMT(info.st_mode)}".encode())
+    return digest.hexdigest()
+
+
+def digests(root: Path, outside: Path) -> dict[str, str]:
+    out = {part: tree_digest(root / part) for part in GUARDED}
+    out["outside"] = tree_digest(outside)
+    return out
+
+
+def run(root: Path, args: list[str], env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(main, ["--project", str(root), *args], env=env or {})
+
+
+# ---- crafted chart archives and repositories -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Member:
+    name: str
+    data: bytes = b""
+    kind: bytes = tarfile.REGTYPE
+    link: str = ""
+    size: int | None = None  # declared size, when it should differ from len(data)
+
+
+def tgz(members: list[Member]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for member in members:
+            info = tarfile.TarInfo(member.name)
+            info.type = member.kind
+            info.linkname = member.link
+            info.size = len(member.data) if member.kind == tarfile.REGTYPE else 0
+            tar.addfile(info, io.BytesIO(member.data) if member.kind == tarfile.REGTYPE else None)
+    return buffer.getvalue()
+
+
+def chart_members(extra: list[Member] | None = None, root: str = "kuberay-operator") -> list[Member]:
+    return [Member(f"{root}/Chart.yaml", b"apiVersion: v2\nname: kuberay-operator\nversion: 1.7.0\n"),
+            Member(f"{root}/values.yaml", b"{}\n"), *(extra or [])]
+
+
+def chart_repository(folder: Path, archive: bytes, version: str = "1.7.0", url: str | None = None) -> str:
+    """A file:// Helm repository at `folder` listing one kuberay-operator version; returns its URL."""
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"kuberay-operator-{version}.tgz"
+    (folder / name).write_bytes(archive)
+    index = {"apiVersion": "v1", "entries": {"kuberay-operator": [
+        {"name": "kuberay-operator", "version": version, "urls": [url or name],
+         "digest": hashlib.sha256(archive).hexdigest()}]}}
+    (folder / "index.yaml").write_text(yaml.safe_dump(index))
+    return folder.as_uri()
+
+
+def unvendor(root: Path, version: str = "1.7.0") -> None:
+    """Forget a vendored chart, so the next `krc vendor` downloads it."""
+    (root / "vendor" / "charts" / f"kuberay-operator-{version}.tgz").unlink()
+    lock_path = root / "vendor" / "charts.lock.yaml"
+    lock = yaml.safe_load(lock_path.read_text())
+    lock["charts"] = [c for c in lock["charts"] if c["version"] != version]
+    lock_path.write_text(yaml.safe_dump(lock))
+
+
+# ---- the case table ---------------------------------------------------------------------------------------------
+
+Setup = Callable[[Path, Path], "dict[str, str] | None"]  # (project root, outside folder) -> extra env vars
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    setup: Setup
+    args: tuple[str, ...]
+    exit: int
+    where: str  # a substring the error line must contain: its file:line, or "krc" for errors without a file
+    says: str = ""  # a substring of the message
+    seconds: float = 20.0  # what the run may take at most (bounded work)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def replace_in(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def copy_tree(source: Path, destination: Path) -> None:
+    shutil.copytree(source, destination, symlinks=True)

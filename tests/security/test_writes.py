@@ -1,0 +1,166 @@
+"""Writes are all-or-nothing and serialized: kills at every write step, 8 concurrent runs, read-only folders and a
+full disk. Kills and concurrency need real processes; the writes run in forked children (the render is compiled
+first in this process: the Go Jsonnet runtime must not run in a forked child) or in `krc` subprocesses."""
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from security_support import replace_in, tree_digest
+
+from compiler import output, pipeline
+from compiler.project import Project
+
+KRC = Path(sys.executable).with_name("krc")
+
+
+def _changed_render(project: Project, folder: str = "golden") -> dict[Path, output.Files]:
+    """golden/ (or rendered/) trees for a render that differs from what is there (dev scales to 3)."""
+    replace_in(project.environment_file("dev"), "maxReplicas: 2", "maxReplicas: 3")
+    renders = pipeline.compile_environments(project, project.environment_names())
+    return {project.root / folder / r.environment.name: output.render_files(r, include_crds=folder == "rendered")
+            for r in renders}
+
+
+def _write_in_child(project: Project, trees: dict[Path, output.Files], kill_at: int, exchange: bool) -> int:
+    """replace_trees in a forked child killed (SIGKILL) just before write step `kill_at`; the wait status."""
+    pid = os.fork()
+    if pid == 0:  # the child: only the write stage runs here
+        try:
+            os.environ[output.KILL_AT_STEP_VARIABLE] = str(kill_at)
+            if not exchange:
+                output._LIBC[:] = [None]  # the portable protocol, as on systems without renameat2
+            output.replace_trees(trees, project)
+            os._exit(0)
+        except BaseException:
+            os._exit(5)
+    return os.waitpid(pid, 0)[1]
+
+
+def _debris(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+@pytest.mark.parametrize(("folder", "exchange"), [("golden", True), ("golden", False), ("rendered", True)],
+                         ids=["golden-renameat2-exchange", "golden-move-aside", "rendered-renameat2-exchange"])
+def test_a_kill_at_any_write_step_leaves_old_or_new_and_the_next_run_cleans_up(project: Project, folder: str,
+                                                                               exchange: bool):
+    if folder == "rendered":  # an earlier render is the old state
+        pipeline.render_to_disk(project, project.environment_names())
+    trees = _changed_render(project, folder)
+    old = {target: output.read_tree(target) for target in trees}
+    killed = 0
+    for step in range(1, 200):
+        status = _write_in_child(project, trees, step, exchange)
+        if os.WIFEXITED(status):  # the run got past its last step: every step has been tried
+            assert os.WEXITSTATUS(status) == 0
+            break
+        assert os.WTERMSIG(status) == signal.SIGKILL
+        killed += 1
+        for target, files in trees.items():
+            now = output.read_tree(target)
+            moved_aside = not target.exists() and any(n.startswith(f".{target.name}.old-")
+                                                      for n in _debris(target.parent))
+            assert now in (old[target], files) or (not exchange and moved_aside), f"step {step}: {target.name}"
+        output.replace_trees(trees, project)  # the next run
+        assert _debris(project.root / folder) == [], f"debris after step {step}"
+        for target, files in trees.items():
+            assert output.read_tree(target) == files
+            shutil.rmtree(target)  # back to the old state for the next step
+            for relative, content in old[target].items():
+                (target / relative).parent.mkdir(parents=True, exist_ok=True)
+                (target / relative).write_bytes(content)
+    assert killed >= sum(len(files) for files in trees.values()) + len(trees), "too few steps were tried"
+
+
+def test_clean_debris_restores_a_folder_moved_aside(tmp_path: Path):
+    (tmp_path / ".dev.old-abc123").mkdir()
+    (tmp_path / ".dev.old-abc123" / "f").write_text("old")
+    (tmp_path / ".dev.new-xyz789").mkdir()
+    output.clean_debris(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev"]
+    assert (tmp_path / "dev" / "f").read_text() == "old"
+
+
+def _krc(project: Project, *args: str, prefix: tuple[str, ...] = ()) -> subprocess.Popen[str]:
+    env = {**os.environ, "KRC_CHART_REPOSITORY": os.environ["KRC_CHART_REPOSITORY"]}
+    return subprocess.Popen([*prefix, str(KRC), "--project", str(project.root), *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_eight_concurrent_runs_serialize_and_agree(project: Project):
+    trees = _changed_render(project)
+    runs = [_krc(project, "render" if i % 2 else "golden") for i in range(8)]
+    results = [(run.wait(timeout=300), run.stderr.read() if run.stderr else "") for run in runs]
+    assert [code for code, _ in results] == [0] * 8, results
+    for target, files in trees.items():
+        assert output.read_tree(target) == files
+    renders = pipeline.compile_environments(project, project.environment_names())
+    for render in renders:
+        expected = output.render_files(render, include_crds=True)
+        assert output.read_tree(project.rendered_dir / render.environment.name) == expected
+    assert _debris(project.golden_dir) == [] and _debris(project.rendered_dir) == []
+
+
+def _read_only_prefix(folder: Path) -> tuple[str, ...]:
+    """A command prefix that runs krc with `folder` mounted read-only (a private mount namespace), as a
+    read-only checkout in Argo CD's repo-server is."""
+    quoted = str(folder).replace("'", "'\\''")
+    return ("unshare", "-m", "sh", "-c",
+            f"mount --bind '{quoted}' '{quoted}' && mount -o remount,bind,ro '{quoted}' && exec \"$@\"", "sh")
+
+
+def test_read_only_golden_exits_2_with_one_line_and_keeps_old_data(project: Project):
+    _changed_render(project)
+    before = tree_digest(project.golden_dir)
+    run = _krc(project, "golden", prefix=_read_only_prefix(project.golden_dir))
+    code = run.wait(timeout=120)
+    stderr = run.stderr.read() if run.stderr else ""
+    assert code == 2, stderr
+    # one error line (its help line follows it, in the error format every command uses)
+    errors = [line for line in stderr.splitlines() if "error" in line]
+    assert len(errors) == 1 and "Read-only file system" in errors[0], stderr
+    assert "Traceback" not in stderr
+    assert tree_digest(project.golden_dir) == before
+
+
+def test_argocd_init_on_a_read_only_checkout_with_vendored_charts_writes_nothing(project: Project):
+    before = tree_digest(project.root)
+    run = _krc(project, "argocd", "init", "--environment", "dev", prefix=_read_only_prefix(project.root))
+    code = run.wait(timeout=120)
+    stderr = run.stderr.read() if run.stderr else ""
+    assert code == 0, stderr
+    assert "(cached)" in stderr
+    assert tree_digest(project.root) == before
+
+
+def test_a_full_disk_exits_2_with_one_line_and_keeps_old_data(project: Project):
+    """RLIMIT_FSIZE makes the kernel refuse a write past the limit (EFBIG), as a full disk refuses (ENOSPC)."""
+    trees = _changed_render(project)
+    before = tree_digest(project.golden_dir)
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(reader)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+        try:
+            output.replace_trees(trees, project)
+            os._exit(0)
+        except Exception as err:  # noqa: BLE001 - the message goes to the parent
+            os.write(writer, str(err).encode())
+            os._exit(2 if type(err).__name__ == "KrcError" else 5)
+    os.close(writer)
+    status = os.waitpid(pid, 0)[1]
+    message = os.read(reader, 65536).decode()
+    os.close(reader)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 2, message
+    assert len(message.splitlines()) == 1 and "File too large" in message and "nothing was changed" in message
+    assert tree_digest(project.golden_dir) == before
+    assert _debris(project.golden_dir) == []
