@@ -392,7 +392,8 @@ def test_hostile_input(case: Case, target: tuple[Project, Path]):
     assert result.exception is None or isinstance(result.exception, SystemExit), output
     assert "Traceback" not in output and "internal error" not in output, output
     assert result.exit_code == case.exit, output
-    assert elapsed < case.seconds, f"took {elapsed:.1f}s"
+    # a guard against hangs, not a speed measurement (speed is bench/'s): generous on a loaded machine
+    assert elapsed < max(case.seconds, 120), f"took {elapsed:.1f}s"
     error_lines = [line for line in output.splitlines() if re.search(r"(^|\s)error:? ", line)]
     assert error_lines, output
     assert any(case.where in line for line in error_lines), output
