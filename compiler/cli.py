@@ -329,7 +329,13 @@ def diff_command(environments: tuple[str, ...], output_format: str, base: str | 
               "'krc golden' has run: e.g. origin/main).")
 @reports_errors
 def approve_command(environment: str, reason: str, base: str | None) -> None:
-    """Write approvals/ENV.crd-upgrade.yaml approving ENV's current breaking CRD upgrade."""
+    """Write approvals/ENV.crd-upgrade.yaml approving ENV's current breaking CRD upgrade.
+
+    \b
+    Examples:
+      krc approve prod-eks-gpu --reason "CRDs applied server-side before the operator; no object uses workloadRef"
+      krc approve prod-eks-gpu --base origin/main --reason "..."
+    """
     project = current_project()
     project.select([environment])
     written = pipeline.approve_crd_upgrade(project, environment, reason, base)

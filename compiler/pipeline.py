@@ -782,7 +782,7 @@ def _lint_batch(context: _Context, job: _Job) -> _Outcome:
         # per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks
         try:
             renders = [render or _restore(context, compiled_of[i]) for i, render in enumerate(renders)]
-            validated = [validate_render(render) for render in renders if render is not None]
+            validated = [validate_render(render, context.peers) for render in renders if render is not None]
             views = autoscaler_of(project, validated)
             for i, (entry, view) in enumerate(zip(validated, views, strict=True)):
                 found = tuple(validated_findings(entry, project, job.argocd_crds, view))
