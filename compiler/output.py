@@ -156,7 +156,7 @@ def stage_tree(target: Path, files: Files) -> Path:
         _Steps.step()
         stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
     except OSError as err:
-        raise _write_error(target, err) from None
+        raise _write_error(target.parent, err) from None
     try:
         for relative, content in files.items():
             path = stage / relative
@@ -167,7 +167,7 @@ def stage_tree(target: Path, files: Files) -> Path:
     except BaseException as err:
         shutil.rmtree(stage, ignore_errors=True)
         if isinstance(err, OSError):
-            raise _write_error(target, err) from None
+            raise _write_error(target.parent, err) from None
         raise
     return stage
 
@@ -197,7 +197,7 @@ def commit_staged(staged: list[tuple[Path, Path]]) -> None:
                 _Steps.step()
                 shutil.rmtree(old)
     except OSError as err:
-        raise _write_error(staged[0][0] if staged else Path("."), err) from None
+        raise _write_error(staged[0][0].parent if staged else Path("."), err) from None
 
 
 class _Steps:
@@ -240,7 +240,7 @@ def _write_error(path: Path, err: OSError) -> KrcError:
         fix = "make the folder writable (or run where it is) and run again"
     else:
         fix = "fix the folder and run again"
-    return KrcError(f"cannot write {err.filename or path}: {err.strerror}; nothing was changed: {fix}")
+    return KrcError(f"cannot write in {path}: {err.strerror}; nothing was changed: {fix}")
 
 
 def _exchange(first: Path, second: Path) -> bool:
@@ -311,7 +311,7 @@ def replace_trees(trees: dict[Path, Files], project: Project | None = None) -> N
         try:
             _replace_trees(trees)
         except OSError as err:
-            raise _write_error(next(iter(trees), Path(".")), err) from None
+            raise _write_error(next(iter(trees), Path("./x")).parent, err) from None
 
 
 def _replace_trees(trees: dict[Path, Files]) -> None:

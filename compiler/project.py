@@ -155,7 +155,7 @@ class Project:
                 names.append(stem)
         if problems:
             raise KrcError(problems)
-        return names
+        return sorted(names)  # by name, not file name ('dev' before 'dev-copy')
 
     def environment_names(self) -> list[str]:
         """Environments to render: every environments/*.yaml except layers (base, _*)."""
