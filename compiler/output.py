@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from . import yamlio
+from .atomic_file import write_atomically
 from .charts.package import Chart
 from .k8s.names import file_name_problem
 from .problems import KrcError, Location
@@ -330,13 +331,4 @@ def _replace_trees(trees: dict[Path, Files]) -> None:
 
 def replace_file(path: Path, content: bytes) -> None:
     """Write one file beside its target, then swap it into place (readers see the old or the new file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, stage = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.new-")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        os.chmod(stage, 0o644)
-        os.replace(stage, path)
-    except BaseException:
-        Path(stage).unlink(missing_ok=True)
-        raise
+    write_atomically(path, content)

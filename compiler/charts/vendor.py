@@ -6,13 +6,12 @@ records each chart's version and sha256 digest so a later download, from any mir
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import yamlio
+from ..atomic_file import write_atomically
 from ..problems import KrcError, Location
 from . import repository
 from .package import Chart, read_chart, read_chart_bytes
@@ -91,19 +90,6 @@ def read_lock(vendor_dir: Path) -> dict[tuple[str, str], str]:
     return lock
 
 
-def _write_atomically(path: Path, payload: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _write_lock(vendor_dir: Path, lock: dict[tuple[str, str], str]) -> None:
     charts = [{"name": n, "version": v, "digest": d} for (n, v), d in sorted(lock.items())]
     content: dict[str, object] = {"charts": charts}
@@ -113,7 +99,7 @@ def _write_lock(vendor_dir: Path, lock: dict[tuple[str, str], str]) -> None:
         if isinstance(previous, dict) and previous.get("helm") is not None:
             content["helm"] = previous["helm"]
     text = "# Written by 'krc vendor'. Commit it: downloads must match these digests.\n" + yamlio.dump(content)
-    _write_atomically(vendor_dir / LOCK_NAME, text.encode("utf-8"))
+    write_atomically(vendor_dir / LOCK_NAME, text.encode("utf-8"))
 
 
 def _sha256_file(path: Path) -> str:
@@ -157,7 +143,7 @@ def vendor(vendor_dir: Path, pins: list[ChartPin]) -> list[VendorResult]:
                            "Investigate before deleting the lock entry")
         payload = repository.download(entry)
         read_chart_bytes(payload, entry.url)  # a chart krc cannot read safely never reaches vendor/
-        _write_atomically(path, payload)
+        write_atomically(path, payload)
         lock[key] = entry.digest
         results.append(VendorResult(pin, entry.digest, True))
     if lock != before:

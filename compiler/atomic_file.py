@@ -1,0 +1,20 @@
+"""Writing one file so that readers see the old content or the new, never a part: written beside its target,
+then renamed over it."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomically(path: Path, content: bytes, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, stage = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.new-")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+        os.chmod(stage, mode)
+        os.replace(stage, path)
+    except BaseException:
+        Path(stage).unlink(missing_ok=True)
+        raise
