@@ -517,6 +517,9 @@ def _argocd_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="The chart's CRDs: include (default), exclude, only."),
         click.option("--applications", type=click.Choice(["include", "exclude", "only"]),
                      help="The environment's child Argo CD Applications: include, exclude (default), only."),
+        click.option("--operator", type=click.Choice(["include", "exclude", "only"]),
+                     help="The operator chart's objects as the pinned Helm renders them: include (default), exclude, "
+                     "only."),
         click.option("--cluster", help="Retarget the child Applications at this Argo CD cluster name."),
     ]):
         command = option(command)
