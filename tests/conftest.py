@@ -39,6 +39,10 @@ os.environ.setdefault("KRC_RAY_ENVS", str(RAY_ENVS))
 # the xdist workers of that run share (krc writes its cache files atomically).
 _RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
 os.environ["KRC_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"krc-test-cache-{_RUN_ID}")
+# One compiling process per command: pytest-xdist already runs a test process per core, and a pool's spawned
+# workers each import krc afresh (about a second of CPU each). The parallel path has tests of its own, which ask
+# for two workers explicitly (tests/test_compile_cache.py).
+os.environ["KRC_JOBS"] = "1"
 
 
 def _tree_digest(folder: Path) -> str:

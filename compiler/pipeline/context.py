@@ -30,12 +30,25 @@ from .environments import compile_environment, environment_findings, project_des
 POLICY_BATCH = 25
 # Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
 REVIEW_BATCH = 40
+# The default number of compiling processes when --jobs is not given: a container's CPU limit, which
+# os.cpu_count() does not see (an Argo CD sidecar, a CI runner), or 1 where the caller already runs in parallel.
+JOBS_VARIABLE = "KRC_JOBS"
+
+
+def default_workers() -> int:
+    """$KRC_JOBS when set (a positive whole number), else one process per core."""
+    raw = os.environ.get(JOBS_VARIABLE, "").strip()
+    if not raw:
+        return os.cpu_count() or 1
+    if not raw.isdigit() or int(raw) < 1:
+        raise KrcError(f"{JOBS_VARIABLE}={raw!r} is not a positive whole number; unset it or give a number")
+    return int(raw)
 
 
 @dataclass(frozen=True)
 class RunOptions:
     """How a command works through environments: the compile cache (`--no-cache` turns it off), how many
-    processes compile in parallel (`--jobs`; None: one per core), and the most environments one job takes for
+    processes compile in parallel (`--jobs`; None: $KRC_JOBS, else one per core), and the most environments one job takes for
     policies and for `krc diff`. Output is the same whatever they are."""
 
     cache: bool = True
@@ -44,7 +57,7 @@ class RunOptions:
     review_batch: int = REVIEW_BATCH
 
     def worker_count(self) -> int:
-        return max(1, self.workers if self.workers is not None else (os.cpu_count() or 1))
+        return max(1, self.workers if self.workers is not None else default_workers())
 
     def batches(self, names: Sequence[str], most: int) -> list[tuple[str, ...]]:
         """`names` in consecutive jobs of at most `most`, spread so every worker gets some."""

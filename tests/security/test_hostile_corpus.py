@@ -206,6 +206,8 @@ CASES = [
     Case("lowered-size-limit", nothing, RENDER, 2, "environments/dev.yaml", "KRC_MAX_ENVIRONMENT_BYTES",
          env={"KRC_MAX_ENVIRONMENT_BYTES": "100"}),
     Case("bad-limit-variable", nothing, RENDER, 2, "krc", "KRC_MAX_YAML_DEPTH", env={"KRC_MAX_YAML_DEPTH": "lots"}),
+    Case("bad-jobs-variable", nothing, RENDER, 2, "krc", "KRC_JOBS='0' is not a positive whole number",
+         env={"KRC_JOBS": "0"}),
     Case("chart-name-traversal", dev_append("operator:\n  chart: {name: ../../../tmp/x}\n"), VENDOR, 2, f"{DEV}:"),
     Case("chart-version-traversal", dev_append("operator:\n  chart: {version: ../../../tmp/x}\n"), VENDOR, 2,
          f"{DEV}:"),
