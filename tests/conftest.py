@@ -97,7 +97,9 @@ def project(tmp_path: Path, vendor_cache: Path) -> Project:
 
 @pytest.fixture
 def project_without_policies(project: Project) -> Project:
-    """The project copy without policies/: for lint tests that are not about policies, so they do not start the
-    CUE engine (seconds per run); the policy tests and tests/lint/test_lint_policies.py cover that path."""
+    """The project copy without policies/: for lint and review tests that are not about policies, so they do not
+    start the CUE engine (seconds of CPU per run); the policy tests, tests/lint/test_lint_policies.py and
+    tests/review/test_review_checks.py cover that path. Tests taking another fixture built on `project` (the
+    review's `accepted`) ask for it with `@pytest.mark.usefixtures("project_without_policies")`."""
     shutil.rmtree(project.policies_dir)
     return project

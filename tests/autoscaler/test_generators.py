@@ -130,6 +130,7 @@ def test_node_types_as_a_table_and_as_json(project: Project) -> None:
     assert code == 2 and "no RayCluster, RayJob, RayService or RayCronJob named 'nope' in dev" in err
 
 
+@pytest.mark.usefixtures("project_without_policies")  # no CUE engine run: not about policies
 def test_review_shows_rays_view_beside_kubernetes(project: Project) -> None:
     environment = project.environment_file("dev")
     text = environment.read_text(encoding="utf-8")
@@ -148,6 +149,7 @@ def test_review_shows_rays_view_beside_kubernetes(project: Project) -> None:
     assert ray_view["rayBefore"]["cpu"] == 2  # golden's stored objects through the same generator
 
 
+@pytest.mark.usefixtures("project_without_policies")  # no CUE engine run: not about policies
 def test_lint_of_an_environment_reads_the_environment_file_against_the_generator(project: Project) -> None:
     environment = project.environment_file("dev")
     text = environment.read_text(encoding="utf-8")

@@ -2,10 +2,15 @@
 environment it collides with or inherits its destination from."""
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from compiler.cli import main
 from compiler.project import Project
+
+# not about policies: no CUE engine run (tests/policy/ and tests/lint/test_lint_policies.py are)
+pytestmark = pytest.mark.usefixtures("project_without_policies")
+
 
 RULE = "[environment/destination-collision]"
 

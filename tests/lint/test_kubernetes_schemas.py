@@ -2,12 +2,17 @@
 environment's version; findings point at the environment line of the Helm value that caused them."""
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from compiler import pipeline
 from compiler.cli import main
 from compiler.project import Project
 from compiler.validation import kubernetes_schemas
+
+# not about policies: no CUE engine run (tests/policy/ and tests/lint/test_lint_policies.py are)
+pytestmark = pytest.mark.usefixtures("project_without_policies")
+
 
 BAD_VALUES = """\
 # yaml-language-server: $schema=../compiler/schemas/environment.schema.json

@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from review_support import commit_project, report_env, run, set_chart_version
 
 from compiler.project import Project
+
+# not about policies: no CUE engine run (the checks policies add are test_review_checks.py's subject)
+pytestmark = pytest.mark.usefixtures("project_without_policies")
 
 PROD = "prod-eks-gpu"
 REASON = "workloadRef is unused here; the krc-prod-eks-gpu-crds app applies the CRDs server-side first"

@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from review_support import diff_json, edit, run, set_chart_version
 
 from compiler.project import Project
+
+# not about policies: no CUE engine run (the checks policies add are test_review_checks.py's subject)
+pytestmark = pytest.mark.usefixtures("project_without_policies")
 
 PROD = "prod-eks-gpu"
 HELM_WORDS = "`helm upgrade` installs a chart's crds/ only on first install: it will NOT upgrade the changed CRDs"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from review_support import diff_json, edit, run
 
 from compiler.project import Project
@@ -16,6 +17,7 @@ def objects(report: dict, environment: str) -> dict[str, dict]:
     return {o["ref"]: o for o in env["objects"]}
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_no_change_exits_0_and_says_so(accepted: Project):
     result = run(accepted, "diff")
     assert result.exit_code == 0, result.output
@@ -47,6 +49,7 @@ def test_inserting_a_worker_group_shows_that_group_and_the_capacity(accepted: Pr
             "1172Gi") in result.output
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_serve_config_change_is_an_in_place_update_with_a_text_diff(accepted: Project):
     edit(accepted.environment_file(PROD), "route_prefix: /summarize", "route_prefix: /summarise")
     report = diff_json(accepted, PROD)
@@ -60,6 +63,7 @@ def test_serve_config_change_is_an_in_place_update_with_a_text_diff(accepted: Pr
     assert "    spec.serveConfigV2: (text)\n" in text and "      +  route_prefix: /summarise\n" in text
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_cluster_config_change_creates_a_new_cluster_and_doubles_its_capacity(accepted: Project):
     # the RayService's worker group: 7 CPU -> 8 CPU (first 'cpu: 7' of the file belongs to ray-gpu-train)
     path = accepted.environment_file(PROD)
@@ -94,6 +98,7 @@ NEW_GROUP = ("        - name: cpu-pre\n          minReplicas: 0\n          maxRe
              "          memory: 16Gi\n")
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_changing_max_replicas_of_a_rayservice_group_is_no_new_cluster(accepted: Project):
     # KubeRay leaves replicas/minReplicas/maxReplicas out of its cluster hash: no new cluster, no peak
     edit_service(accepted, "maxReplicas: 4", "maxReplicas: 6")
@@ -111,6 +116,7 @@ def test_changing_max_replicas_of_a_rayservice_group_is_no_new_cluster(accepted:
     assert "(peak " not in run(accepted, "diff", PROD, "--format", "markdown").output
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_appending_a_worker_group_updates_the_running_cluster_in_place(accepted: Project):
     # after the last group (followed by jobs:), with the existing group's maxReplicas changed too
     path = accepted.environment_file(PROD)
@@ -127,6 +133,7 @@ def test_appending_a_worker_group_updates_the_running_cluster_in_place(accepted:
     assert "during the RayService upgrade" not in run(accepted, "diff", PROD).output
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_inserting_a_worker_group_before_others_is_a_new_cluster(accepted: Project):
     edit_service(accepted, SERVICE_GROUP, NEW_GROUP + SERVICE_GROUP)
     report = diff_json(accepted, PROD)
@@ -135,6 +142,7 @@ def test_inserting_a_worker_group_before_others_is_a_new_cluster(accepted: Proje
     assert report["environments"][0]["capacity"]["upgradePeak"] is not None
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_deleted_objects_are_labelled(accepted: Project):
     path = accepted.environment_file(PROD)
     text = path.read_text()
@@ -146,6 +154,7 @@ def test_deleted_objects_are_labelled(accepted: Project):
     assert report["environments"][0]["counts"]["removed"] == 1
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_an_api_version_change_is_a_field_change_not_delete_and_add(accepted: Project):
     golden = accepted.golden_dir / "dev" / "manifests" / "raycluster-ray-cpu-demo.yaml"
     edit(golden, "apiVersion: ray.io/v1\n", "apiVersion: ray.io/v1alpha1\n")
@@ -156,6 +165,7 @@ def test_an_api_version_change_is_a_field_change_not_delete_and_add(accepted: Pr
     assert obj["labels"][0]["code"] == "api-version"
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_helm_values_are_a_unified_diff(accepted: Project):
     edit(accepted.environment_file(PROD), "limits: {cpu: 500m, memory: 1Gi}", "limits: {cpu: 750m, memory: 1Gi}")
     report = diff_json(accepted, PROD)
@@ -164,6 +174,7 @@ def test_helm_values_are_a_unified_diff(accepted: Project):
     assert "-    cpu: 500m" in values["diff"] and "+    cpu: 750m" in values["diff"]
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_every_format_is_byte_identical_across_runs(accepted: Project):
     edit(accepted.environment_file(PROD), "route_prefix: /summarize", "route_prefix: /s")
     edit(accepted.environment_file("dev"), "maxReplicas: 2", "maxReplicas: 5")
@@ -175,6 +186,7 @@ def test_every_format_is_byte_identical_across_runs(accepted: Project):
     assert json.loads(first.output)["environments"][0]["name"] == "dev"
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_bad_input_exits_2(accepted: Project):
     assert run(accepted, "diff", "staging").exit_code == 2
     (accepted.golden_dir / "dev" / "manifests" / "broken.yaml").write_text("kind: [\n")

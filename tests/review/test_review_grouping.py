@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from review_support import commit_project, edit, report_env, run
 
 from compiler.project import Project
+
+# not about policies: no CUE engine run (the checks policies add are test_review_checks.py's subject)
+pytestmark = pytest.mark.usefixtures("project_without_policies")
 
 PROD = "prod-eks-gpu"
 OLD, NEW = "rayproject/ray:2.58.0-py312", "rayproject/ray:2.59.0-py312"

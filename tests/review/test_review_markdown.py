@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from review_support import edit, run, set_chart_version
 
 from compiler.project import Project
 from compiler.review import COMMENT_LIMIT, MARKDOWN_BUDGET
+
+# not about policies: no CUE engine run (the checks policies add are test_review_checks.py's subject)
+pytestmark = pytest.mark.usefixtures("project_without_policies")
 
 PROD = "prod-eks-gpu"
 

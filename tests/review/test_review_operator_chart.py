@@ -2,9 +2,13 @@
 ordered commands for plain Helm users; a downgrade is called one."""
 from __future__ import annotations
 
+import pytest
 from review_support import diff_json, edit, run, set_chart_version
 
 from compiler.project import Project
+
+# not about policies: no CUE engine run (the checks policies add are test_review_checks.py's subject)
+pytestmark = pytest.mark.usefixtures("project_without_policies")
 
 PROD = "prod-eks-gpu"
 

@@ -1,8 +1,14 @@
 """argocd/sync-order over the project's own Applications: krc's layout passes, the layout it replaced fails."""
 from __future__ import annotations
 
+import pytest
+
 from compiler import pipeline
 from compiler.project import Project
+
+# not about policies: no CUE engine run (tests/policy/ and tests/lint/test_lint_policies.py are)
+pytestmark = pytest.mark.usefixtures("project_without_policies")
+
 
 RULE = "argocd/sync-order"
 

@@ -10,6 +10,10 @@ from compiler import pipeline
 from compiler.k8s.secrets import redact_lines
 from compiler.project import Project
 
+# not about policies: no CUE engine run (tests/policy/ and tests/lint/test_lint_policies.py are)
+pytestmark = pytest.mark.usefixtures("project_without_policies")
+
+
 SECRET = "AKIAsuperSecretValue42"
 SECRET_OBJECT = ("[{apiVersion: 'v1', kind: 'Secret', metadata: {name: 'creds', namespace: 'ray-demo'}, "
                  "stringData: {password: '%s'}, data: {token: 'c2VjcmV0LXRva2Vu'}}]")
