@@ -11,14 +11,12 @@ from review_support import commit_project, run
 from compiler.project import Project
 from compiler.review import COMMENT_LIMIT, MARKDOWN_BUDGET
 
+# Each team deploys dev, with a GPU (the dev-no-gpu policy's error, a check), to a cluster of its own; the operator
+# stays dev's, so Helm renders its chart once for all fifty.
 ENVIRONMENT = """extends: dev
 cpuOnly: false
-namespace: ray-team-{i:02}
-operator: {{namespace: kuberay-team-{i:02}, watchNamespaces: [ray-team-{i:02}]}}
 argocd:
   destination: {{name: team-{i:02}}}
-namespaces:
-  - name: ray-team-{i:02}
 clusters:
   - name: ray-cpu-demo
     workerGroups:
