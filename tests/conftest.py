@@ -35,10 +35,14 @@ if not (RAY_ENVS / RAY_VERSION / "bin" / "python").exists() and "KRC_RAY_ENVS" n
     raise RuntimeError(f"tests need Ray {RAY_VERSION}'s autoscaler config generator in {RAY_ENVS}: "
                        "run make ray-generators")
 os.environ.setdefault("KRC_RAY_ENVS", str(RAY_ENVS))
-# krc's cache (parsed CRDs, CEL parser tables) is the test run's own, never the user's: one folder per run, which
-# the xdist workers of that run share (krc writes its cache files atomically).
+# krc's cache (compiled environments, Helm output, Ray's and CUE's answers, parsed CRDs) is the test run's own,
+# never the user's: one folder per run, which the xdist workers of that run share (krc writes its cache files
+# atomically, and every entry is content-addressed), so a test after the first finds what is unchanged warm. A
+# pytest run that a test starts (tests/test_fixture_independence.py) is given the folder in KRC_TEST_CACHE_DIR.
 _RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
-os.environ["KRC_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"krc-test-cache-{_RUN_ID}")
+TEST_CACHE_VARIABLE = "KRC_TEST_CACHE_DIR"
+os.environ["KRC_CACHE_DIR"] = os.environ.get(TEST_CACHE_VARIABLE) or str(
+    Path(tempfile.gettempdir()) / f"krc-test-cache-{_RUN_ID}")
 # One compiling process per command: pytest-xdist already runs a test process per core, and a pool's spawned
 # workers each import krc afresh (about a second of CPU each). The parallel path has tests of its own, which ask
 # for two workers explicitly (tests/test_compile_cache.py).

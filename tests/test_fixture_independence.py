@@ -56,6 +56,7 @@ def test_editing_the_shipped_environments_leaves_the_tests_green(tmp_path: Path,
     assert CliRunner().invoke(main, ["--project", str(checkout), "check"]).exit_code == 0
 
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+    environ["KRC_TEST_CACHE_DIR"] = os.environ["KRC_CACHE_DIR"]  # this run's cache: what is unchanged is warm
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *AFFECTED_TESTS],
                             cwd=checkout, env=environ, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
