@@ -145,7 +145,8 @@ def test_missing_chart_points_at_init(app_dir: Path, cache_dir: Path):
 
 
 def test_concurrent_runs_match_sequential_runs(project: Project, tmp_path: Path, cache_dir: Path):
-    """Four requests at once, each in its own copy (as Argo CD sends them), sharing one sidecar cache."""
+    """Four requests at once, each in its own copy (as Argo CD sends them) and process, sharing one sidecar cache,
+    print what the same requests print one after the other."""
     environments = project.environment_names()
     for i in range(4 - len(environments)):
         name = f"team-{i}"
@@ -156,7 +157,7 @@ def test_concurrent_runs_match_sequential_runs(project: Project, tmp_path: Path,
     copies = [sidecar_copy(project.root, tmp_path / f"copy-{i}") for i in range(len(names))]
     requests = [(copy, argocd_environ(cache_dir, parameters(name))) for copy, name in zip(copies, names, strict=True)]
 
-    sequential = [run_sidecar(copy, environ) for copy, environ in requests]
+    sequential = [run(copy, environ) for copy, environ in requests]  # in this process: the same command line
     processes = [start(copy, environ) for copy, environ in requests]
     concurrent = [finish(p) for p in processes]
     assert all(r.returncode == 0 for r in sequential + concurrent), [r.stderr for r in concurrent]
