@@ -12,13 +12,13 @@ import hashlib
 import os
 import shutil
 import tempfile
-import uuid
 from pathlib import Path
 
 import pytest
 from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 
 from compiler.charts import vendor
+from compiler.charts.package import read_chart_bytes
 from compiler.project import Project
 
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
@@ -36,13 +36,22 @@ if not (RAY_ENVS / RAY_VERSION / "bin" / "python").exists() and "KRC_RAY_ENVS" n
                        "run make ray-generators")
 os.environ.setdefault("KRC_RAY_ENVS", str(RAY_ENVS))
 # krc's cache (compiled environments, Helm output, Ray's and CUE's answers, parsed CRDs) is the test run's own,
-# never the user's: one folder per run, which the xdist workers of that run share (krc writes its cache files
-# atomically, and every entry is content-addressed), so a test after the first finds what is unchanged warm. A
-# pytest run that a test starts (tests/test_fixture_independence.py) is given the folder in KRC_TEST_CACHE_DIR.
-_RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+# never the user's: one folder per run, made here in the main pytest process and inherited by its xdist workers
+# (krc writes its cache files atomically, and every entry is content-addressed), so a test after the first finds
+# what is unchanged warm. A pytest run that a test starts (tests/test_fixture_independence.py) inherits it too.
+# The process that made the folder removes it when the run ends.
 TEST_CACHE_VARIABLE = "KRC_TEST_CACHE_DIR"
-os.environ["KRC_CACHE_DIR"] = os.environ.get(TEST_CACHE_VARIABLE) or str(
-    Path(tempfile.gettempdir()) / f"krc-test-cache-{_RUN_ID}")
+_OWN_CACHE = not os.environ.get(TEST_CACHE_VARIABLE)
+if _OWN_CACHE:
+    os.environ[TEST_CACHE_VARIABLE] = tempfile.mkdtemp(prefix="krc-test-cache-")
+os.environ["KRC_CACHE_DIR"] = os.environ[TEST_CACHE_VARIABLE]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _OWN_CACHE:
+        shutil.rmtree(os.environ[TEST_CACHE_VARIABLE], ignore_errors=True)
+
+
 # One compiling process per command: pytest-xdist already runs a test process per core, and a pool's spawned
 # workers each import krc afresh (about a second of CPU each). The parallel path has tests of its own, which ask
 # for two workers explicitly (tests/test_compile_cache.py).
@@ -84,6 +93,21 @@ def vendor_cache(tmp_path_factory) -> Path:
     shutil.copy(REPO_ROOT / "vendor" / vendor.LOCK_NAME, folder / vendor.LOCK_NAME)
     pins = [vendor.ChartPin("kuberay-operator", v, CHARTS_DIR.as_uri()) for v in CHART_VERSIONS]
     vendor.vendor(folder, pins)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def parsed_charts_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: Path) -> Path:
+    """krc's cache as after its first reads of the vendored charts (every chart's CRDs parsed, nothing compiled):
+    tests that need a cache of their own start from a copy, instead of parsing megabytes of CRD YAML each."""
+    folder = tmp_path_factory.mktemp("parsed-charts-cache")
+    previous = os.environ["KRC_CACHE_DIR"]
+    os.environ["KRC_CACHE_DIR"] = str(folder)
+    try:
+        for archive in sorted((vendor_cache / "charts").glob("*.tgz")):
+            read_chart_bytes(archive.read_bytes(), str(archive))
+    finally:
+        os.environ["KRC_CACHE_DIR"] = previous
     return folder
 
 

@@ -1,14 +1,12 @@
 """Fixtures for the Argo CD plugin tests: a sidecar-style copy of the repository and Argo CD's CRDs."""
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 from argocd_sidecar import sidecar_copy
 
-from compiler.charts.package import read_chart_bytes
 from compiler.project import Project
 from compiler.validation import SchemaSet, load_crds_from_path
 
@@ -19,26 +17,13 @@ def app_dir(project: Project, tmp_path: Path) -> Path:
     return sidecar_copy(project.root, tmp_path / "cmp" / "repo")
 
 
-@pytest.fixture(scope="session")
-def warm_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: Path) -> Path:
-    """krc's cache as a sidecar has it after its first requests: every vendored chart's CRDs parsed."""
-    folder = tmp_path_factory.mktemp("warm-krc-cache")
-    previous = os.environ["KRC_CACHE_DIR"]
-    os.environ["KRC_CACHE_DIR"] = str(folder)
-    try:
-        for archive in sorted((vendor_cache / "charts").glob("*.tgz")):
-            read_chart_bytes(archive.read_bytes(), str(archive))
-    finally:
-        os.environ["KRC_CACHE_DIR"] = previous
-    return folder
-
-
 @pytest.fixture
-def cache_dir(tmp_path: Path, warm_cache: Path) -> Path:
-    """The sidecar's HOME (which must stay empty) and its krc cache, warm as a running sidecar's is."""
+def cache_dir(tmp_path: Path, parsed_charts_cache: Path) -> Path:
+    """The sidecar's HOME (which must stay empty) and its krc cache, warm as a running sidecar's is after its first
+    requests (every vendored chart's CRDs parsed)."""
     folder = tmp_path / "sidecar-cache"
     (folder / "home").mkdir(parents=True)
-    shutil.copytree(warm_cache, folder / "krc")
+    shutil.copytree(parsed_charts_cache, folder / "krc")
     return folder
 
 
