@@ -184,8 +184,8 @@ def test_policy_batches_find_what_one_engine_run_finds(project: Project, cache_d
     copy_environment(project, "dev")
     engine = find_engine([REPO_ROOT])
     one_run = pipeline.check_policies(project, (), engine, SEQUENTIAL)
-    # one engine run per environment (in this process: the worker pool is test_parallel_output_...'s subject)
-    batched = pipeline.check_policies(project, (), engine, dataclasses.replace(SEQUENTIAL, policy_batch=1))
+    # two engine runs: dev and dev-copy, then prod (in this process: the pool is test_parallel_output_...'s subject)
+    batched = pipeline.check_policies(project, (), engine, dataclasses.replace(SEQUENTIAL, policy_batch=2))
     assert batched == one_run
     assert {f.message.split(":")[0] for f in one_run.findings} == {"environment dev", "environment dev-copy"}
 
