@@ -48,8 +48,8 @@ def default_workers() -> int:
 @dataclass(frozen=True)
 class RunOptions:
     """How a command works through environments: the compile cache (`--no-cache` turns it off), how many
-    processes compile in parallel (`--jobs`; None: $KRC_JOBS, else one per core), and the most environments one job takes for
-    policies and for `krc diff`. Output is the same whatever they are."""
+    processes compile in parallel (`--jobs`; None: $KRC_JOBS, else one per core), and the most environments one
+    job takes for policies and for `krc diff`. Output is the same whatever they are."""
 
     cache: bool = True
     workers: int | None = None
