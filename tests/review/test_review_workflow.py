@@ -145,6 +145,7 @@ def gate_report(project: Project, tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_the_crd_gate_fails_unapproved_breaking_upgrades(accepted: Project, tmp_path: Path):
     set_chart_version(accepted, "prod-eks-gpu", "1.6.2", "1.7.0")
     report = gate_report(accepted, tmp_path)
@@ -166,6 +167,7 @@ def test_the_crd_gate_fails_unapproved_breaking_upgrades(accepted: Project, tmp_
     assert done.returncode == 0 and "no unapproved breaking CRD upgrade" in done.stdout
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_the_crd_gate_passes_without_gates_and_rejects_bad_reports(accepted: Project, tmp_path: Path):
     (accepted.environment_file("dev")).write_text(accepted.environment_file("dev").read_text()
                                                   .replace("maxReplicas: 2", "maxReplicas: 3"))
@@ -176,6 +178,7 @@ def test_the_crd_gate_passes_without_gates_and_rejects_bad_reports(accepted: Pro
     assert done.returncode == 2 and "::error::cannot read the krc diff report" in done.stdout
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_the_job_summary_has_the_full_report_the_comment_cuts(accepted: Project, github, tmp_path: Path):
     fake, api = github
     set_chart_version(accepted, "prod-eks-gpu", "1.6.2", "1.7.0")
