@@ -128,6 +128,7 @@ def test_colour_on_request_and_never_otherwise(project: Project):
     assert "\x1b[" not in plain.stderr
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_rule_findings_on_an_environment_use_its_keys(project: Project):
     dev = project.environment_file("dev")
     dev.write_text(dev.read_text() + "jobs:\n  - name: train\n    entrypoint: python train.py\n")
