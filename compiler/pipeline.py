@@ -198,6 +198,8 @@ DEFAULT_RUN = RunOptions()
 # Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
 # runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
 POLICY_BATCH = 25
+# Environments per `krc render`, `krc golden` and `krc check` job (a worker compiles them one after another).
+RENDER_BATCH = 25
 # Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
 REVIEW_BATCH = 40
 
@@ -306,11 +308,12 @@ class _Job:
     shared: str  # the cache's shared digest, as the main process computed it
     options: str = ""  # the cache's options string
     argocd_crds: str | None = None
-    skip_key: str | None = None  # render: the key rendered/<env>/ already holds, untouched since
+    skip_keys: dict[str, str] | None = None  # render: the keys rendered/<env>/ already hold, untouched since
     golden: dict[str, output.Files] | None = None  # review at a git ref: golden files by environment
     findings: bool = True  # lint: schema and rule findings (else only policies)
     engine: CueEngine | None = None  # lint: the policies' engine (None: no policies to run)
     policy_settings: bool = True  # lint: apply the environments' `lint.rules` settings for policies
+    peers: tuple[Destination, ...] | None = None  # where every environment deploys (set when sent to a worker)
 
 
 @dataclass(frozen=True)
@@ -336,6 +339,13 @@ class _Outcome:
     compiled: tuple[str, ...] = ()  # the environments this job compiled (the others came from the cache)
 
 
+def _groups(names: Sequence[str], run: RunOptions) -> list[tuple[str, ...]]:
+    """Environments per job of render, golden and check: enough jobs to keep every worker busy, few enough that
+    each worker reads the charts and templates once for many environments."""
+    size = max(1, min(RENDER_BATCH, math.ceil(len(names) / (run.worker_count() * 2))))
+    return [tuple(names[i:i + size]) for i in range(0, len(names), size)]
+
+
 def _target(project: Project, command: str) -> Path:
     return project.rendered_dir if command == "render" else project.golden_dir
 
@@ -346,33 +356,44 @@ def _run_job(job: _Job, context: _Context | None = None) -> _Outcome:
         project = Project(job.root)
         # every command that runs jobs compares destinations (the main process put the peers in `shared`)
         context = _Context(project, CompileCache(project, job.cache, job.options, shared=job.shared))
+        context._peers = job.peers  # computed once by the main process, never again per job
     project, cache = context.project, context.cache
     if job.command == "lint":
         return _lint_batch(context, job)
     if job.command == "review":
         return _review_batch(context, job)
-    name = job.names[0]
-    try:
-        compiled, _ = _compile(project, cache, name, peers=context.peers)
-        errors = _errors(compiled)
-        if errors:
-            return _Outcome(problems=tuple(errors))
-        result = EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
-                                   not compiled.from_cache)
-        if job.command in ("render", "golden"):
-            chart = context.chart(*compiled.chart)
-            result = dataclasses.replace(result, crds=len(chart.crds))
-            if job.skip_key == compiled.key:
-                return _Outcome((result,))
-            files = compiled.files
-            if job.command == "render":
-                files = dict(sorted({**files, **output.crd_files(chart)}.items()))
-            staged = output.stage_tree(_target(project, job.command) / name, files)
-            return _Outcome((dataclasses.replace(result, staged=staged),))
-        golden = output.read_tree(project.golden_dir / name)
-        return _Outcome((dataclasses.replace(result, mismatch=_mismatch(name, compiled.files, golden)),))
-    except KrcError as err:
-        return _Outcome(problems=err.problems)
+    results: list[EnvironmentResult] = []
+    problems: list[Problem] = []
+    for name in job.names:
+        try:
+            result = _write_or_compare(context, job, name)
+        except KrcError as err:
+            problems.extend(err.problems)
+            continue
+        results.append(result)
+    return _Outcome(tuple(results), tuple(problems))
+
+
+def _write_or_compare(context: _Context, job: _Job, name: str) -> EnvironmentResult:
+    """render/golden: one environment staged beside its target; check: compared with golden/."""
+    project = context.project
+    compiled, _ = _compile(project, context.cache, name, peers=context.peers)
+    errors = _errors(compiled)
+    if errors:
+        raise KrcError(errors)
+    result = EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
+                               not compiled.from_cache)
+    if job.command in ("render", "golden"):
+        chart = context.chart(*compiled.chart)
+        result = dataclasses.replace(result, crds=len(chart.crds))
+        if (job.skip_keys or {}).get(name) == compiled.key:
+            return result
+        files = compiled.files
+        if job.command == "render":
+            files = dict(sorted({**files, **output.crd_files(chart)}.items()))
+        return dataclasses.replace(result, staged=output.stage_tree(_target(project, job.command) / name, files))
+    golden = output.read_tree(project.golden_dir / name)
+    return dataclasses.replace(result, mismatch=_mismatch(name, compiled.files, golden))
 
 
 def _parallel(jobs: Sequence[_Job], run: RunOptions, is_cheap: Callable[[_Job], bool],
@@ -390,7 +411,7 @@ def _parallel(jobs: Sequence[_Job], run: RunOptions, is_cheap: Callable[[_Job], 
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=_use_engine_lock,
                                  initargs=(lock,)) as pool:
-            futures = {i: pool.submit(_run_job, jobs[i]) for i in heavy}
+            futures = {i: pool.submit(_run_job, dataclasses.replace(jobs[i], peers=context.peers)) for i in heavy}
             for i, job in enumerate(jobs):
                 future = futures.pop(i, None)
                 yield future.result() if future is not None else _run_job(job, context)
@@ -450,8 +471,9 @@ def _write_environments_locked(project: Project, names: Sequence[str], command: 
     output.clean_debris(target)  # what an interrupted run left beside its targets
     stamps = OutputStamps(target, run.cache) if command == "render" else None
     context = _Context.of(project, run)
-    jobs = [_Job(command, project.root, (name,), run.cache, context.cache.shared,
-                 skip_key=stamps.current(name) if stamps else None) for name in names]
+    jobs = [_Job(command, project.root, group, run.cache, context.cache.shared,
+                 skip_keys={n: k for n in group if (k := stamps.current(n))} if stamps else None)
+            for group in _groups(names, run)]
     results: list[EnvironmentResult] = []
     try:
         for result in _outcomes(context, jobs, run):
@@ -507,7 +529,7 @@ def _removed_environments(project: Project, source: WorkingTreeGolden | GitGolde
 def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[GoldenMismatch]:
     """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
     context = _Context.of(project, run)
-    jobs = [_Job("check", project.root, (name,), run.cache, context.cache.shared) for name in names]
+    jobs = [_Job("check", project.root, group, run.cache, context.cache.shared) for group in _groups(names, run)]
     mismatches = [r.mismatch for r in _outcomes(context, jobs, run) if r.mismatch is not None]
     if _covers_all(project, names):
         source = review.golden_source(project, None)
