@@ -48,7 +48,7 @@ from .policy.inputs import with_policy_settings
 from .policy.limits import capacity_limits
 from .problems import KrcError, Location, Problem, sorted_problems
 from .project import Project, find_project, shown_name
-from .render import Render, render_environment
+from .render import Render, render_environment, render_environments
 from .review.golden_source import GitGolden, WorkingTreeGolden
 from .review.ray_view import ClusterRows, cluster_rows, two_views
 from .rules import describe, summaries
@@ -246,15 +246,38 @@ def _argocd_option(argocd_crds: str | None) -> str:
     return f"argocd-crds={path}:{path_digest(path)}"
 
 
+def _rendered_together(context: _Context, names: Sequence[str]) -> dict[str, tuple[str, Render]]:
+    """The environments the cache lacks, rendered together (render_environments: one Jsonnet run for all), each
+    with its cache key as it was before rendering. Environments that fail are left out: _compile renders them on
+    their own and reports their problems as always."""
+    project, cache = context.project, context.cache
+    keys, pairs = [], []
+    for name in names:
+        if cache.has_entry(name):
+            continue
+        try:
+            key = cache.key(name)
+            env = load_environment(project, name)
+            pin = chart_pin(env)
+            pairs.append((env, context.chart(pin.name, pin.version)))
+            keys.append(key)
+        except KrcError:
+            continue
+    renders = render_environments(project, pairs)
+    return {env.name: (key, render) for key, (env, _), render in zip(keys, pairs, renders, strict=True)
+            if isinstance(render, Render)}
+
+
 def _compile(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
-             lint: bool = True, peers: tuple[Destination, ...] = ()) -> tuple[Compiled, Render | None]:
+             lint: bool = True, peers: tuple[Destination, ...] = (),
+             rendered: tuple[str, Render] | None = None) -> tuple[Compiled, Render | None]:
     """One environment's compiled result from the cache, else compiled (and kept when its key held still).
-    With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out."""
+    With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out.
+    `rendered`: its key and render from _rendered_together."""
     found = cache.lookup(name)
     if found is not None:
         return found, None
-    key = cache.key(name)
-    render = compile_environment(project, name)
+    key, render = rendered or (cache.key(name), compile_environment(project, name))
     try:
         findings: list[Problem] | None = environment_findings(render, project, argocd_crds, peers)
     except KrcError:
@@ -364,9 +387,10 @@ def _run_job(job: _Job, context: _Context | None = None) -> _Outcome:
         return _review_batch(context, job)
     results: list[EnvironmentResult] = []
     problems: list[Problem] = []
+    rendered = _rendered_together(context, job.names)
     for name in job.names:
         try:
-            result = _write_or_compare(context, job, name)
+            result = _write_or_compare(context, job, name, rendered.pop(name, None))
         except KrcError as err:
             problems.extend(err.problems)
             continue
@@ -374,10 +398,11 @@ def _run_job(job: _Job, context: _Context | None = None) -> _Outcome:
     return _Outcome(tuple(results), tuple(problems))
 
 
-def _write_or_compare(context: _Context, job: _Job, name: str) -> EnvironmentResult:
+def _write_or_compare(context: _Context, job: _Job, name: str,
+                      rendered: tuple[str, Render] | None) -> EnvironmentResult:
     """render/golden: one environment staged beside its target; check: compared with golden/."""
     project = context.project
-    compiled, _ = _compile(project, context.cache, name, peers=context.peers)
+    compiled, _ = _compile(project, context.cache, name, peers=context.peers, rendered=rendered)
     errors = _errors(compiled)
     if errors:
         raise KrcError(errors)
