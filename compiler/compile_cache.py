@@ -32,11 +32,13 @@ from typing import Any
 from .problems import Location, Problem
 from .project import Project
 from .render import RenderedObject
+from .rules.support.destinations import Destination
 from .user_cache import cache_dir
 
 FORMAT = 1  # bump when the entry layout or what a key covers changes
 PACKAGE_DIR = Path(__file__).resolve().parent
 FOLDER = "compiled"
+DESTINATIONS = "destinations"
 
 
 def _sha256(data: bytes) -> str:
@@ -259,6 +261,44 @@ class CompileCache:
 
     def store_policy_findings(self, key: str, findings: Sequence[Problem]) -> None:
         self.write_payload("policy", key, [problem_json(p) for p in findings])
+
+    # ---- where each environment deploys: every environment's findings compare it with the others' ------------
+
+    def _destination_key(self, name: str) -> str:
+        own = self.project.environment_file(name)
+        return _sha256(f"{FORMAT}\0{krc_fingerprint()}\0destination\0{name}\0{path_digest(own)}".encode())
+
+    def destination(self, name: str) -> tuple[bool, Destination | None]:
+        """(True, its destination or None when it renders no Argo CD Applications) from a trustworthy entry whose
+        layers all kept their bytes; (False, None) when the environment must be loaded to know."""
+        payload = self.read_payload(DESTINATIONS, self._destination_key(name))
+        if not isinstance(payload, dict):
+            return False, None
+        try:
+            if payload["name"] != name or not self._inputs_unchanged(payload["inputs"]):
+                return False, None
+            found = payload["destination"]
+            if found is None:
+                return True, None
+            environment, file, cluster, namespaces = found
+            if not all(isinstance(v, str) for v in (environment, file, cluster, *namespaces)):
+                return False, None
+            return True, Destination(environment, file, cluster, tuple(namespaces))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return False, None
+
+    def store_destination(self, name: str, destination: Destination | None, layers: Iterable[Path]) -> None:
+        recorded = []
+        for path in sorted(set(layers)):
+            resolved = path.resolve()
+            if not resolved.is_relative_to(self.project.root.resolve()):
+                return
+            recorded.append([resolved.relative_to(self.project.root.resolve()).as_posix(),
+                             self._file_digest(resolved)])
+        found = None if destination is None else [destination.environment, destination.file, destination.cluster,
+                                                  list(destination.namespaces)]
+        self.write_payload(DESTINATIONS, self._destination_key(name),
+                           {"name": name, "inputs": recorded, "destination": found})
 
     # ---- cheap questions, for deciding what is worth a worker process --------------------------------------------
 

@@ -121,15 +121,20 @@ def validated_findings(validated: Validated, project: Project | None = None, arg
     return sorted_problems(findings)
 
 
-def project_destinations(project: Project) -> tuple[Destination, ...]:
-    """Where every environment of the project deploys (files that fail to load are reported on their own)."""
+def project_destinations(project: Project, cache: CompileCache | None = None) -> tuple[Destination, ...]:
+    """Where every environment of the project deploys (files that fail to load are reported on their own); from
+    `cache` for environments whose layers kept their bytes."""
     found = []
     for name in project.environment_names():
-        try:
-            env = load_environment(project, name)
-        except KrcError:
-            continue
-        destination = destination_of(name, env.data, env.files[-1] if env.files else f"environments/{name}.yaml")
+        known, destination = cache.destination(name) if cache is not None else (False, None)
+        if not known:
+            try:
+                env = load_environment(project, name)
+            except KrcError:
+                continue
+            destination = destination_of(name, env.data, env.files[-1] if env.files else f"environments/{name}.yaml")
+            if cache is not None:
+                cache.store_destination(name, destination, [project.root / f for f in env.files])
         if destination is not None:
             found.append(destination)
     return tuple(found)
@@ -219,7 +224,7 @@ class _Context:
     def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> _Context:
         """With peers, findings compare each environment's destination with the others', so the others'
         destinations join the cache key (an environment's findings change when another one moves)."""
-        peers = project_destinations(project) if with_peers else ()
+        peers = project_destinations(project, CompileCache(project, run.cache)) if with_peers else ()
         if with_peers:
             options += f";peers={hashlib.sha256(repr(peers).encode()).hexdigest()[:16]}"
         context = cls(project, CompileCache(project, run.cache, options), with_peers)
