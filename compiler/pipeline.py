@@ -30,7 +30,6 @@ from .autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_versi
 from .charts import vendor
 from .charts.package import Chart
 from .compile_cache import CompileCache, Compiled, OutputStamps, path_digest
-from .engines.jsonnet import GO_WORKER_ENVIRONMENT
 from .environment.model import Environment, load_environment
 from .k8s.secrets import redact_at
 from .lint import (
@@ -435,8 +434,6 @@ def _parallel(jobs: Sequence[_Job], run: RunOptions, is_cheap: Callable[[_Job], 
     if workers < 2:
         yield from (_run_job(job, context) for job in jobs)
         return
-    for variable, value in GO_WORKER_ENVIRONMENT.items():  # read by the workers' Go runtime as they start
-        os.environ.setdefault(variable, value)
     spawn = multiprocessing.get_context("spawn")
     lock = spawn.Lock()
     _use_engine_lock(lock)  # this process runs cheap jobs meanwhile

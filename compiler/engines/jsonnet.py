@@ -34,10 +34,6 @@ _BATCH_NAME = "_krc_batch.jsonnet"
 _BATCH_SCHEME = "#krc-batch:"
 _BATCH_PREFIX = ("function(krc_context) local krc_std = std; local std = krc_std + "
                  "{{ extVar(name):: krc_context[name], thisFile:: {this_file} }}; ")
-# The Go runtime inside the binding reads GOGC when the process starts (setting it later changes nothing), so
-# worker processes are started with it: collecting after each doubling of the heap costs Jsonnet evaluation a
-# quarter of its CPU; after five-fold growth, bounded by GOMEMLIMIT, costs little and stays small.
-GO_WORKER_ENVIRONMENT = {"GOGC": "400", "GOMEMLIMIT": "128MiB"}
 
 
 class _Importer:
