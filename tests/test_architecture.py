@@ -27,3 +27,12 @@ def test_every_rule_module_is_registered_once_with_a_valid_severity() -> None:
     for rule_id, rule in RULES.items():
         assert rule.ID == rule_id and rule.SEVERITY in SEVERITIES and rule.SUMMARY, rule_id
         assert "fail" in (rule.__doc__ or "").lower() and "pass" in (rule.__doc__ or "").lower(), rule_id
+
+
+MAX_MODULE_LINES = 350  # "modules under ~300 lines": a module past this wants splitting by what it holds
+
+
+def test_modules_stay_small() -> None:
+    sizes = {str(p.relative_to(PACKAGE)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in sorted(PACKAGE.rglob("*.py"))}
+    assert {path: n for path, n in sizes.items() if n > MAX_MODULE_LINES} == {}

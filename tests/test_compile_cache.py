@@ -2,6 +2,7 @@
 corrupt or foreign cache does (nothing: it is ignored), and that neither changes a single byte of the output."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import pytest
 from compiler import compile_cache, output, pipeline
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
+from compiler.problems import KrcError
 from compiler.project import Project
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -146,7 +148,7 @@ def test_an_error_in_one_environment_writes_nothing_in_parallel(project: Project
     copy_environment(project, "dev")
     path = project.environment_file("dev-copy")
     path.write_text(path.read_text().replace("maxReplicas: 2", "maxReplicas: -1"))
-    with pytest.raises(pipeline.KrcError):
+    with pytest.raises(KrcError):
         pipeline.render_to_disk(project, project.environment_names(), PARALLEL)
     assert not project.rendered_dir.exists() or list(project.rendered_dir.iterdir()) == []
 
@@ -170,20 +172,18 @@ def test_policy_results_come_from_the_cache_without_starting_the_engine(tmp_path
     assert pipeline.check_policies(project, (), broken, CACHED) == first
     policy = project.policies_dir / "dev-no-gpu.cue"
     policy.write_text(policy.read_text() + "\n// changed\n")
-    with pytest.raises(pipeline.KrcError, match="could not start"):
+    with pytest.raises(KrcError, match="could not start"):
         pipeline.check_policies(project, (), broken, CACHED)
     assert pipeline.check_policies(project, (), engine, CACHED) == first
 
 
-def test_policy_batches_find_what_one_engine_run_finds(project: Project, cache_dir: Path,
-                                                       monkeypatch: pytest.MonkeyPatch):
+def test_policy_batches_find_what_one_engine_run_finds(project: Project, cache_dir: Path):
     project = policy_project(project)
     for name in ("dev", "prod-eks-gpu"):
         copy_environment(project, name)
     engine = find_engine([REPO_ROOT])
     one_run = pipeline.check_policies(project, (), engine, SEQUENTIAL)
-    monkeypatch.setattr(pipeline, "POLICY_BATCH", 1)
-    batched = pipeline.check_policies(project, (), engine, PARALLEL)
+    batched = pipeline.check_policies(project, (), engine, dataclasses.replace(PARALLEL, policy_batch=1))
     assert batched == one_run
     assert {f.message.split(":")[0] for f in one_run.findings} == {"environment dev", "environment dev-copy"}
 

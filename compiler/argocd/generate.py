@@ -37,10 +37,11 @@ def generated(render: Render, request: Request) -> Generated:
     if request.chart_version and request.chart_version != render.chart.version:
         raise KrcError(f"the Application asks for chart {request.chart_version}, environment {name} pins "
                        f"{render.chart.version}; re-render the Applications (krc render) and sync the root app")
-    documents = select_documents(render.objects, render.chart, request)
+    documents = select_documents(render.objects, render.chart, request, render.chart_objects)
     if not documents:
         raise KrcError(f"environment {name} has nothing to deploy for crds={request.crds}, "
-                       f"applications={request.applications}; refusing to print an empty stream (Argo CD would "
+                       f"applications={request.applications}, operator={request.operator}; refusing to print an empty "
+                       "stream (Argo CD would "
                        "prune everything): check the plugin parameters")
     return Generated(name, dump_stream(documents), len(documents), render.findings)
 

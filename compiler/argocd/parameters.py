@@ -25,6 +25,9 @@ PARAMETERS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "environment": ("", None),
     "crds": ("include", SELECTIONS),
     "applications": ("exclude", SELECTIONS),
+    # the operator chart's objects as the pinned Helm renders them (golden/<env>/chart/): the operator
+    # Application deploys them through the plugin, so what Argo CD applies is what krc reviewed
+    "operator": ("include", SELECTIONS),
     "cluster": ("", None),
     # the chart version the Application was written for: it makes the CRDs app's spec change with a chart bump,
     # so the root app re-syncs it in its wave (before the operator); generate refuses a stale one
@@ -39,6 +42,7 @@ class Request:
     applications: Selection = "exclude"  # the environment's Argo CD child Applications
     cluster: str = ""  # retarget the child Applications at this cluster name (ApplicationSet use)
     chart_version: str = ""  # the environment's pinned chart version, when the Application states it
+    operator: Selection = "include"  # the operator chart's objects (Helm's render, without CRDs)
 
 
 def _escaped(name: str) -> str:
@@ -106,7 +110,9 @@ def read_request(environ: Mapping[str, str], options: Mapping[str, str | None] |
             raise KrcError(f"plugin parameter '{name}' is '{value}'; use one of: {', '.join(allowed)}")
         values[name] = value
     request = Request(values["environment"], values["crds"], values["applications"],  # type: ignore[arg-type]
-                      values["cluster"], values["chartVersion"])
-    if request.crds == "only" and request.applications == "only":
-        raise KrcError("plugin parameters crds=only and applications=only exclude each other; pick one")
+                      values["cluster"], values["chartVersion"], values["operator"])  # type: ignore[arg-type]
+    only = [name for name, value in (("crds", request.crds), ("applications", request.applications),
+                                     ("operator", request.operator)) if value == "only"]
+    if len(only) > 1:
+        raise KrcError(f"plugin parameters {' and '.join(f'{n}=only' for n in only)} exclude each other; pick one")
     return request

@@ -9,7 +9,7 @@ import copy
 from typing import Any
 
 from ..charts.package import Chart
-from ..k8s.argocd_sync import CRD_ANNOTATIONS, plugin_selection
+from ..k8s.argocd_sync import CRD_ANNOTATIONS, PluginChoice, plugin_selection
 from ..k8s.objects import api_group
 from ..render import RenderedObject
 from .parameters import Request
@@ -54,7 +54,9 @@ def retarget(application: dict[str, Any], cluster: str) -> dict[str, Any]:
     return moved
 
 
-def select_documents(objects: tuple[RenderedObject, ...], chart: Chart, request: Request) -> list[dict[str, Any]]:
+def select_documents(objects: tuple[RenderedObject, ...], chart: Chart, request: Request,
+                     chart_objects: tuple[RenderedObject, ...] = ()) -> list[dict[str, Any]]:
+    """`chart_objects`: the operator chart as the pinned Helm renders it (the `operator` parameter's choice)."""
     documents = [o.document for o in objects]
     applications = [d for d in documents if is_argocd_object(d) and role_of(d) != ROOT_ROLE]
     if request.cluster:
@@ -62,4 +64,5 @@ def select_documents(objects: tuple[RenderedObject, ...], chart: Chart, request:
     workloads = [d for d in documents if not is_argocd_object(d)]
     # crds=only is the foundations: the CRDs and the Namespaces, which the workloads must find in place
     return plugin_selection(workloads, annotated_crds(chart) if request.crds != "exclude" else [], applications,
-                            request.crds, request.applications)
+                            [o.document for o in chart_objects],
+                            PluginChoice(request.crds, request.applications, request.operator))

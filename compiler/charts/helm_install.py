@@ -99,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("project", nargs="?", default=".", help="the krc project (holds vendor/charts.lock.yaml)")
     parser.add_argument("--dest", default=str(Path(sys.prefix) / "bin" / "helm"),
                         help="where to install (default: beside this Python's krc)")
-    parser.add_argument("--check", metavar="HELM", help="install nothing: fail unless HELM (e.g. the binary copied "
-                        "from the Argo CD image) is the version the lock pins")
+    parser.add_argument("--check", metavar="HELM", help="install nothing: fail unless HELM (e.g. the one in an "
+                        "image) is the version the lock pins")
     options = parser.parse_args(argv)
     try:
         pin = read_helm_pin(Path(options.project) / LOCK)
@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             found = binary_version(Path(options.check))
             if found != pin.version:
                 raise KrcError(f"{options.check} is Helm {found}, vendor/charts.lock.yaml pins {pin.version}: krc "
-                               "would refuse to render; use the Argo CD image that bundles the pinned Helm, or pin "
-                               "that image's Helm in the lock")
+                               "would refuse to render; install the pinned one (python -m "
+                               "compiler.charts.helm_install, what make helm runs)")
             print(f"helm {found} at {options.check} is the pinned version")
             return 0
         destination = Path(options.dest)

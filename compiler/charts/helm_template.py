@@ -1,7 +1,8 @@
-"""`helm template` of a vendored chart, as Argo CD runs it for the operator Application, cached.
+"""`helm template` of a vendored chart with the pinned Helm: what the operator Application deploys, cached.
 
-Argo CD inflates a Helm source with `helm template <chart> --name-template <release> --namespace <ns>
---kube-version <v> --skip-crds` (skipCrds) and the values; krc runs the same with the pinned Helm. The output
+krc runs `helm template <chart> --name-template <release> --namespace <ns> --kube-version <v> --skip-crds` with
+the environment's values (what Argo CD would run for a Helm source); the operator Application deploys this output
+through the krc plugin (`operator=only`), so review and deployment share one Helm binary. The output
 depends only on the chart archive, the values, release, namespace, Kubernetes version and Helm version, so it is
 cached under that key in krc's cache dir: a warm render starts no process at all.
 """

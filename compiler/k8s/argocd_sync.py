@@ -12,6 +12,8 @@ what must exist before anything else, and what deleting an application must neve
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 SYNC_WAVE = "argocd.argoproj.io/sync-wave"
@@ -67,16 +69,33 @@ def is_foundation(document: dict[str, Any]) -> bool:
                                                                           "apiextensions.k8s.io"))
 
 
+@dataclass(frozen=True)
+class PluginChoice:
+    """The plugin parameters that select documents (each include, exclude or only; at most one only)."""
+
+    crds: str = "include"
+    applications: str = "exclude"
+    operator: str = "include"
+
+    @classmethod
+    def of(cls, parameters: Mapping[str, str]) -> PluginChoice:
+        return cls(parameters.get("crds", cls.crds), parameters.get("applications", cls.applications),
+                   parameters.get("operator", cls.operator))
+
+
 def plugin_selection(workloads: list[dict[str, Any]], crds: list[dict[str, Any]], applications: list[dict[str, Any]],
-                     crds_choice: str, applications_choice: str) -> list[dict[str, Any]]:
+                     operator: list[dict[str, Any]], choice: PluginChoice) -> list[dict[str, Any]]:
     """What the krc plugin emits for one request: `workloads` are the environment's non-Argo CD objects, `crds`
-    the chart's CRDs (annotated), `applications` the child Applications. crds=only: the foundations (CRDs and
-    Namespaces); crds=exclude: everything else."""
+    the chart's CRDs (annotated), `applications` the child Applications, `operator` the operator chart's objects
+    as Helm renders them. crds=only: the foundations (CRDs and Namespaces); crds=exclude: neither."""
     foundations = [d for d in workloads if is_foundation(d)]
     rest = [d for d in workloads if not is_foundation(d)]
-    if crds_choice == "only":
+    if choice.crds == "only":
         return foundations + crds
-    if applications_choice == "only":
+    if choice.applications == "only":
         return applications
-    picked = (foundations + crds + rest) if crds_choice == "include" else rest
-    return picked + (applications if applications_choice == "include" else [])
+    if choice.operator == "only":
+        return operator
+    picked = (foundations + crds + rest) if choice.crds == "include" else rest
+    return picked + (operator if choice.operator == "include" else []) \
+        + (applications if choice.applications == "include" else [])

@@ -117,9 +117,24 @@ def _template_labels(kind: str, new: dict[str, Any], fields: Sequence[FieldChang
         labels.append(Label("worker-pod-template", f"worker Pod template changed: {effect}", impact))
     groups = [f for f in fields if _WORKER_GROUP.search(f.path) and f.op in ("added", "removed")]
     for change in groups:
-        verb = "added" if change.op == "added" else "removed (its Pods are deleted)"
-        labels.append(Label(f"worker-group-{change.op}", f"worker group {change.path.rsplit('[', 1)[1][:-1]} {verb}"))
+        name = change.path.rsplit('[', 1)[1][:-1]
+        labels.append(_group_label(kind, new, change.op, name))
     return labels
+
+
+def _group_label(kind: str, new: dict[str, Any], op: str, name: str) -> Label:
+    """A worker group added or removed. A RayService does not touch its running cluster for a removal: the
+    change goes into a new cluster (its upgrade strategy decides whether and how), or nowhere with None."""
+    if op == "added":
+        return Label("worker-group-added", f"worker group {name} added")
+    if kind != "RayService":
+        return Label("worker-group-removed", f"worker group {name} removed (its Pods are deleted)")
+    strategy = ((_spec(new).get("upgradeStrategy") or {}).get("type")) or "NewCluster"
+    if strategy == "None":
+        return Label("worker-group-removed", f"worker group {name} removed from rayClusterConfig, but "
+                     "upgradeStrategy is None: the running cluster keeps the group and its Pods", "metadata only")
+    return Label("worker-group-removed", f"worker group {name} removed: the new cluster is created without it, and "
+                 "the old cluster, with the group's Pods, is deleted once traffic has switched", "replacement")
 
 
 def object_labels(group: str, kind: str, status: str, old: dict[str, Any] | None, new: dict[str, Any] | None,

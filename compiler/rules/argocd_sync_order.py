@@ -5,17 +5,20 @@ Applications by wave (an app-of-apps applies one wave, and with the Application 
 the next; Applications of one wave run side by side and cannot count on each other), and inside each
 Application its objects by resource wave, Argo CD's kind order and name, after the destination namespace when
 `CreateNamespace=true`. What each Application deploys comes from its source: the krc plugin's `crds` and
-`applications` parameters select from the environment's objects and the chart's CRDs; a Helm source of the
-operator chart deploys the chart's objects (`helm template`). It reports an object applied before its Namespace
+`applications` parameters select from the environment's objects and the chart's CRDs, and its `operator`
+parameter the chart's objects as the pinned Helm renders them; a Helm source of the operator chart deploys the
+same objects (`helm template`). It reports an object applied before its Namespace
 exists, a custom resource or the operator before their CRDs, CRDs applied client-side (too big for the
-last-applied annotation), and a CRDs application whose spec does not change with the chart version (the root
-app then has nothing to order on a chart bump, and the operator may be upgraded first).
+last-applied annotation), a CRDs application whose spec does not change with the chart version (the root
+app then has nothing to order on a chart bump, and the operator may be upgraded first), and an object two
+Applications deploy (Argo CD warns of a shared resource and the two overwrite each other on every sync; e.g. a
+workloads app that leaves the `operator` parameter at its default, include, beside the operator app).
 
 Fails (environment): the operator app (wave -1) creates a Role in ray-prod, which only the workloads app
 (wave 0) creates:
 
     kind: Application  # crds, wave -2, plugin crds=only
-    kind: Application  # operator, wave -1, chart kuberay-operator
+    kind: Application  # operator, wave -1, plugin operator=only (a Role in ray-prod)
     kind: Application  # workloads, wave 0, plugin crds=exclude (deploys Namespace ray-prod)
 
 Passes: the Namespace in the CRDs app (wave -2; `crds=only` selects Namespaces with the CRDs), whose plugin
@@ -31,6 +34,7 @@ from ..k8s.argocd_sync import (
     BUILTIN_NAMESPACES,
     CRD_ANNOTATIONS,
     SYNC_OPTIONS,
+    PluginChoice,
     plugin_selection,
     resource_sync_options,
     sync_key,
@@ -102,8 +106,9 @@ def _deployed(context: LintContext, app: LintObject, children: list[LintObject])
     parameters = _parameters(app.document)
     by_id = {id(o.document): o for o in context.objects}
     workloads = [o.document for o in context.objects if _group(o.api_version) != ARGOCD_GROUP]
+    by_id.update({id(o.document): o for o in context.chart_objects})
     selected = plugin_selection(workloads, _crd_documents(context), [c.document for c in children],
-                                parameters.get("crds", "include"), parameters.get("applications", "exclude"))
+                                [o.document for o in context.chart_objects], PluginChoice.of(parameters))
     return [Placed(d, by_id.get(id(d))) for d in selected]
 
 
@@ -164,6 +169,23 @@ def _replay_app(context: LintContext, app: LintObject, deployed: list[Placed], w
                            "an earlier wave than the operator's")
 
 
+def _shared(context: LintContext, app: LintObject, deployed: list[Placed],
+            owners: dict[tuple[str, str, str], str]) -> Iterator[Problem]:
+    """Objects an earlier Application already deploys (`owners` grows as the replay goes)."""
+    destination = _destination_namespace(app.document)
+    for placed in deployed:
+        kind = str(placed.document.get("kind") or "")
+        meta = placed.document.get("metadata") or {}
+        key = (kind, "" if kind in CLUSTER_SCOPED else str(meta.get("namespace") or destination), str(meta.get("name")))
+        first = owners.setdefault(key, app.name)
+        if first != app.name:
+            where = f" in namespace {key[1]}" if key[1] else ""
+            yield _problem(context, app, placed, f"Applications {first} and {app.name} both deploy {kind} "
+                           f"{key[2]}{where}: Argo CD reports a shared resource and each sync overwrites the other's; "
+                           "deploy it from one of them (for the operator chart's objects: the plugin parameter "
+                           "operator=exclude on every Application but the operator's)")
+
+
 def check(context: LintContext) -> Iterator[Problem]:
     apps = [o for o in context.objects if _is_application(o)]
     roots = [a for a in apps if (a.metadata.get("labels") or {}).get(ROLE_LABEL) == "root"
@@ -172,6 +194,7 @@ def check(context: LintContext) -> Iterator[Problem]:
     if not children:
         return
     world = World()
+    owners: dict[tuple[str, str, str], str] = {}
     for wave in sorted({wave_of(a.document) for a in children}):
         created = World(set(), set())
         for app in sorted((a for a in children if wave_of(a.document) == wave), key=lambda a: a.name):
@@ -179,6 +202,7 @@ def check(context: LintContext) -> Iterator[Problem]:
             if deployed is None:
                 continue
             yield from _replay_app(context, app, deployed, world, created)
+            yield from _shared(context, app, deployed, owners)
             parameters = _parameters(app.document)
             if parameters.get("crds") == "only" and context.chart is not None \
                     and parameters.get("chartVersion") != context.chart.version:

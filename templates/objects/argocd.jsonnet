@@ -4,16 +4,19 @@
 //                       and the chart's CRDs (server-side apply), never pruned or deleted. Its plugin parameters
 //                       carry the chart version, so a chart bump changes this app's spec and the root app syncs it
 //                       in its wave, before the operator.
-//   <prefix>-operator   wave -1, the upstream chart at the pinned version, values inline, skipCrds (the CRDs app
-//                       owns them); its Roles in the watched namespaces find those namespaces in place
+//   <prefix>-operator   wave -1, the operator chart through the krc plugin (operator=only): the objects the pinned
+//                       Helm renders from the pinned chart and krc's values, without CRDs (the CRDs app owns
+//                       them), i.e. exactly golden/<env>/chart/. Rendering it in the plugin rather than as a Helm
+//                       source means Argo CD applies what krc reviewed, whichever Helm the repo-server bundles.
+//                       Its Roles in the watched namespaces find those namespaces in place; its parameters carry
+//                       the chart version too, so a chart bump changes its spec in its wave.
 //   <prefix>-workloads  wave 0, the environment's objects through the krc plugin (crds=exclude: no CRDs, no
-//                       Namespaces), tolerating the autoscaler
+//                       Namespaces; operator=exclude), tolerating the autoscaler
 // Argo CD only waits for a child to be healthy before the next wave when the Application health check is enabled
 // in argocd-cm (see deploy/argocd/README.md); `krc lint`'s argocd/sync-order replays this order.
 local env = std.extVar('env');
 local environment = std.extVar('environment');
 local chart = std.extVar('chart');
-local helmValues = std.extVar('helmValues');
 local kr = import '../lib/kuberay.libsonnet';
 
 local argocd = kr.get(env, 'argocd', null);
@@ -94,17 +97,12 @@ local children(cd) = [
     syncPolicy: syncPolicy(cd, false, ['ServerSideApply=true']),
   }),
   application(cd, 'operator', prefix(cd) + '-operator', -1, {
-    source: {
-      repoURL: env.operator.chart.repository,
-      chart: env.operator.chart.name,
-      targetRevision: env.operator.chart.version,
-      helm: { releaseName: chart.name, skipCrds: true, valuesObject: helmValues },
-    },
+    source: pluginSource(cd, { crds: 'exclude', operator: 'only', chartVersion: chart.version }),
     destination: destination(cd, env.operator.namespace),
     syncPolicy: syncPolicy(cd, kr.get(cd, 'prune', true), ['CreateNamespace=true', 'ServerSideApply=true']),
   }),
   application(cd, 'workloads', prefix(cd) + '-workloads', 0, {
-    source: pluginSource(cd, { crds: 'exclude' }),
+    source: pluginSource(cd, { crds: 'exclude', operator: 'exclude' }),
     destination: destination(cd, kr.get(kr.get(cd, 'destination', {}), 'namespace', env.namespace)),
     [if std.length(workloadsIgnore) > 0 then 'ignoreDifferences']: workloadsIgnore,
     // RespectIgnoreDifferences is opt-in: workerGroupSpecs is an atomic list, so Argo CD would carry the whole

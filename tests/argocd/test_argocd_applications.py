@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import glob
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,9 +12,9 @@ import pytest
 import yaml
 from argocd_sidecar import KRC
 
-from compiler import pipeline
+from compiler import argocd, pipeline
 from compiler.argocd import validation
-from compiler.argocd.parameters import PARAMETERS, Request
+from compiler.argocd.parameters import PARAMETERS, Request, read_request
 from compiler.argocd.selection import select_documents
 from compiler.problems import KrcError
 from compiler.project import Project
@@ -76,10 +77,12 @@ def test_app_of_apps_follows_the_argocd_contract(project: Project):
     assert "finalizers" not in crds["metadata"]  # deleting the app never cascades to the CRDs
     assert {"name": "crds", "string": "only"} in crds["spec"]["source"]["plugin"]["parameters"]
 
-    source = operator["spec"]["source"]
-    assert (source["chart"], source["targetRevision"]) == ("kuberay-operator", "1.6.2")
-    assert source["helm"]["skipCrds"] is True and source["helm"]["valuesObject"] == render.helm_values
+    # the operator chart through the plugin (the pinned Helm's render), with the chart version in its spec
+    assert {"name": "operator", "string": "only"} in operator["spec"]["source"]["plugin"]["parameters"]
+    assert {"name": "crds", "string": "exclude"} in operator["spec"]["source"]["plugin"]["parameters"]
+    assert {"name": "chartVersion", "string": "1.6.2"} in operator["spec"]["source"]["plugin"]["parameters"]
     assert operator["spec"]["destination"] == {"name": "prod-eks-gpu", "namespace": "kuberay-system"}
+    assert "CreateNamespace=true" in operator["spec"]["syncPolicy"]["syncOptions"]
 
     [ignored] = workloads["spec"]["ignoreDifferences"]
     assert (ignored["kind"], ignored["name"], ignored["namespace"]) == ("RayCluster", "ray-gpu-train", "ray-prod")
@@ -89,6 +92,7 @@ def test_app_of_apps_follows_the_argocd_contract(project: Project):
     # opt-in only: the live workerGroupSpecs list (atomic) would replace Git's worker group changes in a sync
     assert "RespectIgnoreDifferences=true" not in options
     assert {"name": "crds", "string": "exclude"} in workloads["spec"]["source"]["plugin"]["parameters"]
+    assert {"name": "operator", "string": "exclude"} in workloads["spec"]["source"]["plugin"]["parameters"]
     # the lint rule about autoscaled replicas is satisfied by what the template emits
     findings = pipeline.check_environment(render).findings
     assert not [p for p in findings if p.rule == "argocd/autoscaled-replicas-ignored"]
@@ -170,23 +174,26 @@ def test_repo_server_patch_and_dockerfile_follow_the_sidecar_contract():
     assert mounts["/tmp"] in {v["name"] for v in patch["spec"]["template"]["spec"]["volumes"]}
     dockerfile = (DEPLOY / "Dockerfile").read_text()
     assert "USER 999" in dockerfile and "/home/argocd/cmp-server/config/plugin.yaml" in dockerfile
-    # the sidecar's Helm is Argo CD's own, checked against the lock's pin at build time
-    assert "FROM quay.io/argoproj/argocd:${ARGOCD_VERSION} AS argocd" in dockerfile
-    assert "COPY --from=argocd /usr/local/bin/helm /usr/local/bin/helm" in dockerfile
+    # the sidecar's Helm is the pinned one, installed and verified as `make helm` does, then its version checked
+    assert "python -m compiler.charts.helm_install /tmp/krc --dest /usr/local/bin/helm" in dockerfile
     assert "python -m compiler.charts.helm_install /tmp/krc --check /usr/local/bin/helm" in dockerfile
+    assert "COPY --from=" not in dockerfile  # no binary taken from another image unverified
 
 
 def test_operator_application_renders_what_krc_reviews(project: Project):
-    """Argo CD inflates the operator app with the release name, namespace and values krc gives `helm template`."""
+    """The operator app deploys the chart objects krc renders with the pinned Helm, into its own namespace, for
+    the pinned chart version; the sync-order rule sees them as that app's."""
     render = pipeline.compile_environment(project, "prod-eks-gpu")
     operator = next(o.document for o in render.objects if o.document["metadata"]["name"].endswith("-operator"))
-    source = operator["spec"]["source"]
-    assert source["helm"]["releaseName"] == render.chart.name and source["helm"]["skipCrds"] is True
-    assert source["helm"]["valuesObject"] == render.helm_values and source["targetRevision"] == render.chart.version
+    request = read_request({"ARGOCD_APP_PARAMETERS": json.dumps(operator["spec"]["source"]["plugin"]["parameters"])})
+    generated = argocd.generated(render, request)
+    documents = [d for d in yaml.safe_load_all(generated.stream) if d]
+    assert documents == [o.document for o in render.chart_objects] and len(documents) == 7
     namespace = operator["spec"]["destination"]["namespace"]
-    deployment = next(o.document for o in render.chart_objects if o.document["kind"] == "Deployment")
+    deployment = next(d for d in documents if d["kind"] == "Deployment")
     assert deployment["metadata"]["namespace"] == namespace
-    assert deployment["metadata"]["labels"]["app.kubernetes.io/instance"] == source["helm"]["releaseName"]
+    assert deployment["metadata"]["labels"]["app.kubernetes.io/instance"] == render.chart.name
+    assert not [p for p in pipeline.check_environment(render).findings if p.rule == "argocd/sync-order"]
 
 
 def test_respect_ignore_differences_is_opt_in(project: Project):

@@ -16,13 +16,12 @@ def _documents(stdout: bytes) -> list[dict]:
     return [d for d in yaml.load_all(stdout.decode("utf-8"), Loader=yaml.CSafeLoader) if d is not None]
 
 
-def _rendered(project: Project, environment: str) -> tuple[list[dict], list[dict]]:
-    """What `krc render` writes for the environment: (manifests, CRDs), parsed."""
+def _rendered(project: Project, environment: str) -> tuple[list[dict], list[dict], list[dict]]:
+    """What `krc render` writes for the environment: (manifests, CRDs, the operator chart's objects), parsed."""
     pipeline.render_to_disk(project, [environment])
     folder = project.rendered_dir / environment
-    manifests = [yaml.load(p.read_text(), Loader=yaml.CSafeLoader) for p in sorted((folder / "manifests").glob("*"))]
-    crds = [yaml.load(p.read_text(), Loader=yaml.CSafeLoader) for p in sorted((folder / "crds").glob("*"))]
-    return manifests, crds
+    return tuple([yaml.load(p.read_text(), Loader=yaml.CSafeLoader) for p in sorted((folder / sub).glob("*"))]
+                 for sub in ("manifests", "crds", "chart"))  # type: ignore[return-value]
 
 
 def _key(document: dict) -> tuple:
@@ -43,7 +42,7 @@ def test_generate_matches_render_for_every_environment(project: Project, app_dir
         assert result.returncode == 0, result.stderr
         assert "apiVersion" not in result.stderr and "kind:" not in result.stderr  # no manifests on stderr
         documents = _documents(result.stdout)
-        manifests, crds = _rendered(project, environment)
+        manifests, crds, chart = _rendered(project, environment)
 
         generated_crds = [d for d in documents if d["kind"] == "CustomResourceDefinition"]
         assert len(crds) == 4 and [_without_argocd_annotations(c) for c in generated_crds] == crds
@@ -52,14 +51,15 @@ def test_generate_matches_render_for_every_environment(project: Project, app_dir
             assert "ServerSideApply=true" in crd["metadata"]["annotations"]["argocd.argoproj.io/sync-options"]
 
         workloads = {_key(d): d for d in documents if d["kind"] != "CustomResourceDefinition"}
-        expected = {_key(d): d for d in manifests if not d["apiVersion"].startswith("argoproj.io/")}
+        expected = {_key(d): d for d in manifests + chart if not d["apiVersion"].startswith("argoproj.io/")}
         assert workloads == expected and any(k[0] == "RayCluster" for k in workloads)
+        assert any(k[0] == "Deployment" for k in workloads)  # operator=include (default): the chart's objects too
         assert not any(d["kind"] == "Application" for d in documents)  # applications default to exclude
     assert tree_digest(app_dir) == before, "generate wrote inside the repository copy"
     assert not any((cache_dir / "home").iterdir()), "generate wrote into HOME"
 
 
-def test_crds_and_applications_selections(app_dir: Path, cache_dir: Path):
+def test_crds_and_applications_selections(project: Project, app_dir: Path, cache_dir: Path):
     only_crds = run(app_dir, argocd_environ(cache_dir, parameters("prod-eks-gpu", crds="only")))
     assert only_crds.returncode == 0, only_crds.stderr
     # the foundations: the CRDs and the Namespaces, never pruned or deleted
@@ -68,9 +68,20 @@ def test_crds_and_applications_selections(app_dir: Path, cache_dir: Path):
     assert all("Prune=false,Delete=false" in d["metadata"]["annotations"]["argocd.argoproj.io/sync-options"]
                for d in foundations)
 
-    excluded = run(app_dir, argocd_environ(cache_dir, parameters("prod-eks-gpu", crds="exclude")))
+    excluded = run(app_dir, argocd_environ(cache_dir, parameters("prod-eks-gpu", crds="exclude", operator="exclude")))
     kinds = [d["kind"] for d in _documents(excluded.stdout)]
     assert "CustomResourceDefinition" not in kinds and "Namespace" not in kinds and "RayService" in kinds
+    assert "Deployment" not in kinds and "Role" not in kinds  # the operator chart is the operator app's
+
+    # the operator app: exactly what golden/<env>/chart/ holds (the pinned Helm's render), nothing else
+    operator = run(app_dir, argocd_environ(cache_dir, parameters("prod-eks-gpu", crds="exclude", operator="only",
+                                                                  chartVersion="1.6.2")))
+    assert operator.returncode == 0, operator.stderr
+    golden_chart = [yaml.load(p.read_text(), Loader=yaml.CSafeLoader)
+                    for p in sorted((project.golden_dir / "prod-eks-gpu" / "chart").glob("*.yaml"))]
+    assert len(golden_chart) == 7
+    assert sorted(map(_key, _documents(operator.stdout))) == sorted(map(_key, golden_chart))
+    assert {_key(d): d for d in _documents(operator.stdout)} == {_key(d): d for d in golden_chart}
 
     stale = run(app_dir, argocd_environ(cache_dir, parameters("prod-eks-gpu", crds="only") + [
         {"name": "chartVersion", "string": "1.5.2"}]))

@@ -21,6 +21,8 @@ def test_options_win_and_defaults_apply_when_nothing_is_sent():
     assert read_request({"ARGOCD_ENV_KRC_ENVIRONMENT": "dev", "ARGOCD_ENV_KRC_CRDS": "exclude"}) == Request(
         "dev", "exclude")
     assert read_request({"PARAM_ENVIRONMENT": "dev"}, {"environment": "prod", "crds": None}).environment == "prod"
+    assert read_request({}).operator == "include"  # a single plugin app deploys the operator chart too
+    assert read_request({"PARAM_OPERATOR": "only", "PARAM_CRDS": "exclude"}).operator == "only"
     # an explicitly empty value (Argo CD passes empty env entries since v3.0) falls through to the next source
     assert read_request({"PARAM_ENVIRONMENT": "", "ARGOCD_ENV_KRC_ENVIRONMENT": "dev"}).environment == "dev"
 
@@ -32,6 +34,9 @@ def test_options_win_and_defaults_apply_when_nothing_is_sent():
     ({"ARGOCD_APP_PARAMETERS": '[{"string": "dev"}]'}, "has no name"),
     ({"PARAM_APPLICATIONS": "all"}, "'applications' is 'all'; use one of: include, exclude, only"),
     ({"PARAM_CRDS": "only", "PARAM_APPLICATIONS": "only"}, "exclude each other"),
+    ({"PARAM_OPERATOR": "only", "PARAM_APPLICATIONS": "only"}, "applications=only and operator=only exclude each"),
+    ({"PARAM_OPERATOR": "only", "PARAM_CRDS": "only"}, "crds=only and operator=only exclude each other"),
+    ({"PARAM_OPERATOR": "helm"}, "'operator' is 'helm'; use one of: include, exclude, only"),
 ])
 def test_bad_requests_are_input_errors(environ, message):
     with pytest.raises(KrcError, match=message.replace("(", r"\(")):

@@ -145,5 +145,14 @@ def test_rayservice_labels_for_scale_append_and_serve_changes():
     none = service("a", "b")
     none["spec"]["upgradeStrategy"] = {"type": "None"}
     assert codes(service("a", "b"), none) == ["rayservice-settings"]
-    assert codes(none, {**none, "spec": {**none["spec"], "rayClusterConfig": cluster("b")["spec"]}}) == [
-        "worker-group-removed", "rayservice-not-upgraded"]
+    removed = {**none, "spec": {**none["spec"], "rayClusterConfig": cluster("b")["spec"]}}
+    assert sorted(codes(none, removed)) == ["rayservice-not-upgraded", "worker-group-removed"]
+    # upgradeStrategy None: the running cluster keeps the removed group, nothing restarts
+    [group] = [label for label in object_labels("ray.io", "RayService", "changed", none, removed,
+                                                 diff_documents(none, removed)) if label.code == "worker-group-removed"]
+    assert group.severity == "metadata only" and "keeps the group" in group.message
+    # the default (NewCluster): the group goes with the old cluster, after the switch
+    [group] = [label for label in object_labels("ray.io", "RayService", "changed", service("a", "b"), service("b"),
+                                                 diff_documents(service("a", "b"), service("b")))
+               if label.code == "worker-group-removed"]
+    assert group.severity == "replacement" and "once traffic has switched" in group.message

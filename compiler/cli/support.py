@@ -1,5 +1,5 @@
-"""The command line's terminal manners, kept out of cli.py so it stays a list of thin commands: colour, problem
-blocks, progress, shell completion, help in workflow order, `--version`."""
+"""The command line's terminal manners, kept apart so the command modules stay lists of thin commands: colour,
+problem blocks, progress, shell completion, help in workflow order, `--version`."""
 from __future__ import annotations
 
 import contextlib
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 
-from . import pipeline
-from .problems import KrcError, Problem
-from .project import Project, find_project
-from .report_format import Style, choose_style, format_problems, progress, source_reader
+from .. import pipeline
+from ..problems import KrcError, Problem
+from ..project import Project, find_project
+from ..report_format import Style, choose_style, format_problems, progress, source_reader
 
 # `krc --help` lists commands in the order of a working day, not alphabetically.
 WORKFLOW_ORDER = ("init", "envs", "explain", "render", "show", "diff", "golden", "check", "lint", "policy",

@@ -1,0 +1,51 @@
+"""The command line: parse options, call one core function, report, choose the exit code.
+
+Exit codes everywhere: 0 fine, 1 findings or differences, 2 bad input or a failing environment (disk, network,
+permissions; nothing written), 3 an internal error. No traceback is printed unless KRC_DEBUG=1 (`edge.py`).
+Commands are listed by `krc --help` in the order of a working day (support.WORKFLOW_ORDER). Each command module
+holds thin commands; this module makes the `krc` group and adds every command to it, explicitly.
+"""
+from __future__ import annotations
+
+import click
+
+from ..report_format import COLOR_CHOICES
+from . import argocd_commands, lint_commands, project_commands, render_commands
+from .edge import CONTEXT, ErrorEdge
+from .support import print_versions
+
+
+@click.group(cls=ErrorEdge, context_settings=CONTEXT)
+@click.option("--project", type=click.Path(file_okay=False), help="Project root (default: found from the cwd).")
+@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), always, never.")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=False, callback=print_versions,
+              help="Show the versions of krc, Jinja2, Jsonnet, Helm and the CUE engine, and exit.")
+def main(project: str | None, color: str) -> None:
+    """krc: compile KubeRay environments into manifests, Helm values and CRDs; validate, lint and diff them.
+
+    \b
+    The daily loop:
+      edit environments/<env>.yaml
+      krc diff            # what changes, object by object
+      krc golden          # accept the render into golden/
+      git commit          # golden/ is reviewed with the change
+
+    \b
+    Shell completion (environment names, rule ids, formats):
+      eval "$(_KRC_COMPLETE=bash_source krc)"    # zsh: zsh_source, fish: fish_source
+    """
+
+
+COMMANDS: tuple[click.Command, ...] = (
+    project_commands.init_command, project_commands.envs_command, project_commands.show_command,
+    project_commands.explain_command, project_commands.autoscaler_command, project_commands.rules_command,
+    render_commands.vendor_command, render_commands.render_command, render_commands.golden_command,
+    render_commands.check_command, render_commands.diff_command, render_commands.approve_command,
+    lint_commands.lint_command, lint_commands.policy_command, lint_commands.crd_diff_command,
+    argocd_commands.argocd_group,
+)
+for command in COMMANDS:
+    main.add_command(command)
+
+__all__ = ["ErrorEdge", "main"]

@@ -1,0 +1,85 @@
+"""The error edge every command goes through: exit codes, error blocks, and the options commands share.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from .. import pipeline
+from ..problems import KrcError
+from .support import (
+    WorkflowGroup,
+    show_problems,
+)
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 120}
+
+
+def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Bad input becomes one block per problem on stderr and exit status 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except KrcError as err:
+            show_problems(err.problems)
+            sys.exit(2)
+
+    return wrapper
+
+
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--no-cache and --jobs, for commands that work through many environments (see pipeline.RunOptions)."""
+    command = click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+                           help="Processes compiling in parallel (default: one per core).")(command)
+    return click.option("--no-cache", is_flag=True, help="Compile everything again; neither read nor write the "
+                        "compile cache.")(command)
+
+
+def run_settings(no_cache: bool, jobs: int | None) -> pipeline.RunOptions:
+    return pipeline.RunOptions(cache=not no_cache, workers=jobs)
+
+
+DEBUG_VARIABLE = "KRC_DEBUG"
+
+
+def _debugging() -> bool:
+    return os.environ.get(DEBUG_VARIABLE, "").strip() not in ("", "0", "false", "no")
+
+
+class ErrorEdge(WorkflowGroup):
+    """The one place where failures become exit codes, for every command and subcommand.
+
+    KrcError (bad input): its problems, exit 2. OSError (disk full, read-only, permissions, network): one line,
+    exit 2. Anything else is krc's bug: one line saying so, exit 3, the traceback only with KRC_DEBUG=1. Exit 1
+    keeps its one meaning, findings or differences, so CI can tell a crash from a change.
+    """
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit,
+                KeyboardInterrupt):
+            raise
+        except KrcError as err:
+            show_problems(err.problems)
+            sys.exit(2)
+        except OSError as err:
+            if _debugging():
+                raise
+            where = f" ({err.filename})" if err.filename else ""
+            click.echo(f"krc: error {err.strerror or err}{where}; check the disk, permissions and network, then "
+                       "run again", err=True)
+            sys.exit(2)
+        except Exception as err:  # noqa: BLE001 - the edge: whatever escaped is an internal error
+            if _debugging():
+                raise
+            click.echo(f"krc: internal error: {type(err).__name__}: {str(err)[:300]}; please report it, with the "
+                       f"traceback from running again with {DEBUG_VARIABLE}=1", err=True)
+            sys.exit(3)

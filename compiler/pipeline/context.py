@@ -1,0 +1,235 @@
+"""What the work on many environments shares: run options, the per-command context (project, compile cache,
+charts read so far), the picklable job a worker process runs, and what a command keeps of each environment.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import output, review
+from ..argocd.validation import crds_path
+from ..charts import vendor
+from ..charts.package import Chart
+from ..compile_cache import CompileCache, Compiled, path_digest
+from ..environment.model import load_environment
+from ..policy import CueEngine
+from ..problems import KrcError, Problem
+from ..project import Project
+from ..render import Render, render_environments
+from ..rules.support.destinations import Destination
+from .environments import chart_pin, compile_environment, environment_findings, project_destinations
+
+# Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
+# runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
+POLICY_BATCH = 25
+# Environments per `krc render`, `krc golden` and `krc check` job: a job's environments are rendered together
+# (render_environments: one Jsonnet run for all of them), and its worker reads the charts once for all.
+RENDER_BATCH = 25
+# Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
+REVIEW_BATCH = 40
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a command works through environments: the compile cache (`--no-cache` turns it off), how many
+    processes compile in parallel (`--jobs`; None: one per core), and the most environments one job takes for
+    policies and for `krc diff`. Output is the same whatever they are."""
+
+    cache: bool = True
+    workers: int | None = None
+    policy_batch: int = POLICY_BATCH
+    review_batch: int = REVIEW_BATCH
+
+    def worker_count(self) -> int:
+        return max(1, self.workers if self.workers is not None else (os.cpu_count() or 1))
+
+    def batches(self, names: Sequence[str], most: int) -> list[tuple[str, ...]]:
+        """`names` in consecutive jobs of at most `most`, spread so every worker gets some."""
+        size = max(1, min(most, math.ceil(len(names) / self.worker_count())))
+        return [tuple(names[i:i + size]) for i in range(0, len(names), size)]
+
+
+DEFAULT_RUN = RunOptions()
+
+
+class Context:
+    """What one command's work shares, in one process: the project, its cache, the charts read so far."""
+
+    def __init__(self, project: Project, cache: CompileCache, with_peers: bool = True):
+        self.project = project
+        self.cache = cache
+        self.with_peers = with_peers
+        self._charts: dict[tuple[str, str], Chart] = {}
+        self._peers: tuple[Destination, ...] | None = None
+
+    @classmethod
+    def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> Context:
+        """With peers, findings compare each environment's destination with the others', so the others'
+        destinations join the cache key (an environment's findings change when another one moves)."""
+        peers = project_destinations(project, CompileCache(project, run.cache)) if with_peers else ()
+        if with_peers:
+            options += f";peers={hashlib.sha256(repr(peers).encode()).hexdigest()[:16]}"
+        context = cls(project, CompileCache(project, run.cache, options), with_peers)
+        context._peers = peers
+        return context
+
+    @property
+    def peers(self) -> tuple[Destination, ...]:
+        if self._peers is None:
+            self._peers = project_destinations(self.project) if self.with_peers else ()
+        return self._peers
+
+    def chart(self, name: str, version: str) -> Chart:
+        if (name, version) not in self._charts:
+            self._charts[(name, version)] = vendor.load_vendored_chart(self.project.vendor_dir, name, version)
+        return self._charts[(name, version)]
+
+
+def argocd_option(argocd_crds: str | None) -> str:
+    """What an explicit --argocd-crds adds to the cache key: its path and content."""
+    if not argocd_crds:
+        return ""
+    path = Path(argocd_crds).resolve()
+    return f"argocd-crds={path}:{path_digest(path)}"
+
+
+def rendered_together(context: Context, names: Sequence[str]) -> dict[str, tuple[str, Render]]:
+    """The environments the cache lacks, rendered together (render_environments: one Jsonnet run for all), each
+    with its cache key as it was before rendering. Environments that fail are left out: compile_cached renders
+    them on their own and reports their problems as always."""
+    project, cache = context.project, context.cache
+    keys, pairs = [], []
+    for name in names:
+        if cache.has_entry(name):
+            continue
+        try:
+            key = cache.key(name)
+            env = load_environment(project, name)
+            pin = chart_pin(env)
+            pairs.append((env, context.chart(pin.name, pin.version)))
+            keys.append(key)
+        except KrcError:
+            continue
+    renders = render_environments(project, pairs)
+    return {env.name: (key, render) for key, (env, _), render in zip(keys, pairs, renders, strict=True)
+            if isinstance(render, Render)}
+
+
+def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
+                   lint: bool = True, peers: tuple[Destination, ...] = (),
+                   rendered: tuple[str, Render] | None = None) -> tuple[Compiled, Render | None]:
+    """One environment's compiled result from the cache, else compiled (and kept when its key held still).
+    With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out.
+    `rendered`: its key and render from rendered_together."""
+    found = cache.lookup(name)
+    if found is not None:
+        return found, None
+    key, render = rendered or (cache.key(name), compile_environment(project, name))
+    try:
+        findings: list[Problem] | None = environment_findings(render, project, argocd_crds, peers)
+    except KrcError:
+        if lint:
+            raise
+        findings = None
+    compiled = Compiled(name, key, (render.chart.name, render.chart.version), output.render_files(render, False),
+                        render.objects, render.helm_values, tuple(findings or ()), render.chart_objects)
+    if findings is not None and cache.key(name) == key:  # the file did not change while it compiled
+        named = crds_path(project, render.environment) if not argocd_crds else None
+        cache.store(compiled, [project.root / f for f in render.environment.files] + ([named] if named else []))
+    return compiled, render
+
+
+def restore(context: Context, compiled: Compiled) -> Render:
+    """The full Render of a cached result (what provenance needs: the loaded environment with its origins)."""
+    return Render(load_environment(context.project, compiled.name), context.chart(*compiled.chart),
+                  compiled.helm_values, compiled.objects, compiled.findings, compiled.chart_objects)
+
+
+def error_findings(compiled: Compiled) -> list[Problem]:
+    return [f for f in compiled.findings if f.severity == "error"]
+
+
+@dataclass(frozen=True)
+class GoldenMismatch:
+    environment: str
+    changed: tuple[str, ...]
+    added: tuple[str, ...]  # rendered but not in golden
+    removed: tuple[str, ...]  # in golden but no longer rendered
+    orphaned: bool = False  # golden/<env>/ of an environment whose file is gone
+    pruned: tuple[str, ...] = ()  # what deleting the removed objects does, one line per object
+
+    @property
+    def clean(self) -> bool:
+        return not (self.changed or self.added or self.removed)
+
+
+def golden_mismatch(name: str, current: output.Files, golden: output.Files, orphaned: bool = False) -> GoldenMismatch:
+    removed = tuple(sorted(golden.keys() - current.keys()))
+    return GoldenMismatch(name, tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
+                          tuple(sorted(current.keys() - golden.keys())), removed, orphaned,
+                          tuple(review.pruned_objects(name, golden, removed)))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit of work for a worker process: picklable, it names its project and environments."""
+
+    command: str  # render, golden, check, review, lint
+    root: Path
+    names: tuple[str, ...]
+    cache: bool
+    shared: str  # the cache's shared digest, as the main process computed it
+    options: str = ""  # the cache's options string
+    argocd_crds: str | None = None
+    skip_keys: dict[str, str] | None = None  # render: the keys rendered/<env>/ already hold, untouched since
+    golden: dict[str, output.Files] | None = None  # review at a git ref: golden files by environment
+    findings: bool = True  # lint: schema and rule findings (else only policies)
+    engine: CueEngine | None = None  # lint: the policies' engine (None: no policies to run)
+    policy_settings: bool = True  # lint: apply the environments' `lint.rules` settings for policies
+    peers: tuple[Destination, ...] | None = None  # where every environment deploys (set when sent to a worker)
+
+
+@dataclass(frozen=True)
+class EnvironmentResult:
+    """What a command keeps of one environment (never the whole render: memory stays flat as N grows)."""
+
+    name: str
+    key: str = ""
+    chart: tuple[str, str] = ("", "")
+    objects: int = 0
+    crds: int = 0  # render/golden: the pinned chart's CRDs
+    findings: tuple[Problem, ...] = ()
+    compiled: bool = False  # compiled in this run (False: taken from the cache)
+    staged: Path | None = None  # render/golden: the folder written beside its target, not yet swapped in
+    mismatch: GoldenMismatch | None = None
+    reviewed: review.EnvironmentReview | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    results: tuple[EnvironmentResult, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    compiled: tuple[str, ...] = ()  # the environments this job compiled (the others came from the cache)
+
+
+def output_root(project: Project, command: str) -> Path:
+    return project.rendered_dir if command == "render" else project.golden_dir
+
+
+# One CUE engine run at a time across the worker processes of a command: an engine process takes 150-250 MB
+# whatever the batch, so parallel runs would double the peak memory for little time (see README).
+_ENGINE_LOCK: list[Any] = [None]
+
+
+def use_engine_lock(lock: Any) -> None:
+    _ENGINE_LOCK[0] = lock
+
+
+def engine_turn() -> Any:
+    return _ENGINE_LOCK[0] if _ENGINE_LOCK[0] is not None else contextlib.nullcontext()

@@ -1,0 +1,57 @@
+"""`krc crd-diff` and the `krc argocd` commands (validate, the plugin's generate and init).
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .. import argocd, crddiff
+from ..argocd.validation import crds_path, environment_problems
+from ..charts import vendor
+from ..problems import KrcError, Problem
+from ..project import Project
+from .context import DEFAULT_RUN, Context, RunOptions, argocd_option, compile_cached, error_findings, restore
+from .environments import compile_environments, vendor_charts
+
+
+def compare_crd_sources(old: str, new: str, project_root: Path | None) -> list[crddiff.CrdChange]:
+    """`krc crd-diff OLD NEW`: every change between two CRD sets (files, folders, chart archives, NAME@VERSION)."""
+    return crddiff.compare_crds(crddiff.load_crd_source(old, project_root),
+                                crddiff.load_crd_source(new, project_root))
+
+
+def validate_argocd(project: Project, names: Sequence[str], override: str | None) -> list[Problem]:
+    """`krc argocd validate`: every environment's Argo CD objects against the named or configured CRDs."""
+    problems: list[Problem] = []
+    for render in compile_environments(project, project.select(list(names)), lint=False):
+        if override is None and crds_path(project, render.environment) is None:
+            raise KrcError(f"environment {render.environment.name} names no Argo CD CRDs: pass --crds or set "
+                           "argocd.crds")
+        problems.extend(environment_problems(project, render.environment, render.objects, override))
+    return problems
+
+
+def argocd_generate(project: Project, environ: Mapping[str, str], options: Mapping[str, str | None],
+                    argocd_crds: str | None = None, run: RunOptions = DEFAULT_RUN) -> argocd.Generated:
+    """`krc argocd generate`: one environment compiled and checked as for `krc render` (error-level findings
+    raise), then the documents the plugin request selects. It reads or compiles that environment only."""
+    request = argocd.read_request(environ, options)
+    name = argocd.chosen_environment(project, request)
+    # the plugin renders one environment and reads no other (destinations are lint's and review's business)
+    context = Context.of(project, run, argocd_option(argocd_crds), with_peers=False)
+    compiled, render = compile_cached(project, context.cache, name, argocd_crds)
+    errors = error_findings(compiled)
+    if errors:
+        raise KrcError(errors)
+    return argocd.generated(dataclasses.replace(render or restore(context, compiled), findings=compiled.findings),
+                            request)
+
+
+def argocd_init(project: Project, environ: Mapping[str, str],
+                options: Mapping[str, str | None]) -> list[vendor.VendorResult]:
+    """`krc argocd init`: vendor the charts generate needs: the chosen environment's, or every environment's
+    when none is chosen. Already vendored charts that match the lock are not downloaded again."""
+    request = argocd.read_request(environ, options)
+    names = [argocd.chosen_environment(project, request)] if request.environment else project.environment_names()
+    return vendor_charts(project, names)

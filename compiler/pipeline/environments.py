@@ -1,0 +1,156 @@
+"""One environment at a time: load, render, validate and lint it; and the plain loop over a few of them
+(`compile_environments`) that commands on one or two environments use.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .. import output
+from ..argocd.validation import environment_problems
+from ..autoscaler import AutoscalerView, Batch, autoscaler_views
+from ..charts import vendor
+from ..compile_cache import CompileCache
+from ..environment.model import Environment, load_environment
+from ..lint import (
+    LintContext,
+    environment_context,
+    lint_validated,
+    validate_objects,
+)
+from ..problems import KrcError, Location, Problem, sorted_problems
+from ..project import Project
+from ..render import Render, render_environment
+from ..rules.support.destinations import Destination, destination_of
+
+
+def chart_pin(env: Environment) -> vendor.ChartPin:
+    chart = env.data["operator"]["chart"]
+    name, version = str(chart["name"]), str(chart["version"])
+    problem = vendor.chart_pin_problem(name, version)
+    if problem:  # before the name or version touches a path
+        field = "name" if "name" in problem.split(" is ")[0] else "version"
+        raise KrcError(problem, env.location_of(("operator", "chart", field)))
+    return vendor.ChartPin(name, version, str(chart["repository"]))
+
+
+def compile_environment(project: Project, name: str) -> Render:
+    env = load_environment(project, name)
+    pin = chart_pin(env)
+    chart = vendor.load_vendored_chart(project.vendor_dir, pin.name, pin.version)
+    return render_environment(project, env, chart)
+
+
+@dataclass(frozen=True)
+class Validated:
+    """A render with its objects as the API server stores them (CRD defaults applied) and the schema findings."""
+
+    render: Render
+    context: LintContext
+    schema_problems: tuple[Problem, ...]
+
+
+def validate_render(render: Render, peers: tuple[Destination, ...] = ()) -> Validated:
+    """`peers`: where the project's other environments deploy (the destination-collision rule reads them)."""
+    context, problems = validate_objects(environment_context(render, peers))
+    return Validated(render, context, tuple(problems))
+
+
+def ray_version(env: Environment) -> str:
+    ray = env.data.get("ray")
+    return str(ray.get("version") or "") if isinstance(ray, dict) else ""
+
+
+def autoscaler_of(project: Project, validated: Sequence[Validated]) -> list[AutoscalerView]:
+    """What Ray's autoscaling-config generator (of each environment's ray.version) makes of every cluster spec
+    the environments render, stored objects as the autoscaler reads them: one process for all of them."""
+    return autoscaler_views(project.root, [Batch(ray_version(v.render.environment),
+                                                 tuple(o.document for o in v.context.objects)) for v in validated])
+
+
+def _generator_missing(render: Render, view: AutoscalerView) -> Problem:
+    where = render.environment.location_of(("ray", "version")) or Location(f"environment {render.environment.name}")
+    return Problem(f"the autoscaler's view was not checked: {view.unavailable}", where, "error",
+                   "autoscaler/generator", object=f"environment/{render.environment.name}",
+                   segments=("ray", "version"))
+
+
+def validated_findings(validated: Validated, project: Project | None = None, argocd_crds: str | None = None,
+                       view: AutoscalerView | None = None) -> list[Problem]:
+    """Every finding about what an environment renders: schema and rules against the pinned CRDs (with the
+    autoscaler's view when given), and (given the project) its Argo CD objects against the Argo CD CRDs it names
+    or `argocd_crds`. A view without a generator is an error: CI must not pass as if it had been checked."""
+    context = dataclasses.replace(validated.context, autoscaler=view) if view is not None else validated.context
+    findings = lint_validated(context, list(validated.schema_problems))
+    render = validated.render
+    if view is not None and view.unavailable:
+        findings.append(_generator_missing(render, view))
+    if project is not None:
+        findings += environment_problems(project, render.environment, render.objects, argocd_crds)
+    return sorted_problems(findings)
+
+
+def project_destinations(project: Project, cache: CompileCache | None = None) -> tuple[Destination, ...]:
+    """Where every environment of the project deploys (files that fail to load are reported on their own); from
+    `cache` for environments whose layers kept their bytes."""
+    found = []
+    for name in project.environment_names():
+        known, destination = cache.destination(name) if cache is not None else (False, None)
+        if not known:
+            try:
+                env = load_environment(project, name)
+            except KrcError:
+                continue
+            destination = destination_of(name, env.data, env.files[-1] if env.files else f"environments/{name}.yaml")
+            if cache is not None:
+                cache.store_destination(name, destination, [project.root / f for f in env.files])
+        if destination is not None:
+            found.append(destination)
+    return tuple(found)
+
+
+def environment_findings(render: Render, project: Project | None = None, argocd_crds: str | None = None,
+                         peers: tuple[Destination, ...] | None = None) -> list[Problem]:
+    """The findings `krc render` stops on: everything but the autoscaler's view (render never needs Ray); the
+    environment's destination is compared with `peers` (read from the project when not given)."""
+    if peers is None:
+        peers = project_destinations(project) if project is not None else ()
+    return validated_findings(validate_render(render, peers), project, argocd_crds)
+
+
+def check_environment(render: Render, project: Project | None = None, argocd_crds: str | None = None,
+                      peers: tuple[Destination, ...] | None = None) -> Render:
+    """The render with its findings; error-level findings stop the pipeline."""
+    findings = environment_findings(render, project, argocd_crds, peers)
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:
+        raise KrcError(errors)
+    return dataclasses.replace(render, findings=tuple(findings))
+
+
+def compile_environments(project: Project, names: Sequence[str], lint: bool = True) -> list[Render]:
+    """Every named environment, checked, or every problem of all of them (one bad file does not hide another)."""
+    renders: list[Render] = []
+    problems: list[Problem] = []
+    peers = project_destinations(project) if lint else ()
+    for name in names:
+        try:
+            render = compile_environment(project, name)
+            renders.append(check_environment(render, project, peers=peers) if lint else render)
+        except KrcError as err:
+            problems.extend(err.problems)
+    if problems:
+        # a shared template or layer fails the same way for every environment: say it once
+        raise KrcError(sorted_problems(set(problems)))
+    return renders
+
+
+def vendor_charts(project: Project, names: Sequence[str]) -> list[vendor.VendorResult]:
+    """Download every chart the environments pin (and only what the cache lacks)."""
+    pins = [chart_pin(load_environment(project, name)) for name in names]
+    if vendor.up_to_date(project.vendor_dir, pins):
+        return vendor.vendor(project.vendor_dir, pins)  # writes nothing: a read-only checkout works
+    with output.project_lock(project):
+        project.checked_output_dir(project.vendor_dir / "charts")
+        return vendor.vendor(project.vendor_dir, pins)

@@ -1,0 +1,104 @@
+"""`krc render`, `krc golden` and `krc check`: rendered/ and golden/ written all-or-nothing, and compared.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import output, review
+from ..output_stamps import OutputStamps
+from ..problems import KrcError, Problem
+from ..project import Project
+from ..render import Render
+from ..review.golden_source import GitGolden, WorkingTreeGolden
+from .context import (
+    DEFAULT_RUN,
+    RENDER_BATCH,
+    Context,
+    EnvironmentResult,
+    GoldenMismatch,
+    Job,
+    RunOptions,
+    golden_mismatch,
+    output_root,
+)
+from .jobs import outcomes
+from .linting import policies_by_environment
+
+
+def write_environments(project: Project, names: Sequence[str], command: str,
+                        run: RunOptions) -> list[EnvironmentResult]:
+    """rendered/<env>/ (render) or golden/<env>/ (golden) of every environment: each staged beside its target as
+    soon as it is compiled, all swapped in only once every one compiled cleanly. rendered/<env>/ folders that
+    already hold the result and were not touched since are left as they are."""
+    with output.project_lock(project):  # one writer per project: concurrent runs wait instead of racing
+        return _write_environments_locked(project, names, command, run)
+
+
+def _write_environments_locked(project: Project, names: Sequence[str], command: str,
+                               run: RunOptions) -> list[EnvironmentResult]:
+    target = output_root(project, command)
+    for name in names:  # real folders inside the project only, never through a link
+        project.checked_output_dir(target / name)
+    output.clean_debris(target)  # what an interrupted run left beside its targets
+    stamps = OutputStamps(target, run.cache) if command == "render" else None
+    context = Context.of(project, run)
+    jobs = [Job(command, project.root, group, run.cache, context.cache.shared,
+                skip_keys={n: k for n in group if (k := stamps.current(n))} if stamps else None)
+            for group in run.batches(names, RENDER_BATCH)]
+    results: list[EnvironmentResult] = []
+    try:
+        for result in outcomes(context, jobs, run):
+            results.append(result)
+    except BaseException:
+        output.discard_staged([(target / r.name, r.staged) for r in results if r.staged])
+        raise
+    output.commit_staged([(target / r.name, r.staged) for r in results if r.staged])
+    if stamps is not None:
+        stamps.record({r.name: r.key for r in results if r.staged})
+    return results
+
+
+def render_to_disk(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
+    """rendered/<env>/ for every environment, written only once all of them compiled cleanly."""
+    return write_environments(project, names, "render", run)
+
+
+def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
+    """golden/<env>/ becomes the current render, CRD lock included, for environments without error-level
+    findings: lint errors stop the compile, and policy violations are refused here too unless the environment
+    lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused."""
+    refused = [p for found in policies_by_environment(project, names, run).values() for p in found
+               if p.severity == "error"]
+    if refused:
+        raise KrcError([*dict.fromkeys(refused), Problem(
+            "golden/ not updated: fix the findings above, or lower a policy for one environment with "
+            "lint.rules.policy/<name>: {severity: warning, reason: ...} in its file")])
+    return write_environments(project, names, "golden", run)
+
+
+def compare_with_golden(render: Render, golden_dir: Path) -> GoldenMismatch:
+    name = render.environment.name
+    return golden_mismatch(name, output.render_files(render, include_crds=False), output.read_tree(golden_dir / name))
+
+
+def covers_all(project: Project, names: Sequence[str]) -> bool:
+    """Removed environments are reported when every environment is compared (no names, or all of them)."""
+    return set(names) >= set(project.environment_names())
+
+
+def removed_environments(project: Project, source: WorkingTreeGolden | GitGolden) -> list[str]:
+    return sorted(set(source.environments()) - set(project.environment_names()))
+
+
+def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[GoldenMismatch]:
+    """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
+    context = Context.of(project, run)
+    jobs = [Job("check", project.root, group, run.cache, context.cache.shared)
+            for group in run.batches(names, RENDER_BATCH)]
+    mismatches = [r.mismatch for r in outcomes(context, jobs, run) if r.mismatch is not None]
+    if covers_all(project, names):
+        source = review.golden_source(project, None)
+        mismatches += [golden_mismatch(name, {}, source.files(name), orphaned=True)
+                       for name in removed_environments(project, source)]
+    return mismatches

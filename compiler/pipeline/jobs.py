@@ -1,0 +1,121 @@
+"""Running jobs over many environments: cache hits here, the rest in worker processes, results in order.
+"""
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+from .. import output
+from ..compile_cache import CompileCache
+from ..policy import policy_files
+from ..problems import KrcError, Problem, sorted_problems
+from ..project import Project
+from ..render import Render
+from .context import (
+    Context,
+    EnvironmentResult,
+    Job,
+    Outcome,
+    RunOptions,
+    compile_cached,
+    error_findings,
+    golden_mismatch,
+    output_root,
+    rendered_together,
+    use_engine_lock,
+)
+from .lint_batch import lint_batch
+from .review_batch import review_batch
+
+
+def run_job(job: Job, context: Context | None = None) -> Outcome:
+    """A job's environments, each a result or the problems that stopped it (reported together by the caller)."""
+    if context is None:  # in a worker process
+        project = Project(job.root)
+        # every command that runs jobs compares destinations (the main process put the peers in `shared`)
+        context = Context(project, CompileCache(project, job.cache, job.options, shared=job.shared))
+        context._peers = job.peers  # computed once by the main process, never again per job
+    if job.command == "lint":
+        return lint_batch(context, job)
+    if job.command == "review":
+        return review_batch(context, job)
+    results: list[EnvironmentResult] = []
+    problems: list[Problem] = []
+    rendered = rendered_together(context, job.names)
+    for name in job.names:
+        try:
+            result = _write_or_compare(context, job, name, rendered.pop(name, None))
+        except KrcError as err:
+            problems.extend(err.problems)
+            continue
+        results.append(result)
+    return Outcome(tuple(results), tuple(problems))
+
+
+def _write_or_compare(context: Context, job: Job, name: str, rendered: tuple[str, Render] | None) -> EnvironmentResult:
+    """render/golden: one environment staged beside its target; check: compared with golden/."""
+    project = context.project
+    compiled, _ = compile_cached(project, context.cache, name, peers=context.peers, rendered=rendered)
+    errors = error_findings(compiled)
+    if errors:
+        raise KrcError(errors)
+    result = EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
+                               not compiled.from_cache)
+    if job.command in ("render", "golden"):
+        chart = context.chart(*compiled.chart)
+        result = dataclasses.replace(result, crds=len(chart.crds))
+        if (job.skip_keys or {}).get(name) == compiled.key:
+            return result
+        files = compiled.files
+        if job.command == "render":
+            files = dict(sorted({**files, **output.crd_files(chart)}.items()))
+        return dataclasses.replace(result, staged=output.stage_tree(output_root(project, job.command) / name, files))
+    golden = output.read_tree(project.golden_dir / name)
+    return dataclasses.replace(result, mismatch=golden_mismatch(name, compiled.files, golden))
+
+
+def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], bool],
+              context: Context) -> Iterator[Outcome]:
+    """Every job's outcome, in order. Cheap jobs (cache hits) run here; the rest in worker processes when there
+    are two or more of them, each started fresh ('spawn': the Go runtime of gojsonnet does not survive a fork)."""
+    heavy = [i for i, job in enumerate(jobs) if not is_cheap(job)]
+    workers = min(run.worker_count(), len(heavy))
+    if workers < 2:
+        yield from (run_job(job, context) for job in jobs)
+        return
+    spawn = multiprocessing.get_context("spawn")
+    lock = spawn.Lock()
+    use_engine_lock(lock)  # this process runs cheap jobs meanwhile
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=use_engine_lock,
+                                 initargs=(lock,)) as pool:
+            futures = {i: pool.submit(run_job, dataclasses.replace(jobs[i], peers=context.peers)) for i in heavy}
+            for i, job in enumerate(jobs):
+                future = futures.pop(i, None)
+                yield future.result() if future is not None else run_job(job, context)
+    finally:
+        use_engine_lock(None)
+
+
+def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions) -> Iterator[EnvironmentResult]:
+    """Results of every job, in order; every problem of every environment at the end, as one KrcError."""
+    project, cache = context.project, context.cache
+    problems: list[Problem] = []
+
+    def cheap(job: Job) -> bool:
+        if not all(cache.has_entry(name) for name in job.names):
+            return False
+        if job.command != "lint" or job.engine is None:
+            return True
+        policies = policy_files(project.policies_dir)
+        return all(cache.has_policy_entry(cache.policy_key(cache.key(name), policies, job.engine.description))
+                   for name in job.names)
+
+    for outcome in parallel(jobs, run, cheap, context):
+        problems.extend(outcome.problems)
+        yield from outcome.results
+    if problems:
+        # a shared template or layer fails the same way for every environment: say it once
+        raise KrcError(sorted_problems(set(problems)))

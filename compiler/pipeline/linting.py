@@ -1,0 +1,114 @@
+"""`krc lint` and `krc policy`: environments (or paths) through schema, rules and the organisation's policies.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..lint import (
+    lint_objects,
+    paths_context,
+)
+from ..policy import CueEngine, find_engine, policy_files
+from ..problems import KrcError, Location, Problem, sorted_problems
+from ..project import Project, find_project
+from .context import DEFAULT_RUN, Context, Job, RunOptions, argocd_option
+from .jobs import outcomes
+
+
+def _looks_like_path(target: str) -> bool:
+    return "/" in target or target.endswith((".yaml", ".yml", ".json")) or target in (".", "..")
+
+
+def lint_targets(targets: Sequence[str], project_root: Path | None = None, kuberay_version: str | None = None,
+                 feature_gates: str = "", cwd: Path | None = None, argocd_crds: str | None = None,
+                 run: RunOptions = DEFAULT_RUN) -> list[Problem]:
+    """`krc lint`: paths when every target exists on disk, else environment names (none given: every
+    environment). `argocd_crds` (a CRD file or folder) also validates Argo CD objects: in paths, and over each
+    environment's own `argocd.crds`."""
+    cwd = cwd or Path.cwd()
+    paths = [cwd / t for t in targets]
+    exists = [p.exists() for p in paths]
+    if targets and all(exists):
+        context = paths_context(paths, kuberay_version, feature_gates, cwd)
+        return lint_objects(dataclasses.replace(context, extra_crds=argocd_crds) if argocd_crds else context)
+    missing = [t for t, e in zip(targets, exists, strict=True) if not e and _looks_like_path(t)]
+    if missing:
+        raise KrcError(f"{missing[0]} does not exist; pass existing YAML files or directories")
+    if any(exists):
+        raise KrcError("pass either paths or environment names, not both; lint them in two runs")
+    if kuberay_version or feature_gates:
+        raise KrcError("--kuberay-version and --feature-gates apply to paths; an environment pins its chart and "
+                       "sets operator.featureGates")
+    return sorted_problems(lint_environments(find_project(project_root or cwd), targets, argocd_crds, run))
+
+
+def lint_environments(project: Project, names: Sequence[str], argocd_crds: str | None = None,
+                      run: RunOptions = DEFAULT_RUN) -> list[Problem]:
+    """Every finding of each environment: schema and rules over what it renders, its Argo CD objects against
+    the Argo CD CRDs it names, and the organisation's policies. Every environment's input errors are reported
+    together."""
+    return policy_and_lint(project, project.select(names), run, argocd_crds, with_findings=True)
+
+
+def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, argocd_crds: str | None,
+                     with_findings: bool, engine: CueEngine | None = None, settings: bool = True) -> list[Problem]:
+    """Batches of environments, each compiled (or taken from the cache) and put through the policies in one
+    engine run for what the policy cache lacks; batches run in parallel. Without a CUE engine the other findings
+    are still reported, plus an error saying the policies were not checked: a CI job without the engine must not
+    pass as if they had been."""
+    if not names:
+        return []
+    extra: list[Problem] = []
+    if engine is None and policy_files(project.policies_dir):
+        try:
+            engine = find_engine([project.root])
+        except KrcError as err:
+            extra.append(Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
+                                 Location(project.relative(project.policies_dir)), "error", "policy/engine"))
+    options = argocd_option(argocd_crds)
+    context = Context.of(project, run, options)
+    jobs = [Job("lint", project.root, batch, run.cache, context.cache.shared, options,
+                 argocd_crds, findings=with_findings, engine=engine, policy_settings=settings)
+            for batch in run.batches(names, run.policy_batch)]
+    findings = [f for result in outcomes(context, jobs, run) for f in result.findings]
+    return findings + extra
+
+
+def policies_by_environment(project: Project, names: Sequence[str], run: RunOptions) -> dict[str, list[Problem]]:
+    """The policies' findings of each environment (its `lint.rules` settings for policies applied); without a
+    CUE engine, each environment gets the error that its policies were not checked."""
+    if not names or not policy_files(project.policies_dir):
+        return {}
+    try:
+        engine = find_engine([project.root])
+    except KrcError as err:
+        missing = Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
+                          Location(project.relative(project.policies_dir)), "error", "policy/engine")
+        return {name: [missing] for name in names}
+    context = Context.of(project, run)
+    jobs = [Job("lint", project.root, batch, run.cache, context.cache.shared, findings=False, engine=engine)
+            for batch in run.batches(names, run.policy_batch)]
+    return {result.name: list(result.findings) for result in outcomes(context, jobs, run)}
+
+
+@dataclass(frozen=True)
+class PolicyCheck:
+    policies: tuple[str, ...]
+    environments: tuple[str, ...]
+    findings: tuple[Problem, ...]
+
+
+def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngine | None = None,
+                   run: RunOptions = DEFAULT_RUN) -> PolicyCheck:
+    """`krc policy [ENV...]`: the policies in policies/ over what the environments render."""
+    policies = policy_files(project.policies_dir)
+    selected = project.select(tuple(names))
+    if not policies:
+        return PolicyCheck((), tuple(selected), ())
+    engine = engine or find_engine([project.root])  # before compiling: no engine means nothing to do
+    # policies judge what the environment renders; lint findings are `krc lint`'s to report
+    problems = policy_and_lint(project, selected, run, None, with_findings=False, engine=engine, settings=False)
+    return PolicyCheck(tuple(p.stem for p in policies), tuple(selected), tuple(sorted_problems(problems)))
