@@ -121,7 +121,7 @@ Prepared = dict[str, list[list[Any]]]
 
 
 def render_environment(project: Project, env: Environment, chart: Chart, prepared: Prepared | None = None) -> Render:
-    """`prepared`: what a batch (render_environments) already rendered of this environment."""
+    """`prepared`: what a batch (prepare_templates) already rendered of this environment."""
     prepared = prepared or {}
     context = template_context(env, chart)
     templates = project.templates_dir
@@ -148,9 +148,11 @@ def render_environment(project: Project, env: Environment, chart: Chart, prepare
                   chart_objects=chart_objects(project, env, chart, helm_values))
 
 
-def _prepare(project: Project, pairs: list[tuple[Environment, Chart]]) -> list[Prepared]:
-    """The Jsonnet templates of every environment, evaluated together: one run for the values of all, one for the
-    objects of all. An environment gets nothing where a run failed (it then renders on its own)."""
+def prepare_templates(project: Project, pairs: list[tuple[Environment, Chart]]) -> list[Prepared]:
+    """The Jsonnet templates of many environments evaluated together, one engine run for the values of all and
+    one for the objects of all (templates and libraries parsed once), for render_environment to take: the same
+    results as its own runs. An environment gets nothing where a run failed: render_environment then evaluates
+    its templates itself, so its error is exactly the one its own run reports."""
     prepared: list[Prepared] = [{} for _ in pairs]
     jsonnet = ENGINES[".jsonnet"]
     try:
@@ -178,18 +180,6 @@ def _prepare(project: Project, pairs: list[tuple[Environment, Chart]]) -> list[P
         if rendered is not None:
             mine[".jsonnet"] = rendered[index]
     return prepared
-
-
-def render_environments(project: Project, pairs: list[tuple[Environment, Chart]]) -> list[Render | KrcError]:
-    """render_environment of many environments, with the same results, their Jsonnet templates evaluated together
-    (_prepare). Each environment's error is the one its own render reports."""
-    out: list[Render | KrcError] = []
-    for (env, chart), mine in zip(pairs, _prepare(project, pairs), strict=True):
-        try:
-            out.append(render_environment(project, env, chart, mine))
-        except KrcError as err:
-            out.append(err)
-    return out
 
 
 # Argo CD's default when the destination cluster's version is unknown to krc; environments set kubernetesVersion

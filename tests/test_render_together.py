@@ -1,5 +1,6 @@
-"""Environments rendered together (render.render_environments, used by the pipeline's jobs): the same renders as
-one at a time, and an environment that fails gets exactly the error of its own render, file:line included."""
+"""Environments rendered with their templates evaluated together (render.prepare_templates, used by the pipeline's
+jobs): the same renders as one at a time, and an environment that fails gets exactly the error of its own render,
+file:line included."""
 from __future__ import annotations
 
 import pytest
@@ -9,7 +10,23 @@ from compiler.charts import vendor
 from compiler.environment.model import load_environment
 from compiler.problems import KrcError
 from compiler.project import Project
-from compiler.render import Render, render_environment, render_environments
+from compiler.render import Render, prepare_templates, render_environment
+
+
+def render_environments(project: Project, pairs: list) -> list:
+    """What the pipeline does with a job's environments: one batch evaluation, then each render."""
+    out = []
+    for (env, chart), prepared in zip(pairs, prepare_templates(project, pairs), strict=True):
+        try:
+            out.append(render_environment(project, env, chart, prepared))
+        except KrcError as err:
+            out.append(err)
+    return out
+
+
+def test_the_batch_prepares_every_environment(project: Project):
+    prepared = prepare_templates(project, _pairs(project))
+    assert all(p.get("values") and p.get(".jsonnet") for p in prepared)
 
 
 def _pairs(project: Project) -> list:

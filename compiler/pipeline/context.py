@@ -21,7 +21,7 @@ from ..environment.model import load_environment
 from ..policy import CueEngine
 from ..problems import KrcError, Problem
 from ..project import Project
-from ..render import Render, render_environments
+from ..render import Render, prepare_templates, render_environment
 from ..rules.support.destinations import Destination
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
 
@@ -29,7 +29,7 @@ from .environments import chart_pin, compile_environment, environment_findings, 
 # runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
 POLICY_BATCH = 25
 # Environments per `krc render`, `krc golden` and `krc check` job: a job's environments are rendered together
-# (render_environments: one Jsonnet run for all of them), and its worker reads the charts once for all.
+# (prepare_templates: one Jsonnet run for all of them), and its worker reads the charts once for all.
 RENDER_BATCH = 25
 # Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
 REVIEW_BATCH = 40
@@ -100,9 +100,9 @@ def argocd_option(argocd_crds: str | None) -> str:
 
 
 def rendered_together(context: Context, names: Sequence[str]) -> dict[str, tuple[str, Render]]:
-    """The environments the cache lacks, rendered together (render_environments: one Jsonnet run for all), each
-    with its cache key as it was before rendering. Environments that fail are left out: compile_cached renders
-    them on their own and reports their problems as always."""
+    """The environments the cache lacks, rendered with their Jsonnet templates evaluated together
+    (prepare_templates), each with its cache key as it was before rendering. Environments that fail are left out:
+    compile_cached renders them on their own and reports their problems as always."""
     project, cache = context.project, context.cache
     keys, pairs = [], []
     for name in names:
@@ -116,9 +116,13 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, tuple
             keys.append(key)
         except KrcError:
             continue
-    renders = render_environments(project, pairs)
-    return {env.name: (key, render) for key, (env, _), render in zip(keys, pairs, renders, strict=True)
-            if isinstance(render, Render)}
+    rendered: dict[str, tuple[str, Render]] = {}
+    for key, (env, chart), prepared in zip(keys, pairs, prepare_templates(project, pairs), strict=True):
+        try:
+            rendered[env.name] = (key, render_environment(project, env, chart, prepared))
+        except KrcError:
+            continue
+    return rendered
 
 
 def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
