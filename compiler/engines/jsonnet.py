@@ -54,8 +54,7 @@ class _Importer:
 
     def __call__(self, base: str, relative: str) -> tuple[str, bytes]:
         if relative.startswith(_BATCH_SCHEME):  # a template of a batch (JsonnetEngine.render_many), as a function
-            template = self.root / relative.removeprefix(_BATCH_SCHEME)
-            found, content = self(str(self.root), template.relative_to(self.root).as_posix())
+            found, content = self(str(self.root), relative.removeprefix(_BATCH_SCHEME))  # confined as any import
             if self.refused:
                 return found, content
             prefix = _BATCH_PREFIX.format(this_file=json.dumps(found))

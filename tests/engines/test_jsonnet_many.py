@@ -62,3 +62,11 @@ def test_a_refused_import_fails_the_batch(templates: Path, tmp_path: Path):
 def test_an_unknown_external_variable_fails_the_batch(templates: Path):
     (templates / "e.jsonnet").write_text("[std.extVar('nope')]")
     assert JsonnetEngine().render_many([templates / "e.jsonnet"], templates, CONTEXTS, templates.parent) is None
+
+
+@pytest.mark.parametrize("target", ["#krc-batch:../../secret.libsonnet", "#krc-batch:/etc/hostname"])
+def test_the_batch_scheme_is_confined_like_any_import(templates: Path, tmp_path: Path, target: str):
+    (tmp_path / "secret.libsonnet").write_text("{}")
+    (templates / "f.jsonnet").write_text(f"import '{target}'")
+    with pytest.raises(KrcError, match="leaves templates/|not found"):
+        JsonnetEngine().render([templates / "f.jsonnet"], templates, {}, templates.parent)
