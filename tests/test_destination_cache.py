@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import compile_cache, pipeline
+from compiler import compile_cache
 from compiler.compile_cache import CompileCache
+from compiler.pipeline.environments import project_destinations
 from compiler.project import Project
 
 
@@ -24,33 +25,33 @@ def _entries(cache_dir: Path) -> list[Path]:
 
 
 def test_cached_destinations_are_the_loaded_ones(project: Project, cache_dir: Path):
-    loaded = pipeline.project_destinations(project)
+    loaded = project_destinations(project)
     assert loaded
-    assert pipeline.project_destinations(project, CompileCache(project)) == loaded  # computed and stored
+    assert project_destinations(project, CompileCache(project)) == loaded  # computed and stored
     assert len(_entries(cache_dir)) == len(project.environment_names())
     cache = CompileCache(project)
     assert all(cache.destination(name)[0] for name in project.environment_names())
-    assert pipeline.project_destinations(project, cache) == loaded  # read back
+    assert project_destinations(project, cache) == loaded  # read back
 
 
 def test_a_changed_layer_is_loaded_again(project: Project, cache_dir: Path):
-    pipeline.project_destinations(project, CompileCache(project))
+    project_destinations(project, CompileCache(project))
     base = project.environment_file("base")
     base.write_text(base.read_text().replace("namespace: kuberay-system", "namespace: kuberay-operators"))
     assert "kuberay-operators" in base.read_text()
     cache = CompileCache(project)
     assert not any(cache.destination(name)[0] for name in project.environment_names())
-    fresh = pipeline.project_destinations(project, cache)
-    assert fresh == pipeline.project_destinations(project)
+    fresh = project_destinations(project, cache)
+    assert fresh == project_destinations(project)
     assert any("kuberay-operators" in d.namespaces for d in fresh)
 
 
 def test_a_corrupt_or_disabled_entry_is_not_believed(project: Project, cache_dir: Path):
-    pipeline.project_destinations(project, CompileCache(project))
+    project_destinations(project, CompileCache(project))
     for entry in _entries(cache_dir):
         header, _, body = entry.read_bytes().partition(b"\n")
         entry.write_bytes(header + b"\n" + body.replace(b"\"name\"", b"\"nam3\""))
     cache = CompileCache(project)
     assert not any(cache.destination(name)[0] for name in project.environment_names())
     assert not any(CompileCache(project, enabled=False).destination(name)[0] for name in project.environment_names())
-    assert pipeline.project_destinations(project, cache) == pipeline.project_destinations(project)
+    assert project_destinations(project, cache) == project_destinations(project)

@@ -8,6 +8,7 @@ import pytest
 from compiler import output, pipeline
 from compiler.charts import vendor
 from compiler.environment.model import load_environment
+from compiler.pipeline.environments import chart_pin
 from compiler.problems import KrcError
 from compiler.project import Project
 from compiler.render import Render, prepare_templates, render_environment
@@ -33,7 +34,7 @@ def _pairs(project: Project) -> list:
     pairs = []
     for name in project.environment_names():
         env = load_environment(project, name)
-        pin = pipeline.chart_pin(env)
+        pin = chart_pin(env)
         pairs.append((env, vendor.load_vendored_chart(project.vendor_dir, pin.name, pin.version)))
     return pairs
 
