@@ -120,8 +120,8 @@ def write_workspace(root: Path, policies: Sequence[Policy],
     for j in range(len(environments)):
         label = environment_label(j)
         for i, policy in enumerate(policies):
-            objects = f"inputs.#{label}.objects" if names_objects(policy) else "[]"
-            lines.append(f"results: {label}: p{i}: P{i} & {{env: inputs.#{label}.env, objects: {objects}}}")
+            given = f"inputs.#{label}.objects" if names_objects(policy) else "[]"
+            lines.append(f"results: {label}: p{i}: P{i} & {{env: inputs.#{label}.env, objects: {given}}}")
     (root / CHECK_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
