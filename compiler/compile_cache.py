@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import limits
 from .problems import Location, Problem
 from .project import Project
 from .render import RenderedObject
@@ -65,6 +66,12 @@ def krc_fingerprint() -> str:
     except importlib.metadata.PackageNotFoundError:
         version = "unknown"
     return _sha256(f"{version}\0{_tree_digest(PACKAGE_DIR, ('.py', '.json', '.js'))}".encode())
+
+
+def limit_settings() -> str:
+    """The input bounds in force (KRC_MAX_...): a file accepted under one bound may be refused under another, so
+    results are never reused across them."""
+    return ";".join(f"{limit.variable}={os.environ.get(limit.variable, '')}" for limit in limits.ALL)
 
 
 def path_digest(path: Path) -> str:
@@ -133,7 +140,7 @@ class CompileCache:
         self._digests: dict[Path, str] = {}  # per run: files do not change under one command
         if shared is None and enabled:
             shared = _sha256("\0".join([str(FORMAT), krc_fingerprint(), _tree_digest(project.templates_dir),
-                                         _tree_digest(project.vendor_dir), options]).encode())
+                                         _tree_digest(project.vendor_dir), options, limit_settings()]).encode())
         self.shared = shared or ""
 
     def _file_digest(self, path: Path) -> str:
@@ -266,7 +273,8 @@ class CompileCache:
 
     def _destination_key(self, name: str) -> str:
         own = self.project.environment_file(name)
-        return _sha256(f"{FORMAT}\0{krc_fingerprint()}\0destination\0{name}\0{path_digest(own)}".encode())
+        return _sha256(f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0{name}\0"
+                       f"{path_digest(own)}".encode())
 
     def destination(self, name: str) -> tuple[bool, Destination | None]:
         """(True, its destination or None when it renders no Argo CD Applications) from a trustworthy entry whose

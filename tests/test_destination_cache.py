@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import compile_cache
+from compiler import compile_cache, pipeline
 from compiler.compile_cache import CompileCache
 from compiler.pipeline.environments import project_destinations
+from compiler.problems import KrcError
 from compiler.project import Project
 
 
@@ -55,3 +56,12 @@ def test_a_corrupt_or_disabled_entry_is_not_believed(project: Project, cache_dir
     assert not any(cache.destination(name)[0] for name in project.environment_names())
     assert not any(CompileCache(project, enabled=False).destination(name)[0] for name in project.environment_names())
     assert project_destinations(project, cache) == project_destinations(project)
+
+
+def test_a_lowered_input_bound_is_never_answered_from_the_cache(project: Project, cache_dir: Path,
+                                                                monkeypatch: pytest.MonkeyPatch):
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=True, workers=1))
+    monkeypatch.setenv("KRC_MAX_ENVIRONMENT_BYTES", "100")
+    with pytest.raises(KrcError, match="KRC_MAX_ENVIRONMENT_BYTES"):
+        pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=True, workers=1))
