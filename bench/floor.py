@@ -1,21 +1,25 @@
 """The floor for `krc render`: the least work that makes the same files from the same templates, in one process.
 
 Per environment: load its YAML and its base with PyYAML's C loader, merge them (maps deeply, named lists by name),
-render the values template with Jinja2 and the object templates with gojsonnet (one VM run, as krc does), dump
-every document with PyYAML's C dumper and write the same folders `krc render` writes (manifests, values, CRDs).
-No validation, lint, provenance or error handling. Usage: python bench/floor.py PROJECT OUT
+render the values template and the object templates with gojsonnet (one VM run each, as krc does), run the pinned
+Helm's `helm template` of the operator chart with those values (as krc does, with the same Go runtime settings),
+dump every document with PyYAML's C dumper and write the same folders `krc render` writes (manifests, chart
+objects, values, CRDs). No validation, lint, provenance, cache or error handling.
+Usage: python bench/floor.py PROJECT OUT [HELM]   (HELM: the helm binary; default .venv/bin/helm beside this repo)
 """
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import _gojsonnet
-import jinja2
 import yaml
 
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -50,12 +54,20 @@ def chart(vendor: Path, version: str) -> dict[str, Any]:
                         "kinds": kinds}, "crds": crds}
 
 
-def main(project: Path, out: Path) -> None:
+def helm_template(helm: str, archive: Path, namespace: str, values: dict[str, Any]) -> list[Any]:
+    with tempfile.TemporaryDirectory() as scratch:
+        (Path(scratch) / "values.json").write_text(json.dumps(values, sort_keys=True), encoding="utf-8")
+        text = subprocess.run([helm, "template", "kuberay-operator", str(archive), "--namespace", namespace,
+                               "--kube-version", "1.33", "--skip-crds", "--values", "values.json"], cwd=scratch,
+                              env={"PATH": os.environ["PATH"], "HOME": scratch, "HELM_NO_PLUGINS": "1",
+                                   "GOGC": "off", "GOMEMLIMIT": "512MiB"},
+                              check=True, capture_output=True, text=True).stdout
+    return [d for d in yaml.load_all(text, Loader=Loader) if d]
+
+
+def main(project: Path, out: Path, helm: str) -> None:
     templates = project / "templates"
-    jinja = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), undefined=jinja2.StrictUndefined,
-                               keep_trailing_newline=True)
-    jinja.filters["to_yaml"] = lambda value: json.dumps(value, sort_keys=True)
-    values_template = jinja.get_template("values/kuberay-operator.yaml.j2")
+    values_template = str(templates / "values" / "kuberay-operator.jsonnet")
     objects = sorted(p.relative_to(templates).as_posix() for p in (templates / "objects").glob("*.jsonnet"))
     snippet = "{" + ",".join(f"{json.dumps(k)}: import {json.dumps(k)}" for k in objects) + "}"
     natives = {"yaml": (("json",), lambda text: yaml.dump(json.loads(text), Dumper=Dumper, sort_keys=True))}
@@ -69,7 +81,11 @@ def main(project: Path, out: Path) -> None:
         version = env["operator"]["chart"]["version"]
         pinned = charts.setdefault(version, chart(project / "vendor", version))
         context = {"env": env, "environment": path.stem, "chart": pinned["context"]}
-        values = merge(yaml.load(values_template.render(**context), Loader=Loader), env["operator"].get("values", {}))
+        values = json.loads(_gojsonnet.evaluate_file(values_template, ext_codes={
+            k: json.dumps(v) for k, v in context.items()}, native_callbacks=natives))
+        values = merge(values, env["operator"].get("values", {}))
+        version_archive = project / "vendor" / "charts" / f"kuberay-operator-{version}.tgz"
+        chart_docs = helm_template(helm, version_archive, env["operator"].get("namespace", "default"), values)
         ext = {k: json.dumps(v) for k, v in {**context, "helmValues": values}.items()}
         rendered = json.loads(_gojsonnet.evaluate_snippet(str(templates / "batch.jsonnet"), snippet, ext_codes=ext,
                                                           native_callbacks=natives))
@@ -77,6 +93,10 @@ def main(project: Path, out: Path) -> None:
         (folder / "manifests").mkdir(parents=True, exist_ok=True)
         (folder / "helm").mkdir(exist_ok=True)
         (folder / "crds").mkdir(exist_ok=True)
+        (folder / "chart").mkdir(exist_ok=True)
+        for doc in chart_docs:
+            target = folder / "chart" / f"{doc['kind'].lower()}-{doc['metadata']['name']}.yaml"
+            target.write_text(yaml.dump(doc, Dumper=Dumper, sort_keys=True), encoding="utf-8")
         for name in objects:
             for doc in rendered[name]:
                 target = folder / "manifests" / f"{doc['kind'].lower()}-{doc['metadata']['name']}.yaml"
@@ -87,4 +107,5 @@ def main(project: Path, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    main(Path(sys.argv[1]), Path(sys.argv[2]),
+         sys.argv[3] if len(sys.argv) > 3 else str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "helm"))

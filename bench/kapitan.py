@@ -5,8 +5,9 @@ Kapitan is installed by the benchmark into its own virtual environment under the
 The inventory: a class with base.yaml's data, a class per chart version (the same chart facts krc gives its
 templates), and a target per environment with its own data (reclass merges maps deeply, as krc's layers do here)
 and its Helm values as krc computed them. The templates are krc's own, with `std.extVar(...)` read from the
-inventory instead and krc's `yaml` native replaced by Kapitan's `yaml_dump`; Kapitan renders the objects
-(jsonnet, YAML output) and the values file (jinja2).
+inventory instead and krc's `yaml` native replaced by Kapitan's `yaml_dump`; Kapitan renders the objects and the
+values file (jsonnet, YAML output). Kapitan runs no Helm: the chart objects krc and the floor write are extra work
+on their side.
 """
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def build_inventory(krc_project: Path, dest: Path, contexts: dict[str, dict[str,
     shutil.copytree(krc_project / "templates", templates)
     for path in templates.rglob("*sonnet"):
         path.write_text(_jsonnet_for_kapitan(path.read_text(encoding="utf-8")), encoding="utf-8")
-    for folder in ("objects", "lib"):
+    for folder in ("objects", "lib", "values"):
         (templates / folder / "kapitan_inventory.libsonnet").write_text(
             "std.native('inventory')(std.extVar('target'), 'inventory/').parameters\n", encoding="utf-8")
     objects = sorted(p.name for p in (templates / "objects").glob("*.jsonnet"))
@@ -69,18 +70,19 @@ def build_inventory(krc_project: Path, dest: Path, contexts: dict[str, dict[str,
         "local parts = [" + ", ".join(f"import '../templates/objects/{name}'" for name in objects) + "];\n"
         "{ [std.asciiLower(o.kind) + '-' + o.metadata.name]: o for part in parts for o in part }\n",
         encoding="utf-8")
-    values = (templates / "values" / "kuberay-operator.yaml.j2").read_text(encoding="utf-8")
-    prelude = "".join(f"{{% set {k} = inventory.parameters.{k} %}}" for k in ("env", "environment", "chart"))
-    (dest / "components" / "values").mkdir()
-    (dest / "components" / "values" / "kuberay-operator.values.yaml").write_text(
-        # Kapitan's Jinja2 trims blocks: the template's own whitespace control would join lines
-        prelude + values.replace("| to_yaml", "| tojson").replace("{%-", "{%"), encoding="utf-8")
+    # the values: krc's Jsonnet values template, then the environment's operator.values over it
+    (dest / "components" / "values.jsonnet").write_text(
+        "local inventory = std.native('inventory')(std.extVar('target'), 'inventory/').parameters;\n"
+        "local op = std.get(inventory.env, 'operator', {});\n"
+        "{ 'kuberay-operator.values': std.mergePatch(import '../templates/values/kuberay-operator.jsonnet', "
+        "std.get(op, 'values', {})) }\n", encoding="utf-8")
 
     base = yaml.safe_load((krc_project / "environments" / "base.yaml").read_text(encoding="utf-8"))
     compile_steps = [
         {"output_path": "manifests", "input_type": "jsonnet", "input_paths": ["components/objects.jsonnet"],
          "output_type": "yaml"},
-        {"output_path": "helm", "input_type": "jinja2", "input_paths": ["components/values"]},
+        {"output_path": "helm", "input_type": "jsonnet", "input_paths": ["components/values.jsonnet"],
+         "output_type": "yaml"},
     ]
     _dump(dest / "inventory" / "classes" / "base.yml",
           {"parameters": {"env": base, "kapitan": {"compile": compile_steps}}})

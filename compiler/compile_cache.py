@@ -29,14 +29,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import limits
 from .problems import Location, Problem
 from .project import Project
 from .render import RenderedObject
+from .rules.support.destinations import Destination
 from .user_cache import cache_dir
 
 FORMAT = 1  # bump when the entry layout or what a key covers changes
 PACKAGE_DIR = Path(__file__).resolve().parent
 FOLDER = "compiled"
+DESTINATIONS = "destinations"
 
 
 def _sha256(data: bytes) -> str:
@@ -63,6 +66,12 @@ def krc_fingerprint() -> str:
     except importlib.metadata.PackageNotFoundError:
         version = "unknown"
     return _sha256(f"{version}\0{_tree_digest(PACKAGE_DIR, ('.py', '.json', '.js'))}".encode())
+
+
+def limit_settings() -> str:
+    """The input bounds in force (KRC_MAX_...): a file accepted under one bound may be refused under another, so
+    results are never reused across them."""
+    return ";".join(f"{limit.variable}={os.environ.get(limit.variable, '')}" for limit in limits.ALL)
 
 
 def path_digest(path: Path) -> str:
@@ -131,7 +140,7 @@ class CompileCache:
         self._digests: dict[Path, str] = {}  # per run: files do not change under one command
         if shared is None and enabled:
             shared = _sha256("\0".join([str(FORMAT), krc_fingerprint(), _tree_digest(project.templates_dir),
-                                         _tree_digest(project.vendor_dir), options]).encode())
+                                         _tree_digest(project.vendor_dir), options, limit_settings()]).encode())
         self.shared = shared or ""
 
     def _file_digest(self, path: Path) -> str:
@@ -260,6 +269,45 @@ class CompileCache:
     def store_policy_findings(self, key: str, findings: Sequence[Problem]) -> None:
         self.write_payload("policy", key, [problem_json(p) for p in findings])
 
+    # ---- where each environment deploys: every environment's findings compare it with the others' ------------
+
+    def _destination_key(self, name: str) -> str:
+        own = self.project.environment_file(name)
+        return _sha256(f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0{name}\0"
+                       f"{path_digest(own)}".encode())
+
+    def destination(self, name: str) -> tuple[bool, Destination | None]:
+        """(True, its destination or None when it renders no Argo CD Applications) from a trustworthy entry whose
+        layers all kept their bytes; (False, None) when the environment must be loaded to know."""
+        payload = self.read_payload(DESTINATIONS, self._destination_key(name))
+        if not isinstance(payload, dict):
+            return False, None
+        try:
+            if payload["name"] != name or not self._inputs_unchanged(payload["inputs"]):
+                return False, None
+            found = payload["destination"]
+            if found is None:
+                return True, None
+            environment, file, cluster, namespaces = found
+            if not all(isinstance(v, str) for v in (environment, file, cluster, *namespaces)):
+                return False, None
+            return True, Destination(environment, file, cluster, tuple(namespaces))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return False, None
+
+    def store_destination(self, name: str, destination: Destination | None, layers: Iterable[Path]) -> None:
+        recorded = []
+        for path in sorted(set(layers)):
+            resolved = path.resolve()
+            if not resolved.is_relative_to(self.project.root.resolve()):
+                return
+            recorded.append([resolved.relative_to(self.project.root.resolve()).as_posix(),
+                             self._file_digest(resolved)])
+        found = None if destination is None else [destination.environment, destination.file, destination.cluster,
+                                                  list(destination.namespaces)]
+        self.write_payload(DESTINATIONS, self._destination_key(name),
+                           {"name": name, "inputs": recorded, "destination": found})
+
     # ---- cheap questions, for deciding what is worth a worker process --------------------------------------------
 
     def has_entry(self, name: str) -> bool:
@@ -268,69 +316,3 @@ class CompileCache:
 
     def has_policy_entry(self, key: str) -> bool:
         return self.enabled and self._entry_path("policy", key).is_file()
-
-
-def tree_signature(folder: Path) -> list[list[Any]] | None:
-    """Every file below `folder` with its size, inode and times: any write to the folder changes it."""
-    if not folder.is_dir() or folder.is_symlink():
-        return None
-    signature: list[list[Any]] = []
-
-    def walk(directory: str, prefix: str) -> None:
-        with os.scandir(directory) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
-                if entry.is_dir(follow_symlinks=False):
-                    walk(entry.path, f"{prefix}{entry.name}/")
-                else:
-                    stat = entry.stat(follow_symlinks=False)
-                    signature.append([prefix + entry.name, stat.st_size, stat.st_ino, stat.st_mtime_ns,
-                                      stat.st_ctime_ns])
-
-    walk(str(folder), "")
-    return signature
-
-
-class OutputStamps:
-    """Which compile key each rendered/<env>/ folder holds, with the folder's signature when krc wrote it. A
-    folder whose signature still matches holds exactly what krc wrote, so an unchanged result need not be
-    written again. Kept in the cache dir, per output folder; without the cache, nothing is known."""
-
-    def __init__(self, target: Path, enabled: bool, folder: Path | None = None):
-        self.target = target
-        self.enabled = enabled
-        self.path = (folder or cache_dir()) / "outputs" / f"{_sha256(str(target.resolve()).encode())}.json"
-        self.stamps: dict[str, Any] = {}
-        if enabled:
-            try:
-                loaded = json.loads(self.path.read_text(encoding="utf-8"))
-                if isinstance(loaded, dict) and loaded.get("format") == FORMAT:
-                    self.stamps = loaded.get("stamps") or {}
-            except (OSError, ValueError):
-                pass
-
-    def current(self, name: str) -> str | None:
-        """The key rendered/<name>/ holds, if it was not touched since krc wrote it."""
-        stamp = self.stamps.get(name)
-        if not self.enabled or not isinstance(stamp, list) or len(stamp) != 2:
-            return None
-        key, signature = stamp
-        return key if isinstance(key, str) and signature == tree_signature(self.target / name) else None
-
-    def record(self, keys: dict[str, str]) -> None:
-        """Stamp the folders just written (those whose key was current already keep their stamp)."""
-        if not self.enabled or not keys:
-            return
-        for name, key in keys.items():
-            signature = tree_signature(self.target / name)
-            if signature is None:
-                self.stamps.pop(name, None)
-            else:
-                self.stamps[name] = [key, signature]
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".outputs-")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps({"format": FORMAT, "stamps": self.stamps}, sort_keys=True))
-            os.replace(tmp, self.path)
-        except OSError:
-            pass

@@ -15,6 +15,7 @@ from .charts.helm_pin import read_helm_pin
 from .charts.helm_template import TemplateRequest, template_chart
 from .charts.package import Chart
 from .engines import ENGINES, engine_for
+from .engines.jsonnet import JsonnetEngine
 from .environment.layering import merge_values
 from .environment.model import Environment
 from .k8s.names import file_name_problem
@@ -97,24 +98,46 @@ def _located(env: Environment, doc: dict[str, Any]) -> Location | None:
         return None
 
 
-def render_environment(project: Project, env: Environment, chart: Chart) -> Render:
-    context = template_context(env, chart)
+def _values_template(project: Project) -> Path:
     templates = project.templates_dir
     values_template = next((templates / t for t in VALUES_TEMPLATES if (templates / t).exists()), None)
     if values_template is None:
         raise KrcError(f"missing templates/{VALUES_TEMPLATES[0].as_posix()}: it renders the operator's Helm values")
-    [docs] = engine_for(values_template).render([values_template], templates, context, project.root)
+    return values_template
+
+
+def _helm_values(project: Project, env: Environment, values_template: Path, docs: list[Any]) -> dict[str, Any]:
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise KrcError("the values template must render exactly one YAML map",
                        Location(project.relative(values_template)))
-    helm_values = merge_values(docs[0], (env.data.get("operator") or {}).get("values") or {}, null_for_absent=True)
+    values: dict[str, Any] = merge_values(docs[0], (env.data.get("operator") or {}).get("values") or {},
+                                          null_for_absent=True)
+    return values
+
+
+# What a batch rendered of one environment: the values template's documents ("values") and, per object template
+# engine (".jsonnet"), each template's documents.
+Prepared = dict[str, list[list[Any]]]
+
+
+def render_environment(project: Project, env: Environment, chart: Chart, prepared: Prepared | None = None) -> Render:
+    """`prepared`: what a batch (prepare_templates) already rendered of this environment."""
+    prepared = prepared or {}
+    context = template_context(env, chart)
+    templates = project.templates_dir
+    values_template = _values_template(project)
+    [docs] = prepared.get("values") or engine_for(values_template).render([values_template], templates, context,
+                                                                         project.root)
+    helm_values = _helm_values(project, env, values_template, docs)
     # object templates see the final Helm values (the Argo CD operator Application carries them inline)
     context = {**context, "helmValues": helm_values}
 
     objects: list[RenderedObject] = []
     for suffix, engine in ENGINES.items():
         batch = [t for t in _object_templates(project) if t.suffix == suffix]
-        rendered = engine.render(batch, templates, context, project.root) if batch else []
+        rendered = prepared.get(suffix) if batch else []
+        if rendered is None:
+            rendered = engine.render(batch, templates, context, project.root)
         for template, documents in zip(batch, rendered, strict=True):
             shown = project.relative(template)
             for doc in documents:
@@ -123,6 +146,40 @@ def render_environment(project: Project, env: Environment, chart: Chart) -> Rend
     _check_unique(objects)
     return Render(env, chart, helm_values, tuple(objects),
                   chart_objects=chart_objects(project, env, chart, helm_values))
+
+
+def prepare_templates(project: Project, pairs: list[tuple[Environment, Chart]]) -> list[Prepared]:
+    """The Jsonnet templates of many environments evaluated together, one engine run for the values of all and
+    one for the objects of all (templates and libraries parsed once), for render_environment to take: the same
+    results as its own runs. An environment gets nothing where a run failed: render_environment then evaluates
+    its templates itself, so its error is exactly the one its own run reports."""
+    prepared: list[Prepared] = [{} for _ in pairs]
+    jsonnet = ENGINES[".jsonnet"]
+    try:
+        values_template = _values_template(project)
+        objects = [t for t in _object_templates(project) if t.suffix == ".jsonnet"]
+    except KrcError:
+        return prepared
+    if len(pairs) < 2 or values_template.suffix != ".jsonnet" or not isinstance(jsonnet, JsonnetEngine):
+        return prepared
+    templates = project.templates_dir
+    contexts = [template_context(env, chart) for env, chart in pairs]
+    values = jsonnet.render_many([values_template], templates, contexts, project.root)
+    if values is None:
+        return prepared
+    try:
+        helm_values = [_helm_values(project, env, values_template, docs[0])
+                       for (env, _), docs in zip(pairs, values, strict=True)]
+    except KrcError:
+        return prepared
+    rendered = jsonnet.render_many(objects, templates, [{**context, "helmValues": helm}
+                                                        for context, helm in zip(contexts, helm_values, strict=True)],
+                                   project.root)
+    for index, mine in enumerate(prepared):
+        mine["values"] = values[index]
+        if rendered is not None:
+            mine[".jsonnet"] = rendered[index]
+    return prepared
 
 
 # Argo CD's default when the destination cluster's version is unknown to krc; environments set kubernetesVersion

@@ -28,6 +28,12 @@ from ..project import read_confined
 _FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):(?P<col>\d+)\)?"
                     r"(?:-\(?\d+(?::\d+)?\)?)?")
 _BATCH_NAME = "_krc_batch.jsonnet"
+# A batch evaluates each template once per environment inside one Jsonnet run: the template's text, unchanged and
+# on its own lines, becomes the body of a function of the environment's context, in which `std.extVar` reads that
+# context (and `std.thisFile` names the template). Libraries are parsed once for the whole batch.
+_BATCH_SCHEME = "#krc-batch:"
+_BATCH_PREFIX = ("function(krc_context) local krc_std = std; local std = krc_std + "
+                 "{{ extVar(name):: krc_context[name], thisFile:: {this_file} }}; ")
 
 
 class _Importer:
@@ -47,6 +53,12 @@ class _Importer:
         return str(candidate), f"error {json.dumps(reason)}".encode()
 
     def __call__(self, base: str, relative: str) -> tuple[str, bytes]:
+        if relative.startswith(_BATCH_SCHEME):  # a template of a batch (JsonnetEngine.render_many), as a function
+            found, content = self(str(self.root), relative.removeprefix(_BATCH_SCHEME))  # confined as any import
+            if self.refused:
+                return found, content
+            prefix = _BATCH_PREFIX.format(this_file=json.dumps(found))
+            return found + _BATCH_SCHEME, prefix.encode() + content
         self.base = base
         candidate = Path(base) / relative
         if not candidate.resolve().is_relative_to(self.root):
@@ -114,7 +126,41 @@ def _evaluate_within_deadline(filename: str, snippet: str, ext_codes: dict[str, 
     return str(value)
 
 
+def _batch_snippet(keys: list[str], count: int, context_keys: list[str]) -> str:
+    templates = ",\n".join(f"  {json.dumps(k)}: import {json.dumps(_BATCH_SCHEME + k)}" for k in keys)
+    contexts = ",\n".join(
+        "  {" + ", ".join(f"{json.dumps(k)}: std.extVar({json.dumps(f'krc{i}_{k}')})" for k in context_keys) + "}"
+        for i in range(count))
+    return (f"local templates = {{\n{templates}\n}};\nlocal contexts = [\n{contexts}\n];\n"
+            "[{ [key]: templates[key](context) for key in std.objectFields(templates) } for context in contexts]\n")
+
+
 class JsonnetEngine:
+    def render_many(self, templates: list[Path], templates_dir: Path, contexts: list[dict[str, Any]],
+                    project_root: Path) -> list[list[list[Any]]] | None:
+        """`render` of the same templates for many contexts in one Jsonnet run (the templates and libraries are
+        parsed once instead of once per context), or None when the batch did not evaluate cleanly: the caller
+        then renders each context on its own, so every error is the one that context's own run reports."""
+        if not templates or not contexts:
+            return [[] for _ in contexts] if contexts else []
+        root = templates_dir.resolve()
+        keys = [t.resolve().relative_to(root).as_posix() for t in templates]
+        context_keys = sorted(contexts[0])
+        if any(sorted(context) != context_keys for context in contexts):
+            return None
+        ext_codes = {f"krc{i}_{key}": json.dumps(value, sort_keys=True)
+                     for i, context in enumerate(contexts) for key, value in context.items()}
+        importer = _Importer(root)
+        try:
+            text = _evaluate_within_deadline(str(root / _BATCH_NAME), _batch_snippet(keys, len(contexts), context_keys),
+                                             ext_codes, importer)
+        except (RuntimeError, KrcError):
+            return None
+        if importer.refused:
+            return None
+        results = json.loads(text)
+        return [[r if isinstance(r, list) else [r] for r in (result[k] for k in keys)] for result in results]
+
     def render(self, templates: list[Path], templates_dir: Path, context: dict[str, Any],
                project_root: Path) -> list[list[Any]]:
         root = templates_dir.resolve()

@@ -21,13 +21,16 @@ from ..environment.model import load_environment
 from ..policy import CueEngine
 from ..problems import KrcError, Problem
 from ..project import Project
-from ..render import Render
+from ..render import Render, prepare_templates, render_environment
 from ..rules.support.destinations import Destination
-from .environments import compile_environment, environment_findings, project_destinations
+from .environments import chart_pin, compile_environment, environment_findings, project_destinations
 
 # Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
 # runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
 POLICY_BATCH = 25
+# Environments per `krc render`, `krc golden` and `krc check` job: a job's environments are rendered together
+# (prepare_templates: one Jsonnet run for all of them), and its worker reads the charts once for all.
+RENDER_BATCH = 25
 # Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
 REVIEW_BATCH = 40
 # The default number of compiling processes when --jobs is not given: a container's CPU limit, which
@@ -82,7 +85,7 @@ class Context:
     def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> Context:
         """With peers, findings compare each environment's destination with the others', so the others'
         destinations join the cache key (an environment's findings change when another one moves)."""
-        peers = project_destinations(project) if with_peers else ()
+        peers = project_destinations(project, CompileCache(project, run.cache)) if with_peers else ()
         if with_peers:
             options += f";peers={hashlib.sha256(repr(peers).encode()).hexdigest()[:16]}"
         context = cls(project, CompileCache(project, run.cache, options), with_peers)
@@ -109,15 +112,42 @@ def argocd_option(argocd_crds: str | None) -> str:
     return f"argocd-crds={path}:{path_digest(path)}"
 
 
+def rendered_together(context: Context, names: Sequence[str]) -> dict[str, tuple[str, Render]]:
+    """The environments the cache lacks, rendered with their Jsonnet templates evaluated together
+    (prepare_templates), each with its cache key as it was before rendering. Environments that fail are left out:
+    compile_cached renders them on their own and reports their problems as always."""
+    project, cache = context.project, context.cache
+    keys, pairs = [], []
+    for name in names:
+        if cache.has_entry(name):
+            continue
+        try:
+            key = cache.key(name)
+            env = load_environment(project, name)
+            pin = chart_pin(env)
+            pairs.append((env, context.chart(pin.name, pin.version)))
+            keys.append(key)
+        except KrcError:
+            continue
+    rendered: dict[str, tuple[str, Render]] = {}
+    for key, (env, chart), prepared in zip(keys, pairs, prepare_templates(project, pairs), strict=True):
+        try:
+            rendered[env.name] = (key, render_environment(project, env, chart, prepared))
+        except KrcError:
+            continue
+    return rendered
+
+
 def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
-             lint: bool = True, peers: tuple[Destination, ...] = ()) -> tuple[Compiled, Render | None]:
+                   lint: bool = True, peers: tuple[Destination, ...] = (),
+                   rendered: tuple[str, Render] | None = None) -> tuple[Compiled, Render | None]:
     """One environment's compiled result from the cache, else compiled (and kept when its key held still).
-    With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out."""
+    With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out.
+    `rendered`: its key and render from rendered_together."""
     found = cache.lookup(name)
     if found is not None:
         return found, None
-    key = cache.key(name)
-    render = compile_environment(project, name)
+    key, render = rendered or (cache.key(name), compile_environment(project, name))
     try:
         findings: list[Problem] | None = environment_findings(render, project, argocd_crds, peers)
     except KrcError:
@@ -174,11 +204,12 @@ class Job:
     shared: str  # the cache's shared digest, as the main process computed it
     options: str = ""  # the cache's options string
     argocd_crds: str | None = None
-    skip_key: str | None = None  # render: the key rendered/<env>/ already holds, untouched since
+    skip_keys: dict[str, str] | None = None  # render: the keys rendered/<env>/ already hold, untouched since
     golden: dict[str, output.Files] | None = None  # review at a git ref: golden files by environment
     findings: bool = True  # lint: schema and rule findings (else only policies)
     engine: CueEngine | None = None  # lint: the policies' engine (None: no policies to run)
     policy_settings: bool = True  # lint: apply the environments' `lint.rules` settings for policies
+    peers: tuple[Destination, ...] | None = None  # where every environment deploys (set when sent to a worker)
 
 
 @dataclass(frozen=True)

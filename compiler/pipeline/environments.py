@@ -11,6 +11,7 @@ from .. import output
 from ..argocd.validation import environment_problems
 from ..autoscaler import AutoscalerView, Batch, autoscaler_views
 from ..charts import vendor
+from ..compile_cache import CompileCache
 from ..environment.model import Environment, load_environment
 from ..lint import (
     LintContext,
@@ -90,15 +91,20 @@ def validated_findings(validated: Validated, project: Project | None = None, arg
     return sorted_problems(findings)
 
 
-def project_destinations(project: Project) -> tuple[Destination, ...]:
-    """Where every environment of the project deploys (files that fail to load are reported on their own)."""
+def project_destinations(project: Project, cache: CompileCache | None = None) -> tuple[Destination, ...]:
+    """Where every environment of the project deploys (files that fail to load are reported on their own); from
+    `cache` for environments whose layers kept their bytes."""
     found = []
     for name in project.environment_names():
-        try:
-            env = load_environment(project, name)
-        except KrcError:
-            continue
-        destination = destination_of(name, env.data, env.files[-1] if env.files else f"environments/{name}.yaml")
+        known, destination = cache.destination(name) if cache is not None else (False, None)
+        if not known:
+            try:
+                env = load_environment(project, name)
+            except KrcError:
+                continue
+            destination = destination_of(name, env.data, env.files[-1] if env.files else f"environments/{name}.yaml")
+            if cache is not None:
+                cache.store_destination(name, destination, [project.root / f for f in env.files])
         if destination is not None:
             found.append(destination)
     return tuple(found)

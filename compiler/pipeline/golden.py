@@ -6,13 +6,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import output, review
-from ..compile_cache import OutputStamps
+from ..output_stamps import OutputStamps
 from ..problems import KrcError, Problem
 from ..project import Project
 from ..render import Render
 from ..review.golden_source import GitGolden, WorkingTreeGolden
 from .context import (
     DEFAULT_RUN,
+    RENDER_BATCH,
     Context,
     EnvironmentResult,
     GoldenMismatch,
@@ -42,8 +43,9 @@ def _write_environments_locked(project: Project, names: Sequence[str], command: 
     output.clean_debris(target)  # what an interrupted run left beside its targets
     stamps = OutputStamps(target, run.cache) if command == "render" else None
     context = Context.of(project, run)
-    jobs = [Job(command, project.root, (name,), run.cache, context.cache.shared,
-                 skip_key=stamps.current(name) if stamps else None) for name in names]
+    jobs = [Job(command, project.root, group, run.cache, context.cache.shared,
+                skip_keys={n: k for n in group if (k := stamps.current(n))} if stamps else None)
+            for group in run.batches(names, RENDER_BATCH)]
     results: list[EnvironmentResult] = []
     try:
         for result in outcomes(context, jobs, run):
@@ -92,7 +94,8 @@ def removed_environments(project: Project, source: WorkingTreeGolden | GitGolden
 def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[GoldenMismatch]:
     """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
     context = Context.of(project, run)
-    jobs = [Job("check", project.root, (name,), run.cache, context.cache.shared) for name in names]
+    jobs = [Job("check", project.root, group, run.cache, context.cache.shared)
+            for group in run.batches(names, RENDER_BATCH)]
     mismatches = [r.mismatch for r in outcomes(context, jobs, run) if r.mismatch is not None]
     if covers_all(project, names):
         source = review.golden_source(project, None)

@@ -12,6 +12,7 @@ from ..compile_cache import CompileCache
 from ..policy import policy_files
 from ..problems import KrcError, Problem, sorted_problems
 from ..project import Project
+from ..render import Render
 from .context import (
     Context,
     EnvironmentResult,
@@ -22,6 +23,7 @@ from .context import (
     error_findings,
     golden_mismatch,
     output_root,
+    rendered_together,
     use_engine_lock,
 )
 from .lint_batch import lint_batch
@@ -34,33 +36,44 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
         project = Project(job.root)
         # every command that runs jobs compares destinations (the main process put the peers in `shared`)
         context = Context(project, CompileCache(project, job.cache, job.options, shared=job.shared))
-    project, cache = context.project, context.cache
+        context._peers = job.peers  # computed once by the main process, never again per job
     if job.command == "lint":
         return lint_batch(context, job)
     if job.command == "review":
         return review_batch(context, job)
-    name = job.names[0]
-    try:
-        compiled, _ = compile_cached(project, cache, name, peers=context.peers)
-        errors = error_findings(compiled)
-        if errors:
-            return Outcome(problems=tuple(errors))
-        result = EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
-                                   not compiled.from_cache)
-        if job.command in ("render", "golden"):
-            chart = context.chart(*compiled.chart)
-            result = dataclasses.replace(result, crds=len(chart.crds))
-            if job.skip_key == compiled.key:
-                return Outcome((result,))
-            files = compiled.files
-            if job.command == "render":
-                files = dict(sorted({**files, **output.crd_files(chart)}.items()))
-            staged = output.stage_tree(output_root(project, job.command) / name, files)
-            return Outcome((dataclasses.replace(result, staged=staged),))
-        golden = output.read_tree(project.golden_dir / name)
-        return Outcome((dataclasses.replace(result, mismatch=golden_mismatch(name, compiled.files, golden)),))
-    except KrcError as err:
-        return Outcome(problems=err.problems)
+    results: list[EnvironmentResult] = []
+    problems: list[Problem] = []
+    rendered = rendered_together(context, job.names)
+    for name in job.names:
+        try:
+            result = _write_or_compare(context, job, name, rendered.pop(name, None))
+        except KrcError as err:
+            problems.extend(err.problems)
+            continue
+        results.append(result)
+    return Outcome(tuple(results), tuple(problems))
+
+
+def _write_or_compare(context: Context, job: Job, name: str, rendered: tuple[str, Render] | None) -> EnvironmentResult:
+    """render/golden: one environment staged beside its target; check: compared with golden/."""
+    project = context.project
+    compiled, _ = compile_cached(project, context.cache, name, peers=context.peers, rendered=rendered)
+    errors = error_findings(compiled)
+    if errors:
+        raise KrcError(errors)
+    result = EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
+                               not compiled.from_cache)
+    if job.command in ("render", "golden"):
+        chart = context.chart(*compiled.chart)
+        result = dataclasses.replace(result, crds=len(chart.crds))
+        if (job.skip_keys or {}).get(name) == compiled.key:
+            return result
+        files = compiled.files
+        if job.command == "render":
+            files = dict(sorted({**files, **output.crd_files(chart)}.items()))
+        return dataclasses.replace(result, staged=output.stage_tree(output_root(project, job.command) / name, files))
+    golden = output.read_tree(project.golden_dir / name)
+    return dataclasses.replace(result, mismatch=golden_mismatch(name, compiled.files, golden))
 
 
 def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], bool],
@@ -78,7 +91,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], boo
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=use_engine_lock,
                                  initargs=(lock,)) as pool:
-            futures = {i: pool.submit(run_job, jobs[i]) for i in heavy}
+            futures = {i: pool.submit(run_job, dataclasses.replace(jobs[i], peers=context.peers)) for i in heavy}
             for i, job in enumerate(jobs):
                 future = futures.pop(i, None)
                 yield future.result() if future is not None else run_job(job, context)

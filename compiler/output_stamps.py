@@ -1,0 +1,82 @@
+"""Which compiled result each rendered/<env>/ folder holds (OutputStamps): `krc render` leaves alone a folder that
+still holds exactly what krc wrote for the environment's current compile key.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .user_cache import cache_dir
+
+FORMAT = 1  # bump when the stamps' layout changes
+
+
+def tree_signature(folder: Path) -> list[list[Any]] | None:
+    """Every file below `folder` with its size, inode and times: any write to the folder changes it."""
+    if not folder.is_dir() or folder.is_symlink():
+        return None
+    signature: list[list[Any]] = []
+
+    def walk(directory: str, prefix: str) -> None:
+        with os.scandir(directory) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.is_dir(follow_symlinks=False):
+                    walk(entry.path, f"{prefix}{entry.name}/")
+                else:
+                    stat = entry.stat(follow_symlinks=False)
+                    signature.append([prefix + entry.name, stat.st_size, stat.st_ino, stat.st_mtime_ns,
+                                      stat.st_ctime_ns])
+
+    walk(str(folder), "")
+    return signature
+
+
+class OutputStamps:
+    """Which compile key each rendered/<env>/ folder holds, with the folder's signature when krc wrote it. A
+    folder whose signature still matches holds exactly what krc wrote, so an unchanged result need not be
+    written again. Kept in the cache dir, per output folder; without the cache, nothing is known."""
+
+    def __init__(self, target: Path, enabled: bool, folder: Path | None = None):
+        self.target = target
+        self.enabled = enabled
+        digest = hashlib.sha256(str(target.resolve()).encode()).hexdigest()
+        self.path = (folder or cache_dir()) / "outputs" / f"{digest}.json"
+        self.stamps: dict[str, Any] = {}
+        if enabled:
+            try:
+                loaded = json.loads(self.path.read_text(encoding="utf-8"))
+                if isinstance(loaded, dict) and loaded.get("format") == FORMAT:
+                    self.stamps = loaded.get("stamps") or {}
+            except (OSError, ValueError):
+                pass
+
+    def current(self, name: str) -> str | None:
+        """The key rendered/<name>/ holds, if it was not touched since krc wrote it."""
+        stamp = self.stamps.get(name)
+        if not self.enabled or not isinstance(stamp, list) or len(stamp) != 2:
+            return None
+        key, signature = stamp
+        return key if isinstance(key, str) and signature == tree_signature(self.target / name) else None
+
+    def record(self, keys: dict[str, str]) -> None:
+        """Stamp the folders just written (those whose key was current already keep their stamp)."""
+        if not self.enabled or not keys:
+            return
+        for name, key in keys.items():
+            signature = tree_signature(self.target / name)
+            if signature is None:
+                self.stamps.pop(name, None)
+            else:
+                self.stamps[name] = [key, signature]
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".outputs-")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps({"format": FORMAT, "stamps": self.stamps}, sort_keys=True))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass

@@ -1,0 +1,67 @@
+"""Where each environment deploys (the peers every environment's findings compare with), kept in the cache so a
+command on one environment does not load every other one: the same answer as loading them, a changed layer or a
+corrupt entry is never believed."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler import compile_cache, pipeline
+from compiler.compile_cache import CompileCache
+from compiler.pipeline.environments import project_destinations
+from compiler.problems import KrcError
+from compiler.project import Project
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("KRC_CACHE_DIR", str(folder))
+    return folder
+
+
+def _entries(cache_dir: Path) -> list[Path]:
+    return sorted((cache_dir / compile_cache.DESTINATIONS).rglob("*.json"))
+
+
+def test_cached_destinations_are_the_loaded_ones(project: Project, cache_dir: Path):
+    loaded = project_destinations(project)
+    assert loaded
+    assert project_destinations(project, CompileCache(project)) == loaded  # computed and stored
+    assert len(_entries(cache_dir)) == len(project.environment_names())
+    cache = CompileCache(project)
+    assert all(cache.destination(name)[0] for name in project.environment_names())
+    assert project_destinations(project, cache) == loaded  # read back
+
+
+def test_a_changed_layer_is_loaded_again(project: Project, cache_dir: Path):
+    project_destinations(project, CompileCache(project))
+    base = project.environment_file("base")
+    base.write_text(base.read_text().replace("namespace: kuberay-system", "namespace: kuberay-operators"))
+    assert "kuberay-operators" in base.read_text()
+    cache = CompileCache(project)
+    assert not any(cache.destination(name)[0] for name in project.environment_names())
+    fresh = project_destinations(project, cache)
+    assert fresh == project_destinations(project)
+    assert any("kuberay-operators" in d.namespaces for d in fresh)
+
+
+def test_a_corrupt_or_disabled_entry_is_not_believed(project: Project, cache_dir: Path):
+    project_destinations(project, CompileCache(project))
+    for entry in _entries(cache_dir):
+        header, _, body = entry.read_bytes().partition(b"\n")
+        entry.write_bytes(header + b"\n" + body.replace(b"\"name\"", b"\"nam3\""))
+    cache = CompileCache(project)
+    assert not any(cache.destination(name)[0] for name in project.environment_names())
+    assert not any(CompileCache(project, enabled=False).destination(name)[0] for name in project.environment_names())
+    assert project_destinations(project, cache) == project_destinations(project)
+
+
+def test_a_lowered_input_bound_is_never_answered_from_the_cache(project: Project, cache_dir: Path,
+                                                                monkeypatch: pytest.MonkeyPatch):
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=True, workers=1))
+    monkeypatch.setenv("KRC_MAX_ENVIRONMENT_BYTES", "100")
+    with pytest.raises(KrcError, match="KRC_MAX_ENVIRONMENT_BYTES"):
+        pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=True, workers=1))

@@ -1,0 +1,83 @@
+"""Environments rendered with their templates evaluated together (render.prepare_templates, used by the pipeline's
+jobs): the same renders as one at a time, and an environment that fails gets exactly the error of its own render,
+file:line included."""
+from __future__ import annotations
+
+import pytest
+
+from compiler import output, pipeline
+from compiler.charts import vendor
+from compiler.environment.model import load_environment
+from compiler.pipeline.environments import chart_pin
+from compiler.problems import KrcError
+from compiler.project import Project
+from compiler.render import Render, prepare_templates, render_environment
+
+
+def render_environments(project: Project, pairs: list) -> list:
+    """What the pipeline does with a job's environments: one batch evaluation, then each render."""
+    out = []
+    for (env, chart), prepared in zip(pairs, prepare_templates(project, pairs), strict=True):
+        try:
+            out.append(render_environment(project, env, chart, prepared))
+        except KrcError as err:
+            out.append(err)
+    return out
+
+
+def test_the_batch_prepares_every_environment(project: Project):
+    prepared = prepare_templates(project, _pairs(project))
+    assert all(p.get("values") and p.get(".jsonnet") for p in prepared)
+
+
+def _pairs(project: Project) -> list:
+    pairs = []
+    for name in project.environment_names():
+        env = load_environment(project, name)
+        pin = chart_pin(env)
+        pairs.append((env, vendor.load_vendored_chart(project.vendor_dir, pin.name, pin.version)))
+    return pairs
+
+
+def test_together_gives_the_same_renders(project: Project):
+    pairs = _pairs(project)
+    assert len(pairs) >= 2
+    together = render_environments(project, pairs)
+    for (env, chart), render in zip(pairs, together, strict=True):
+        assert isinstance(render, Render)
+        alone = render_environment(project, env, chart)
+        assert render.objects == alone.objects and render.helm_values == alone.helm_values
+        assert output.render_files(render, True) == output.render_files(alone, True)
+
+
+def _break_prod(project: Project) -> None:
+    path = project.environment_file("prod-eks-gpu")
+    path.write_text(path.read_text().replace("    schedule: '0 2 * * *'\n",
+                                             "    schedule: '0 2 * * *'\n    timeZone: Europe/Berlin\n"))
+
+
+def test_a_failing_environment_gets_its_own_error_and_the_others_render(project: Project):
+    _break_prod(project)
+    pairs = _pairs(project)
+    together = render_environments(project, pairs)
+    for (env, chart), render in zip(pairs, together, strict=True):
+        if env.name != "prod-eks-gpu":
+            assert isinstance(render, Render)
+            continue
+        assert isinstance(render, KrcError)
+        with pytest.raises(KrcError) as alone:
+            render_environment(project, env, chart)
+        assert render.problems == alone.value.problems
+        assert render.problems[0].location.file == "templates/objects/raycronjobs.jsonnet"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_render_names_the_template_line_whatever_the_jobs(project: Project, workers: int):
+    _break_prod(project)
+    with pytest.raises(KrcError) as alone:
+        pipeline.compile_environment(project, "prod-eks-gpu")
+    with pytest.raises(KrcError) as err:
+        pipeline.render_to_disk(project, project.environment_names(), pipeline.RunOptions(cache=False,
+                                                                                           workers=workers))
+    assert alone.value.problems[0] in err.value.problems
+    assert not (project.root / "rendered").exists() or not any((project.root / "rendered").iterdir())
