@@ -25,11 +25,14 @@ def test_markdown_stays_under_budget_on_a_huge_change(accepted: Project):
     set_chart_version(accepted, PROD, "1.6.2", "1.7.0")  # the CRD gate must survive the cut
     manifests = accepted.golden_dir / "dev" / "manifests"
     cluster = (manifests / "raycluster-ray-cpu-demo.yaml").read_text()
-    for i in range(400):  # 400 objects no longer rendered: each a removed object with its whole YAML
+    # Sizes, not counts, decide the cuts: dev's details get an even share of the room (about 28 KB), and each
+    # removed object is a 1.4 KB block with its whole YAML, so 40 of them overflow it (about 20 are counted); the
+    # 2,000-line serveConfig is many times the share one block may take. (400 and 10,000 lines cut the same way.)
+    for i in range(40):  # 40 objects no longer rendered: each a removed object with its whole YAML
         (manifests / f"raycluster-old-{i:03}.yaml").write_text(
             cluster.replace("name: ray-cpu-demo", f"name: old-{i:03}"))
     service = accepted.golden_dir / PROD / "manifests" / "rayservice-summarizer.yaml"
-    huge = "".join(f"    - name: app-{i}\n      import_path: apps.app_{i}:deployment\n" for i in range(5000))
+    huge = "".join(f"    - name: app-{i}\n      import_path: apps.app_{i}:deployment\n" for i in range(1000))
     edit(service, "  serveConfigV2: |\n    applications:\n", "  serveConfigV2: |\n    applications:\n" + huge)
 
     result = run(accepted, "diff", "--format", "markdown")
@@ -37,7 +40,7 @@ def test_markdown_stays_under_budget_on_a_huge_change(accepted: Project):
     body = result.output
     assert len(body) <= MARKDOWN_BUDGET < COMMENT_LIMIT
     assert body.index("CRD upgrade gate: `prod-eks-gpu`") < body.index("### Summary") < body.index("### Details")
-    assert "| `dev` | 0 | 400 | 0 | 13 | unchanged |" in body  # the summary is never cut
+    assert "| `dev` | 0 | 40 | 0 | 13 | unchanged |" in body  # the summary is never cut
     assert "| `prod-eks-gpu` | 0 | 0 | 10 |" in body and "restart ×" in body  # impacts in plain words
     assert "### Details: `prod-eks-gpu`" in body  # each environment gets a share of the room
     assert "<code>helm/kuberay-operator.values.yaml</code>" in body  # the giant block did not take it all
