@@ -1,4 +1,4 @@
-"""Helpers for the hostile-input tests: tree digests that see links, crafted chart repositories, CLI runs."""
+"""Helpers for the hostile-input tests: trees seen whole, links included, crafted chart repositories, CLI runs."""
 from __future__ import annotations
 
 import hashlib
@@ -20,31 +20,46 @@ from compiler.cli import main
 GUARDED = ("golden", "rendered", "vendor", "environments", "templates")
 
 
-def tree_digest(folder: Path) -> str:
-    """Digest of every entry below `folder`: names, types, link targets and file bytes (links are not followed,
-    so a link that appears or changes is seen)."""
-    digest = hashlib.sha256()
+def tree_state(folder: Path) -> tuple[tuple[str, bytes], ...]:
+    """Every entry below `folder`: names, types, link targets and file bytes (links are not followed, so a link
+    that appears or changes is seen)."""
     if not folder.exists() and not folder.is_symlink():
-        return "absent"
+        return (("", b"absent"),)
+    entries = []
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
         dirnames.sort()
         for name in sorted(dirnames + filenames):
             path = Path(dirpath) / name
             info = path.lstat()
-            digest.update(path.relative_to(folder).as_posix().encode("utf-8", "surrogateescape") + b"\0")
+            relative = path.relative_to(folder).as_posix()
             if stat.S_ISLNK(info.st_mode):
-                digest.update(b"link:" + os.readlink(path).encode("utf-8", "surrogateescape"))
+                entries.append((relative, b"link:" + os.readlink(path).encode("utf-8", "surrogateescape")))
             elif stat.S_ISREG(info.st_mode):
-                digest.update(b"file:" + path.read_bytes())
+                entries.append((relative, b"file:" + path.read_bytes()))
             else:
-                digest.update(f"mode:{stat.S_IFMT(info.st_mode)}".encode())
+                entries.append((relative, f"mode:{stat.S_IFMT(info.st_mode)}".encode()))
+    return tuple(entries)
+
+
+def tree_digest(folder: Path) -> str:
+    """A digest of tree_state(folder)."""
+    digest = hashlib.sha256()
+    for relative, entry in tree_state(folder):
+        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0" + entry)
     return digest.hexdigest()
 
 
-def digests(root: Path, outside: Path) -> dict[str, str]:
-    out = {part: tree_digest(root / part) for part in GUARDED}
-    out["outside"] = tree_digest(outside)
+def snapshot(root: Path, outside: Path) -> dict[str, tuple[tuple[str, bytes], ...]]:
+    """What a hostile run must leave as it was, kept whole: comparing the bytes costs less than hashing them (the
+    rendered/ CRDs are megabytes, and each corpus case reads every guarded tree twice)."""
+    out = {part: tree_state(root / part) for part in GUARDED}
+    out["outside"] = tree_state(outside)
     return out
+
+
+def changed_parts(before: dict[str, tuple[tuple[str, bytes], ...]], root: Path, outside: Path) -> list[str]:
+    after = snapshot(root, outside)
+    return [part for part in before if after[part] != before[part]]
 
 
 def run(root: Path, args: list[str], env: dict[str, str] | None = None) -> Result:
@@ -115,6 +130,9 @@ class Case:
     says: str = ""  # a substring of the message
     seconds: float = 20.0  # what the run may take at most (bounded work)
     env: dict[str, str] = field(default_factory=dict)
+    # as a `krc` process of its own: where a bound leaves work behind that ends only when krc exits (an abandoned
+    # Jsonnet evaluation), which in this process would run on through the tests after it
+    process: bool = False
 
 
 def replace_in(path: Path, old: str, new: str) -> None:
