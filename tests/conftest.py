@@ -101,13 +101,14 @@ def parsed_charts_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: 
     """krc's cache as after its first reads of the vendored charts (every chart's CRDs parsed, nothing compiled):
     tests that need a cache of their own start from a copy, instead of parsing megabytes of CRD YAML each."""
     folder = tmp_path_factory.mktemp("parsed-charts-cache")
-    previous = os.environ["KRC_CACHE_DIR"]
-    os.environ["KRC_CACHE_DIR"] = str(folder)
-    try:
-        for archive in sorted((vendor_cache / "charts").glob("*.tgz")):
-            read_chart_bytes(archive.read_bytes(), str(archive))
-    finally:
-        os.environ["KRC_CACHE_DIR"] = previous
+    # krc keeps a chart's parsed CRDs as one entry named by the archive's digest: read each chart through the run's
+    # own cache (where vendoring already parsed it, in this worker or another) and take its entry from there
+    run_cache = Path(os.environ["KRC_CACHE_DIR"])
+    for archive in sorted((vendor_cache / "charts").glob("*.tgz")):
+        data = archive.read_bytes()
+        read_chart_bytes(data, str(archive))
+        entry = f"crds-{hashlib.sha256(data).hexdigest()}.json"
+        shutil.copy2(run_cache / entry, folder / entry)
     return folder
 
 

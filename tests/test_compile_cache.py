@@ -129,11 +129,14 @@ def copy_environment(project: Project, name: str) -> None:
     project.environment_file(f"{name}-copy").write_text(copy, encoding="utf-8")
 
 
-def test_parallel_output_is_byte_identical_to_sequential(tmp_path: Path, project: Project, cache_dir: Path):
-    one = project  # two environments, so that the pool has work for both processes (each in a job of its own)
+def test_parallel_output_is_byte_identical_to_sequential(tmp_path: Path, project_without_policies: Project,
+                                                         cache_dir: Path):
+    """render, lint and diff. Without policies/: policies in worker processes are
+    test_policy_batches_find_what_one_engine_run_finds's subject (three CUE engine runs here otherwise)."""
+    one = project_without_policies  # two environments, so the pool has work for both processes (a job each)
     dev = one.environment_file("dev")
     dev.write_text(dev.read_text().replace("maxReplicas: 2", "maxReplicas: 3"))  # a change for the review
-    shutil.copytree(project.root, tmp_path / "two")
+    shutil.copytree(one.root, tmp_path / "two")
     two = Project(tmp_path / "two")
     assert len(one.environment_names()) == 2
     results = [pipeline.render_to_disk(one, one.environment_names(), SEQUENTIAL),
@@ -184,8 +187,8 @@ def test_policy_batches_find_what_one_engine_run_finds(project: Project, cache_d
     copy_environment(project, "dev")
     engine = find_engine([REPO_ROOT])
     one_run = pipeline.check_policies(project, (), engine, SEQUENTIAL)
-    # two engine runs: dev and dev-copy, then prod (in this process: the pool is test_parallel_output_...'s subject)
-    batched = pipeline.check_policies(project, (), engine, dataclasses.replace(SEQUENTIAL, policy_batch=2))
+    # two engine runs, each in a worker process of its own: dev and dev-copy, then prod
+    batched = pipeline.check_policies(project, (), engine, dataclasses.replace(PARALLEL, policy_batch=2))
     assert batched == one_run
     assert {f.message.split(":")[0] for f in one_run.findings} == {"environment dev", "environment dev-copy"}
 
