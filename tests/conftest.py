@@ -58,6 +58,34 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 os.environ["KRC_JOBS"] = "1"
 
 
+# The slowest tests (seconds each: CUE engine runs, krc processes, a nested pytest run), started first: pytest-xdist
+# hands tests out in collection order, so a slow test collected last would run alone at the end while the other
+# worker idles. Node ids (or their start); a name no longer here is simply not moved. Measure with --durations=30.
+SLOW_FIRST = (
+    "tests/test_fixture_independence.py::test_editing_the_shipped_environments_leaves_the_tests_green",
+    "tests/test_compile_cache.py::test_policy_batches_find_what_one_engine_run_finds",
+    "tests/review/test_review_budget.py::",
+    "tests/test_compile_cache.py::test_parallel_output_is_byte_identical_to_sequential",
+    "tests/review/test_review_checks.py::test_a_policy_violation_blocks_golden_and_leads_the_review",
+    "tests/argocd/test_argocd_generate.py::test_generate_matches_render_for_every_environment",
+    "tests/argocd/test_argocd_generate.py::test_concurrent_runs_match_sequential_runs",
+    "tests/test_compile_cache.py::test_policy_results_come_from_the_cache_without_starting_the_engine",
+    "tests/security/test_writes.py::test_concurrent_runs_serialize_and_agree",
+    "tests/security/test_properties.py::test_near_valid_documents_render_deterministically",
+    "tests/crddiff/test_crddiff_charts.py::test_every_source_form_gives_the_same_changes",
+    "tests/test_provenance.py::",
+    "tests/review/test_review_workflow.py::test_the_job_summary_has_the_full_report_the_comment_cuts",
+    "tests/autoscaler/test_generator_agreement.py::test_every_upstream_sample_agrees_with_the_generator",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, start in enumerate(SLOW_FIRST) if item.nodeid.startswith(start)), len(SLOW_FIRST))
+
+    items.sort(key=rank)  # stable: the others keep their order
+
+
 def _tree_digest(folder: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(folder.rglob("*")):
