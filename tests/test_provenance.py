@@ -13,7 +13,7 @@ from compiler.environment.layering import is_named_list, item_name
 from compiler.problems import KrcError
 from compiler.project import Project
 from compiler.provenance import environment_path, object_positions
-from compiler.render import SOURCE_ANNOTATION, render_environment
+from compiler.render import SOURCE_ANNOTATION, prepare_templates, render_environment
 
 
 def line_of(project: Project, env: str, text: str, after: str = "") -> int:
@@ -103,17 +103,20 @@ def test_every_changed_field_maps_back_to_the_key_that_changed_it(project: Proje
     env = render.environment
     sources = {o.document["metadata"]["annotations"].get(SOURCE_ANNOTATION): o for o in render.objects
                if SOURCE_ANNOTATION in (o.document["metadata"].get("annotations") or {})}
-    checked = 0
+    experiments = []
     for key, value in _scalar_leaves({k: env.data[k] for k in ITEM_LISTS if k in env.data}, ()):
         if key[-1] == "name" or "raw" in key:  # names identify items (and objects); raw is KubeRay's own shape
             continue
-        item = ".".join(map(str, key[:2]))
-        obj = sources.get(item)
-        if obj is None:
-            continue
-        changed_env = dataclasses.replace(env, data=_set(env.data, key, _mutated(value)))
+        obj = sources.get(".".join(map(str, key[:2])))
+        if obj is not None:
+            experiments.append((key, obj, dataclasses.replace(env, data=_set(env.data, key, _mutated(value)))))
+    # every changed environment's Jsonnet evaluated in one run, as `krc render` does for many environments
+    # (tests/test_render_together.py: the same objects as one run each); a refused value falls back to its own run
+    prepared = prepare_templates(project, [(changed_env, render.chart) for _, _, changed_env in experiments])
+    checked = 0
+    for (key, obj, changed_env), mine in zip(experiments, prepared, strict=True):
         try:
-            again = render_environment(project, changed_env, render.chart)
+            again = render_environment(project, changed_env, render.chart, mine)
         except KrcError:
             continue  # a value the templates refuse (e.g. an unknown upgrade type): nothing rendered to compare
         new = next(o for o in again.objects if o.ref == obj.ref)
