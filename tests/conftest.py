@@ -61,10 +61,14 @@ os.environ["KRC_JOBS"] = "1"
 # The slowest tests (seconds each: CUE engine runs, krc processes, a nested pytest run), started first: pytest-xdist
 # hands tests out in collection order, so a slow test collected last would run alone at the end while the other
 # worker idles. Node ids (or their start); a name no longer here is simply not moved. Measure with --durations=30.
+# The first two run the CUE engine over the fixture project as it is; the fixture-independence test, handed out
+# after them, runs them again in a pytest of its own, which finds their policy results in the run's shared cache.
 SLOW_FIRST = (
-    "tests/test_fixture_independence.py::test_editing_the_shipped_environments_leaves_the_tests_green",
+    "tests/test_cli.py::test_render_check_and_golden_round_trip",
+    "tests/test_pipeline.py::test_golden_accept_and_mismatch_listing",
     "tests/test_compile_cache.py::test_policy_batches_find_what_one_engine_run_finds",
     "tests/review/test_review_budget.py::",
+    "tests/test_fixture_independence.py::test_editing_the_shipped_environments_leaves_the_tests_green",
     "tests/test_compile_cache.py::test_parallel_output_is_byte_identical_to_sequential",
     "tests/review/test_review_checks.py::test_a_policy_violation_blocks_golden_and_leads_the_review",
     "tests/argocd/test_argocd_generate.py::test_generate_matches_render_for_every_environment",
