@@ -215,7 +215,8 @@ def test_pre_commit_hooks_run_existing_commands_on_the_whole_project():
         assert hook["pass_filenames"] is False and hook["language"] == "python"
 
 
-def test_lint_on_a_terminal_shows_the_line_and_the_fix_in_colour(project: Project):
+def test_lint_on_a_terminal_shows_the_line_and_the_fix_in_colour(project_without_policies: Project):
+    project = project_without_policies  # about the terminal, not policies: no CUE engine run
     dev = project.environment_file("dev")
     dev.write_text(dev.read_text() + "jobs:\n  - name: train\n    entrypoint: python train.py\n")
     krc = Path(sys.executable).parent / "krc"
