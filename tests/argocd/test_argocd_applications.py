@@ -152,11 +152,11 @@ def test_plugin_yaml_has_only_fields_argocd_reads(project: Project):
                 assert {p["name"] for p in plugin_ref["parameters"]} <= set(PARAMETERS)
 
 
-def test_plugin_commands_run(project: Project, tmp_path: Path):
-    """The argv in plugin.yaml, with krc from this virtualenv, in the app path."""
+def test_plugin_commands_run(project: Project, cache_dir: Path):
+    """The argv in plugin.yaml, with krc from this virtualenv, in the app path (a sidecar's cache, charts parsed)."""
     spec = yaml.safe_load((DEPLOY / "plugin.yaml").read_text())["spec"]
     env = {"PATH": f"{KRC.parent}:/usr/bin:/bin", "ARGOCD_ENV_KRC_ENVIRONMENT": "dev",
-           "KRC_CACHE_DIR": str(tmp_path / "cache"), "KRC_CHART_REPOSITORY": "file:///nonexistent"}
+           "KRC_CACHE_DIR": str(cache_dir / "krc"), "KRC_CHART_REPOSITORY": "file:///nonexistent"}
     for step in ("init", "generate"):
         argv = spec[step]["command"] + spec[step].get("args", [])
         done = subprocess.run(argv, cwd=project.root, env=env, capture_output=True)
