@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from . import limits
+from .k8s.destinations import Destination
+from .k8s.objects import RenderedObject
 from .problems import Location, Problem
 from .project import Project
-from .render import RenderedObject
-from .rules.support.destinations import Destination
 from .user_cache import cache_dir
 
 FORMAT = 1  # bump when the entry layout or what a key covers changes
@@ -79,6 +79,14 @@ def path_digest(path: Path) -> str:
     if path.is_file():
         return _sha256(path.read_bytes())
     return _tree_digest(path) if path.is_dir() else ""
+
+
+def argocd_crds_option(argocd_crds: str | None) -> str:
+    """What an explicit --argocd-crds adds to the cache key: its path and content."""
+    if not argocd_crds:
+        return ""
+    path = Path(argocd_crds).resolve()
+    return f"argocd-crds={path}:{path_digest(path)}"
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,12 @@ from collections.abc import Sequence
 
 from .. import review
 from ..project import Project
-from .context import DEFAULT_RUN, Context, Job, RunOptions
+from .context import Context, Job
 from .environments import compile_environments
 from .golden import covers_all, removed_environments
 from .jobs import outcomes
 from .linting import policies_by_environment
+from .run_options import DEFAULT_RUN, RunOptions
 
 
 def review_project(project: Project, names: Sequence[str], base: str | None = None,

@@ -18,7 +18,6 @@ from .context import (
     EnvironmentResult,
     Job,
     Outcome,
-    RunOptions,
     compile_cached,
     error_findings,
     golden_mismatch,
@@ -28,6 +27,7 @@ from .context import (
 )
 from .lint_batch import lint_batch
 from .review_batch import review_batch
+from .run_options import RunOptions
 
 
 def run_job(job: Job, context: Context | None = None) -> Outcome:
