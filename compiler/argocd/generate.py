@@ -39,8 +39,8 @@ class Generated:
 
 
 def chosen_environment(project: Project, request: Request) -> str:
-    known = project.environment_names()
     if not request.environment:
+        known = project.environment_names()
         raise KrcError("no environment chosen: set the plugin parameter 'environment' (or the plugin env entry "
                        f"KRC_ENVIRONMENT) to one of: {', '.join(known) or '(none in environments/)'}")
     return project.select([request.environment])[0]
