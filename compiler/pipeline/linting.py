@@ -79,9 +79,11 @@ def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, arg
     return findings + extra
 
 
-def policies_by_environment(project: Project, names: Sequence[str], run: RunOptions) -> dict[str, list[Problem]]:
+def policies_by_environment(project: Project, names: Sequence[str], run: RunOptions,
+                            context: Context | None = None) -> dict[str, list[Problem]]:
     """The policies' findings of each environment (its `lint.rules` settings for policies applied); without a
-    CUE engine, each environment gets the error that its policies were not checked."""
+    CUE engine, each environment gets the error that its policies were not checked. `context`: the calling
+    command's, when it has one (its cache has already gathered every environment's destination)."""
     if not names or not policy_files(project.policies_dir):
         return {}
     try:
@@ -90,7 +92,7 @@ def policies_by_environment(project: Project, names: Sequence[str], run: RunOpti
         missing = Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
                           Location(project.relative(project.policies_dir)), "error", "policy/engine")
         return {name: [missing] for name in names}
-    context = Context.of(project, run)
+    context = context or Context.of(project, run)
     jobs = [Job("lint", project.root, batch, run.cache, context.cache.shared, findings=False, engine=engine)
             for batch in run.batches(names, run.policy_batch)]
     return {result.name: list(result.findings) for result in outcomes(context, jobs, run)}

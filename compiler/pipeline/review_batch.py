@@ -9,7 +9,7 @@ from typing import Any
 from .. import output, review, yamlio
 from ..autoscaler import Batch, autoscaler_views
 from ..autoscaler.generators import installed_generators
-from ..compile_cache import Compiled, path_digest
+from ..compile_cache import Compiled
 from ..lint import (
     LintContext,
     LintObject,
@@ -76,7 +76,7 @@ def review_key(context: Context, compiled: Compiled, golden: output.Files) -> st
     digest = hashlib.sha256(f"{REVIEW_FORMAT}\0{context.cache.shared}\0{compiled.name}\0".encode())
     for path, content in sorted(golden.items()):
         digest.update(path.encode() + b"\0" + hashlib.sha256(content).hexdigest().encode() + b"\n")
-    digest.update(path_digest(context.project.policies_dir).encode() + b"\0")
+    digest.update(context.cache.digest(context.project.policies_dir).encode() + b"\0")
     digest.update(repr(installed_generators(context.project.root)).encode())
     return digest.hexdigest()
 
