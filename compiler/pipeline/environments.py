@@ -12,7 +12,7 @@ from ..argocd.validation import environment_problems
 from ..autoscaler import AutoscalerView, Batch, autoscaler_views
 from ..charts import vendor, vendored
 from ..compile_cache import CompileCache
-from ..environment.model import Environment, load_environment
+from ..environment.model import Environment, load_environment, merged_settings
 from ..k8s.destinations import Destination, destination_of
 from ..lint import (
     LintContext,
@@ -99,12 +99,12 @@ def project_destinations(project: Project, cache: CompileCache | None = None) ->
         known, destination = cache.destination(name) if cache is not None else (False, None)
         if not known:
             try:
-                env = load_environment(project, name)
+                settings, files = merged_settings(project, name)
             except KrcError:
-                continue
-            destination = destination_of(name, env.data, env.files[-1] if env.files else f"environments/{name}.yaml")
+                continue  # reported when the environment itself is compiled
+            destination = destination_of(name, settings, files[-1])
             if cache is not None:
-                cache.store_destination(name, destination, [project.root / f for f in env.files])
+                cache.store_destination(name, destination, [project.root / f for f in files])
         if destination is not None:
             found.append(destination)
     return tuple(found)
