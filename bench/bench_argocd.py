@@ -60,7 +60,7 @@ def in_process_split(app: Path) -> dict[str, float]:
     pipeline.check_environment(render)
     marks["lint"] = time.perf_counter() - start
     start = time.perf_counter()
-    dump_stream(select_documents(render.objects, render.chart, Request(ENVIRONMENT)))
+    dump_stream(select_documents(render.objects, render.chart.crds, Request(ENVIRONMENT)))
     marks["select + write stream"] = time.perf_counter() - start
     return marks
 

@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from . import limits
+from .k8s.destinations import Destination
+from .k8s.objects import RenderedObject
 from .problems import Location, Problem
 from .project import Project
-from .render import RenderedObject
-from .rules.support.destinations import Destination
 from .user_cache import cache_dir
 
 FORMAT = 1  # bump when the entry layout or what a key covers changes
@@ -79,6 +79,14 @@ def path_digest(path: Path) -> str:
     if path.is_file():
         return _sha256(path.read_bytes())
     return _tree_digest(path) if path.is_dir() else ""
+
+
+def argocd_crds_option(argocd_crds: str | None) -> str:
+    """What an explicit --argocd-crds adds to the cache key: its path and content."""
+    if not argocd_crds:
+        return ""
+    path = Path(argocd_crds).resolve()
+    return f"argocd-crds={path}:{path_digest(path)}"
 
 
 @dataclass(frozen=True)
@@ -143,7 +151,7 @@ class CompileCache:
                                          _tree_digest(project.vendor_dir), options, limit_settings()]).encode())
         self.shared = shared or ""
 
-    def _file_digest(self, path: Path) -> str:
+    def digest(self, path: Path) -> str:
         """Digest of a file read once per cache object (base.yaml is every environment's layer)."""
         if path not in self._digests:
             self._digests[path] = path_digest(path)
@@ -201,7 +209,7 @@ class CompileCache:
             parts = str(relative).split("/")
             if relative.startswith("/") or ".." in parts:  # entries name files inside the project only
                 return False
-            if self._file_digest(self.project.root / relative) != digest:
+            if self.digest(self.project.root / relative) != digest:
                 return False
         return True
 
@@ -237,7 +245,7 @@ class CompileCache:
             resolved = path.resolve()
             if not resolved.is_relative_to(root):
                 return
-            recorded.append([resolved.relative_to(root).as_posix(), self._file_digest(resolved)])
+            recorded.append([resolved.relative_to(root).as_posix(), self.digest(resolved)])
         try:
             files = {path: content.decode("utf-8") for path, content in compiled.files.items()}
         except UnicodeDecodeError:
@@ -254,7 +262,7 @@ class CompileCache:
 
     def policy_key(self, compile_key: str, policies: Sequence[Path], engine: str) -> str:
         """Policy findings of one environment depend on its compiled result, the policy files and the engine."""
-        parts = [compile_key, engine] + [f"{p.name}:{self._file_digest(p)}" for p in policies]
+        parts = [compile_key, engine] + [f"{p.name}:{self.digest(p)}" for p in policies]
         return _sha256("\0".join(parts).encode())
 
     def policy_findings(self, key: str) -> list[Problem] | None:
@@ -302,7 +310,7 @@ class CompileCache:
             if not resolved.is_relative_to(self.project.root.resolve()):
                 return
             recorded.append([resolved.relative_to(self.project.root.resolve()).as_posix(),
-                             self._file_digest(resolved)])
+                             self.digest(resolved)])
         found = None if destination is None else [destination.environment, destination.file, destination.cluster,
                                                   list(destination.namespaces)]
         self.write_payload(DESTINATIONS, self._destination_key(name),

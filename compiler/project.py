@@ -134,6 +134,9 @@ class Project:
             entries = sorted(os.scandir(self.environments_dir), key=lambda e: e.name)
         except OSError as err:
             raise KrcError(f"cannot list {self.relative(self.environments_dir)}: {err.strerror}") from None
+        # a plain file in a folder inside the project is inside it: only links need resolving (hundreds of
+        # environments are listed on every run, the plugin's included)
+        folder_inside = self.is_inside(self.environments_dir)
         for entry in entries:
             if _NOT_ENVIRONMENTS.match(entry.name):
                 continue
@@ -142,10 +145,10 @@ class Project:
             error = (layer_name_error(stem) if stem is not None else
                      f"'{shown_name(entry.name)}' is not an environment file: environments/ holds <name>.yaml files "
                      "only (rename it, or move it elsewhere)")
-            if error is None and not self.is_inside(Path(entry.path)):
+            if error is None and not (folder_inside and not entry.is_symlink() or self.is_inside(Path(entry.path))):
                 error = (f"{shown} is a link leading outside the project; krc reads only files inside the project: "
                          "replace the link with the file")
-            elif error is None and not Path(entry.path).is_file():
+            elif error is None and not entry.is_file():
                 error = f"{shown} is not a regular file; environments/ holds <name>.yaml files only"
             if error and stem is not None and error.startswith("'"):
                 error += ": rename the file"

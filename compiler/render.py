@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .charts import vendor
+from .charts import vendored
 from .charts.helm_pin import read_helm_pin
 from .charts.helm_template import TemplateRequest, template_chart
 from .charts.package import Chart
@@ -19,7 +19,7 @@ from .engines.jsonnet import JsonnetEngine
 from .environment.layering import merge_values
 from .environment.model import Environment
 from .k8s.names import file_name_problem
-from .k8s.objects import ObjectKey, key_of, object_ref
+from .k8s.objects import ObjectKey, RenderedObject, key_of
 from .problems import KrcError, Location, Problem
 from .project import Project
 
@@ -29,17 +29,6 @@ VALUES_TEMPLATES = (Path("values") / "kuberay-operator.jsonnet", Path("values") 
 OBJECTS_DIR = "objects"
 # Every rendered object names the environment item it came from, so findings can point at the file:line.
 SOURCE_ANNOTATION = "krc.dev/source"
-
-
-@dataclass(frozen=True)
-class RenderedObject:
-    document: dict[str, Any]
-    template: str  # the template that produced it, relative to the project
-    location: Location | None  # where its environment item was set, when the template names one
-
-    @property
-    def ref(self) -> str:
-        return object_ref(self.document)
 
 
 @dataclass(frozen=True)
@@ -198,11 +187,11 @@ def chart_objects(project: Project, env: Environment, chart: Chart,
     Each object points at operator.values (else operator) of the environment: that is what shapes it."""
     operator = env.data.get("operator") or {}
     where = _operator_location(env)
-    digest = vendor.read_lock(project.vendor_dir).get((chart.name, chart.version), "")
-    request = TemplateRequest(vendor.archive_path(project.vendor_dir, chart.name, chart.version), digest,
+    digest = vendored.read_lock(project.vendor_dir).get((chart.name, chart.version), "")
+    request = TemplateRequest(vendored.archive_path(project.vendor_dir, chart.name, chart.version), digest,
                               chart.name, str(operator.get("namespace") or "default"), kubernetes_version(env),
                               helm_values)
-    pin = read_helm_pin(project.vendor_dir / vendor.LOCK_NAME)
+    pin = read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)
     shown = f"{CHART_TEMPLATE} {chart.name} {chart.version}"
     return tuple(RenderedObject(doc, shown, where) for doc in template_chart(pin, request, where))
 

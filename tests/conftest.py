@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 
-from compiler.charts import vendor
+from compiler.charts import vendor, vendored
 from compiler.charts.package import read_chart_bytes
 from compiler.project import Project
 
@@ -121,7 +121,7 @@ def vendor_cache(tmp_path_factory) -> Path:
     """A vendor/ folder with every upstream chart version, filled once per session through file://."""
     folder = tmp_path_factory.mktemp("vendor")
     # the committed lock carries the Helm pin besides the charts' digests
-    shutil.copy(REPO_ROOT / "vendor" / vendor.LOCK_NAME, folder / vendor.LOCK_NAME)
+    shutil.copy(REPO_ROOT / "vendor" / vendored.LOCK_NAME, folder / vendored.LOCK_NAME)
     pins = [vendor.ChartPin("kuberay-operator", v, CHARTS_DIR.as_uri()) for v in CHART_VERSIONS]
     vendor.vendor(folder, pins)
     return folder

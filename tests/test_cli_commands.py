@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import yaml
 from click.shell_completion import ShellComplete
 from click.testing import CliRunner
@@ -211,7 +212,7 @@ def test_pre_commit_hooks_run_existing_commands_on_the_whole_project():
     assert [h["id"] for h in hooks] == ["krc-check", "krc-lint"]
     for hook in hooks:
         command = hook["entry"].split()
-        assert command[0] == "krc" and command[1] in main.commands
+        assert command[0] == "krc" and command[1] in main.list_commands(click.Context(main))
         assert hook["pass_filenames"] is False and hook["language"] == "python"
 
 

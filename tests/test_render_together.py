@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from compiler import output, pipeline
-from compiler.charts import vendor
+from compiler.charts import vendored
 from compiler.environment.model import load_environment
 from compiler.pipeline.environments import chart_pin
 from compiler.problems import KrcError
@@ -35,7 +35,7 @@ def _pairs(project: Project) -> list:
     for name in project.environment_names():
         env = load_environment(project, name)
         pin = chart_pin(env)
-        pairs.append((env, vendor.load_vendored_chart(project.vendor_dir, pin.name, pin.version)))
+        pairs.append((env, vendored.load_vendored_chart(project.vendor_dir, pin.name, pin.version)))
     return pairs
 
 

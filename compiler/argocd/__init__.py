@@ -1,9 +1,9 @@
 """krc as an Argo CD config-management plugin: request parameters, document selection, Argo CD CRD checks.
 
 Public entry points: `read_request(environ, options)`, `chosen_environment(project, request)`,
-`generated(render, request)`, and `validation.environment_problems(...)` for the Argo CD schema check.
+`generated(environment, request)`, and `validation.environment_problems(...)` for the Argo CD schema check.
 """
-from .generate import Generated, chosen_environment, describe, generated
+from .generate import CheckedEnvironment, Generated, chosen_environment, describe, generated
 from .parameters import Request, read_request
 
-__all__ = ["Generated", "Request", "chosen_environment", "describe", "generated", "read_request"]
+__all__ = ["CheckedEnvironment", "Generated", "Request", "chosen_environment", "describe", "generated", "read_request"]

@@ -7,12 +7,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..charts.package import Crd
+from ..k8s.objects import RenderedObject
 from ..problems import KrcError, Problem
 from ..project import Project
-from ..render import Render
 from .parameters import Request
 from .selection import select_documents
 from .stream import dump_stream
+
+
+@dataclass(frozen=True)
+class CheckedEnvironment:
+    """What the plugin prints from: one environment's checked objects, its pinned chart's version and CRDs (empty
+    when the request leaves them out: reading them is most of a warm run's time) and what the pinned Helm rendered
+    of that chart."""
+
+    name: str
+    chart_version: str
+    chart_crds: tuple[Crd, ...]
+    objects: tuple[RenderedObject, ...]
+    chart_objects: tuple[RenderedObject, ...]
+    findings: tuple[Problem, ...]
 
 
 @dataclass(frozen=True)
@@ -24,20 +39,20 @@ class Generated:
 
 
 def chosen_environment(project: Project, request: Request) -> str:
-    known = project.environment_names()
     if not request.environment:
+        known = project.environment_names()
         raise KrcError("no environment chosen: set the plugin parameter 'environment' (or the plugin env entry "
                        f"KRC_ENVIRONMENT) to one of: {', '.join(known) or '(none in environments/)'}")
     return project.select([request.environment])[0]
 
 
-def generated(render: Render, request: Request) -> Generated:
-    """The documents `request` selects from a checked render, as one stream; nothing selected is an error."""
-    name = render.environment.name
-    if request.chart_version and request.chart_version != render.chart.version:
+def generated(render: CheckedEnvironment, request: Request) -> Generated:
+    """The documents `request` selects from a checked environment, as one stream; nothing selected is an error."""
+    name = render.name
+    if request.chart_version and request.chart_version != render.chart_version:
         raise KrcError(f"the Application asks for chart {request.chart_version}, environment {name} pins "
-                       f"{render.chart.version}; re-render the Applications (krc render) and sync the root app")
-    documents = select_documents(render.objects, render.chart, request, render.chart_objects)
+                       f"{render.chart_version}; re-render the Applications (krc render) and sync the root app")
+    documents = select_documents(render.objects, render.chart_crds, request, render.chart_objects)
     if not documents:
         raise KrcError(f"environment {name} has nothing to deploy for crds={request.crds}, "
                        f"applications={request.applications}, operator={request.operator}; refusing to print an empty "

@@ -6,6 +6,7 @@ it takes a few milliseconds where the YAML representer takes most of a second pe
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -14,12 +15,22 @@ from .. import yamlio
 
 # Characters a YAML 1.1 reader takes verbatim inside a double-quoted scalar; anything else (C0/C1 controls,
 # DEL, NEL, the line and paragraph separators, a byte-order mark) makes the document fall back to YAML.
-_NOT_VERBATIM = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+NOT_VERBATIM = "[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+
+
+@functools.cache
+def _not_verbatim() -> re.Pattern[str]:
+    return re.compile(NOT_VERBATIM)  # compiling this class takes ~10 ms: only for text that is not plain ASCII
+
+
+def _verbatim(text: str) -> bool:
+    # json.dumps escapes every C0 control, so plain ASCII text can only hold DEL among the refused characters
+    return ("\x7f" not in text) if text.isascii() else not _not_verbatim().search(text)
 
 
 def _crd_text(document: dict[str, Any]) -> str:
     text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return text + "\n" if not _NOT_VERBATIM.search(text) else yamlio.dump(document)
+    return text + "\n" if _verbatim(text) else yamlio.dump(document)
 
 
 def dump_stream(documents: list[dict[str, Any]]) -> str:

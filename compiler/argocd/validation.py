@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..environment.model import Environment
+from ..k8s.objects import RenderedObject
 from ..problems import KrcError, Location, Problem
 from ..project import Project
-from ..render import RenderedObject
 from ..validation import SchemaSet, load_crds_from_path
 from .selection import ARGOCD_GROUP, is_argocd_object
 

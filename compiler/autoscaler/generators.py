@@ -37,6 +37,18 @@ def install_hint(version: str, project_root: Path) -> str:
             "KRC_RAY_ENVS at a folder holding one virtual environment per Ray version")
 
 
+def installed_generators(project_root: Path) -> tuple[str, tuple[str, ...]]:
+    """Where generators are looked for and the Ray versions installed there: what a cached review that shows
+    Ray's view (or says it is unavailable) depends on besides the clusters themselves."""
+    folder = ray_envs_dir(project_root)
+    try:
+        versions = sorted(entry.name for entry in os.scandir(folder)
+                          if valid_ray_version(entry.name) and (Path(entry.path) / "bin" / "python").exists())
+    except OSError:
+        versions = []
+    return str(folder.resolve()), tuple(versions)
+
+
 def find_generator(project_root: Path, version: str) -> Generator | str:
     """The generator of exactly `version`, or why there is none and how to get it."""
     if not valid_ray_version(version):

@@ -47,8 +47,10 @@ def _argocd_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @reports_errors
 def argocd_generate_command(argocd_crds: str | None, no_cache: bool, **options: str | None) -> None:
     """Print one environment's objects as one YAML stream; on any error print nothing and exit 2."""
-    generated = pipeline.argocd_generate(current_project(), os.environ, options, argocd_crds,
-                                         pipeline.RunOptions(cache=not no_cache))
+    project, run = current_project(), pipeline.RunOptions(cache=not no_cache)
+    # a warm answer imports nothing of the compiling stack; a miss compiles (and fills the cache)
+    generated = pipeline.generate_from_cache(project, os.environ, options, argocd_crds, run) \
+        or pipeline.argocd_generate(project, os.environ, options, argocd_crds, run)
     for problem in generated.warnings:
         click.echo(problem.one_line(), err=True)
     sys.stdout.write(generated.stream)  # everything at once, only after everything succeeded

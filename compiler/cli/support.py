@@ -3,10 +3,12 @@ problem blocks, progress, shell completion, help in workflow order, `--version`.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -21,9 +23,27 @@ WORKFLOW_ORDER = ("init", "envs", "explain", "render", "show", "diff", "golden",
 
 
 class WorkflowGroup(click.Group):
+    """Commands listed in the order of a working day; a command given as `module:attribute` (`lazy`) is imported
+    when it runs or is listed, not before (click's documented lazy loading): Argo CD runs `krc argocd generate` for
+    every manifest request, and it should not pay for importing the render, lint and review stacks."""
+
+    def __init__(self, *args: Any, lazy: Mapping[str, str] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        known = [name for name in WORKFLOW_ORDER if name in self.commands]
-        return known + sorted(name for name in self.commands if name not in known)
+        names = set(self.commands) | set(self.lazy)
+        known = [name for name in WORKFLOW_ORDER if name in names]
+        return known + sorted(names - set(known))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module, _, attribute = self.lazy[cmd_name].partition(":")
+            command = getattr(importlib.import_module(module, __package__), attribute)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{self.lazy[cmd_name]} is not a click command")
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
 
 
 def project_or_none(ctx: click.Context | None = None) -> Project | None:

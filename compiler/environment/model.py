@@ -88,7 +88,7 @@ def _keys(value: Any) -> list[str]:
     return []
 
 
-def _load_layer(project: Project, name: str, asked_at: Location | None) -> tuple[Any, yamlio.Positions, str]:
+def _layer_text(project: Project, name: str, asked_at: Location | None) -> tuple[str, str]:
     error = layer_name_error(name)
     if error:  # `extends: ../../etc/passwd`: a layer is named, never a path
         raise KrcError(f"'extends' names a layer, not a path: {error}", asked_at)
@@ -101,9 +101,36 @@ def _load_layer(project: Project, name: str, asked_at: Location | None) -> tuple
         if asked_at is None:
             fix = f"did you mean '{close[0]}'?" if close else f"choose one of: {', '.join(known)}"
         raise KrcError(Problem(f"environment file {shown} does not exist", asked_at, help=fix))
-    text = decode_text(project.read_file(path, limits.ENVIRONMENT_FILE_BYTES), shown)
+    return decode_text(project.read_file(path, limits.ENVIRONMENT_FILE_BYTES), shown), shown
+
+
+def _load_layer(project: Project, name: str, asked_at: Location | None) -> tuple[Any, yamlio.Positions, str]:
+    text, shown = _layer_text(project, name, asked_at)
     data, positions = yamlio.load_with_positions(text, shown)
     return data if data is not None else {}, positions, shown
+
+
+def merged_settings(project: Project, name: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The merged settings of `name` and its layers' files (the base first), without positions or schema checks:
+    for reading a few settings of every environment at once (where each deploys), at a third of the cost of
+    load_environment. Whatever it lets through, load_environment refuses when the environment is compiled."""
+    layers: list[tuple[dict[str, Any], str]] = []
+    current: str | None = name
+    while current is not None:
+        if current in [layer for _, layer in layers]:
+            raise KrcError(f"'extends' of environment {name} forms a cycle; remove one of the links")
+        text, shown = _layer_text(project, current, None)
+        data = yamlio.load(text, shown)
+        data = data if data is not None else {}
+        if not isinstance(data, dict) or not isinstance(data.get("extends"), (str, type(None))):
+            raise KrcError(f"{shown} is not a map of settings with an optional 'extends: <layer>'")
+        layers.append((data, current))
+        current = data.get("extends")
+    merged: Any = {}
+    for data, _ in reversed(layers):
+        merged = layering.merge_values(merged, {k: v for k, v in data.items() if k != "extends"})
+    files = tuple(project.relative(project.environment_file(layer)) for _, layer in reversed(layers))
+    return merged if isinstance(merged, dict) else {}, files
 
 
 def load_environment(project: Project, name: str) -> Environment:

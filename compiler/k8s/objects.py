@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..problems import Location
+
 
 @dataclass(frozen=True, order=True)
 class ObjectKey:
@@ -42,3 +44,14 @@ def object_ref(document: dict[str, Any]) -> str:
     name = meta.get("name") or (f"{meta['generateName']}*" if meta.get("generateName") else "<unnamed>")
     kind = document.get("kind") or "<no kind>"
     return f"{kind}/{meta['namespace']}/{name}" if meta.get("namespace") else f"{kind}/{name}"
+
+
+@dataclass(frozen=True)
+class RenderedObject:
+    document: dict[str, Any]
+    template: str  # the template that produced it, relative to the project
+    location: Location | None  # where its environment item was set, when the template names one
+
+    @property
+    def ref(self) -> str:
+        return object_ref(self.document)

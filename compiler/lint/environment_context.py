@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..k8s.destinations import Destination
 from ..problems import KrcError, Location, Problem
 from ..provenance import object_positions
 from ..render import Render, kubernetes_version
 from ..rules.support.context import LintContext, LintObject, RuleSetting
-from ..rules.support.destinations import Destination
 from ..rules.support.feature_gates import chart_default_gates
 
 

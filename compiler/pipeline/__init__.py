@@ -8,42 +8,84 @@ environment or one set of CRDs. Nothing here prints or exits; bad input raises K
 - `context`, `jobs`, `lint_batch`, `review_batch`: many environments. Each one's compiled result comes from the
   compile cache (compile_cache.py) or is compiled, in worker processes when two or more need compiling, and a
   command keeps only what it needs of each (`EnvironmentResult`), so memory does not grow with their number.
-- `golden`, `diff`, `linting`, `crds_and_argocd`, `autoscaling`, `everyday`: the commands.
-"""
-from ..render import Render
-from .autoscaling import AutoscalerNodes, autoscaler_nodes, ray_versions
-from .context import DEFAULT_RUN, EnvironmentResult, GoldenMismatch, RunOptions
-from .crds_and_argocd import argocd_generate, argocd_init, compare_crd_sources, validate_argocd
-from .diff import approve_crd_upgrade, review_project
-from .environments import (
-    Validated,
-    autoscaler_of,
-    check_environment,
-    compile_environment,
-    compile_environments,
-    environment_findings,
-    validate_render,
-    validated_findings,
-    vendor_charts,
-)
-from .everyday import (
-    describe_rule,
-    explain,
-    init_environment,
-    list_environments,
-    rule_list,
-    show_environment,
-    versions,
-)
-from .golden import accept_golden, check_golden, compare_with_golden, render_to_disk
-from .linting import PolicyCheck, check_policies, lint_environments, lint_targets
+- `golden`, `diff`, `linting`, `crds_and_argocd`, `autoscaling`, `everyday`: the commands; `plugin`: the plugin's
+  `generate` answered from the compile cache alone.
 
-__all__ = [
-    "DEFAULT_RUN", "AutoscalerNodes", "EnvironmentResult", "GoldenMismatch", "PolicyCheck", "Render", "RunOptions",
+Names are imported from their module when first used (PEP 562): `krc argocd generate`, which Argo CD runs for
+every manifest request, then loads the light `plugin` module and the compiling stack only on a cache miss.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names as the type checker and the import-layer contract see them
+    from ..render import Render
+    from .autoscaling import AutoscalerNodes, autoscaler_nodes, ray_versions
+    from .context import EnvironmentResult, GoldenMismatch
+    from .crds_and_argocd import argocd_generate, argocd_init, compare_crd_sources, validate_argocd
+    from .diff import approve_crd_upgrade, review_project
+    from .environments import (
+        Validated,
+        autoscaler_of,
+        check_environment,
+        compile_environment,
+        compile_environments,
+        environment_findings,
+        validate_render,
+        validated_findings,
+        vendor_charts,
+    )
+    from .everyday import (
+        describe_rule,
+        explain,
+        init_environment,
+        list_environments,
+        rule_list,
+        show_environment,
+        versions,
+    )
+    from .golden import accept_golden, check_golden, compare_with_golden, render_to_disk
+    from .linting import PolicyCheck, check_policies, lint_environments, lint_targets
+    from .plugin import generate_from_cache
+    from .run_options import DEFAULT_RUN, RunOptions
+
+# name -> the module (relative to this package) that defines it
+_EXPORTS = {
+    "Render": "..render", "AutoscalerNodes": ".autoscaling", "autoscaler_nodes": ".autoscaling",
+    "ray_versions": ".autoscaling", "EnvironmentResult": ".context", "GoldenMismatch": ".context",
+    "argocd_generate": ".crds_and_argocd", "argocd_init": ".crds_and_argocd",
+    "compare_crd_sources": ".crds_and_argocd", "validate_argocd": ".crds_and_argocd", "approve_crd_upgrade": ".diff",
+    "review_project": ".diff", "Validated": ".environments", "autoscaler_of": ".environments",
+    "check_environment": ".environments", "compile_environment": ".environments",
+    "compile_environments": ".environments", "environment_findings": ".environments",
+    "validate_render": ".environments", "validated_findings": ".environments", "vendor_charts": ".environments",
+    "describe_rule": ".everyday", "explain": ".everyday", "init_environment": ".everyday",
+    "list_environments": ".everyday", "rule_list": ".everyday", "show_environment": ".everyday",
+    "versions": ".everyday", "accept_golden": ".golden", "check_golden": ".golden", "compare_with_golden": ".golden",
+    "render_to_disk": ".golden", "PolicyCheck": ".linting", "check_policies": ".linting",
+    "lint_environments": ".linting", "lint_targets": ".linting", "generate_from_cache": ".plugin",
+    "DEFAULT_RUN": ".run_options", "RunOptions": ".run_options",
+}
+__all__ = [  # the same names, spelled out for the type checker
+    "AutoscalerNodes", "DEFAULT_RUN", "EnvironmentResult", "GoldenMismatch", "PolicyCheck", "Render", "RunOptions",
     "Validated", "accept_golden", "approve_crd_upgrade", "argocd_generate", "argocd_init", "autoscaler_nodes",
     "autoscaler_of", "check_environment", "check_golden", "check_policies", "compare_crd_sources",
     "compare_with_golden", "compile_environment", "compile_environments", "describe_rule", "environment_findings",
-    "explain", "init_environment", "lint_environments", "lint_targets", "list_environments", "ray_versions",
-    "render_to_disk", "review_project", "rule_list", "show_environment", "validate_argocd", "validate_render",
-    "validated_findings", "vendor_charts", "versions",
+    "explain", "generate_from_cache", "init_environment", "lint_environments", "lint_targets", "list_environments",
+    "ray_versions", "render_to_disk", "review_project", "rule_list", "show_environment", "validate_argocd",
+    "validate_render", "validated_findings", "vendor_charts", "versions",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # found once: later lookups do not come back here
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,61 +12,17 @@ from typing import Any
 
 from .. import output, review
 from ..argocd.validation import crds_path
-from ..charts import vendor
+from ..charts import vendored
 from ..charts.package import Chart
-from ..compile_cache import CompileCache, Compiled, path_digest
+from ..compile_cache import CompileCache, Compiled
 from ..environment.model import load_environment
+from ..k8s.destinations import Destination
 from ..policy import CueEngine
 from ..problems import KrcError, Problem
 from ..project import Project
 from ..render import Render, prepare_templates, render_environment
-from ..rules.support.destinations import Destination
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
-
-# Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
-# runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
-POLICY_BATCH = 25
-# Environments per `krc render`, `krc golden` and `krc check` job: a job's environments are rendered together
-# (prepare_templates: one Jsonnet run for all of them), and its worker reads the charts once for all.
-RENDER_BATCH = 25
-# Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
-REVIEW_BATCH = 40
-# The default number of compiling processes when --jobs is not given: a container's CPU limit, which
-# os.cpu_count() does not see (an Argo CD sidecar, a CI runner), or 1 where the caller already runs in parallel.
-JOBS_VARIABLE = "KRC_JOBS"
-
-
-def default_workers() -> int:
-    """$KRC_JOBS when set (a positive whole number), else one process per core."""
-    raw = os.environ.get(JOBS_VARIABLE, "").strip()
-    if not raw:
-        return os.cpu_count() or 1
-    if not raw.isdigit() or int(raw) < 1:
-        raise KrcError(f"{JOBS_VARIABLE}={raw!r} is not a positive whole number; unset it or give a number")
-    return int(raw)
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """How a command works through environments: the compile cache (`--no-cache` turns it off), how many
-    processes compile in parallel (`--jobs`; None: $KRC_JOBS, else one per core), and the most environments one
-    job takes for policies and for `krc diff`. Output is the same whatever they are."""
-
-    cache: bool = True
-    workers: int | None = None
-    policy_batch: int = POLICY_BATCH
-    review_batch: int = REVIEW_BATCH
-
-    def worker_count(self) -> int:
-        return max(1, self.workers if self.workers is not None else default_workers())
-
-    def batches(self, names: Sequence[str], most: int) -> list[tuple[str, ...]]:
-        """`names` in consecutive jobs of at most `most`, spread so every worker gets some."""
-        size = max(1, min(most, math.ceil(len(names) / self.worker_count())))
-        return [tuple(names[i:i + size]) for i in range(0, len(names), size)]
-
-
-DEFAULT_RUN = RunOptions()
+from .run_options import RunOptions
 
 
 class Context:
@@ -100,16 +54,8 @@ class Context:
 
     def chart(self, name: str, version: str) -> Chart:
         if (name, version) not in self._charts:
-            self._charts[(name, version)] = vendor.load_vendored_chart(self.project.vendor_dir, name, version)
+            self._charts[(name, version)] = vendored.load_vendored_chart(self.project.vendor_dir, name, version)
         return self._charts[(name, version)]
-
-
-def argocd_option(argocd_crds: str | None) -> str:
-    """What an explicit --argocd-crds adds to the cache key: its path and content."""
-    if not argocd_crds:
-        return ""
-    path = Path(argocd_crds).resolve()
-    return f"argocd-crds={path}:{path_digest(path)}"
 
 
 def rendered_together(context: Context, names: Sequence[str]) -> dict[str, tuple[str, Render]]:

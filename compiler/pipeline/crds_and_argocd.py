@@ -2,17 +2,19 @@
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .. import argocd, crddiff
 from ..argocd.validation import crds_path, environment_problems
 from ..charts import vendor
+from ..compile_cache import argocd_crds_option
 from ..problems import KrcError, Problem
 from ..project import Project
-from .context import DEFAULT_RUN, Context, RunOptions, argocd_option, compile_cached, error_findings, restore
+from .context import Context, compile_cached
 from .environments import compile_environments, vendor_charts
+from .plugin import plugin_output
+from .run_options import DEFAULT_RUN, RunOptions
 
 
 def compare_crd_sources(old: str, new: str, project_root: Path | None) -> list[crddiff.CrdChange]:
@@ -39,13 +41,9 @@ def argocd_generate(project: Project, environ: Mapping[str, str], options: Mappi
     request = argocd.read_request(environ, options)
     name = argocd.chosen_environment(project, request)
     # the plugin renders one environment and reads no other (destinations are lint's and review's business)
-    context = Context.of(project, run, argocd_option(argocd_crds), with_peers=False)
-    compiled, render = compile_cached(project, context.cache, name, argocd_crds)
-    errors = error_findings(compiled)
-    if errors:
-        raise KrcError(errors)
-    return argocd.generated(dataclasses.replace(render or restore(context, compiled), findings=compiled.findings),
-                            request)
+    context = Context.of(project, run, argocd_crds_option(argocd_crds), with_peers=False)
+    compiled, _ = compile_cached(project, context.cache, name, argocd_crds)
+    return plugin_output(project, compiled, request)
 
 
 def argocd_init(project: Project, environ: Mapping[str, str],

@@ -6,11 +6,12 @@ from collections.abc import Sequence
 
 from .. import review
 from ..project import Project
-from .context import DEFAULT_RUN, Context, Job, RunOptions
+from .context import Context, Job
 from .environments import compile_environments
 from .golden import covers_all, removed_environments
 from .jobs import outcomes
 from .linting import policies_by_environment
+from .run_options import DEFAULT_RUN, RunOptions
 
 
 def review_project(project: Project, names: Sequence[str], base: str | None = None,
@@ -27,7 +28,7 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     results = [r for r in outcomes(context, jobs, run) if r.reviewed is not None]
     reviews = {r.name: r.reviewed for r in results if r.reviewed is not None}
     changed = [r for r in results if r.reviewed is not None and r.reviewed.changed]
-    policies = policies_by_environment(project, [r.name for r in changed], run)
+    policies = policies_by_environment(project, [r.name for r in changed], run, context)
     for result in changed:
         assert result.reviewed is not None
         reviews[result.name] = review.with_checks(result.reviewed, [*result.findings, *policies.get(result.name, [])])

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from .. import output
 from ..argocd.validation import environment_problems
 from ..autoscaler import AutoscalerView, Batch, autoscaler_views
-from ..charts import vendor
+from ..charts import vendor, vendored
 from ..compile_cache import CompileCache
-from ..environment.model import Environment, load_environment
+from ..environment.model import Environment, load_environment, merged_settings
+from ..k8s.destinations import Destination, destination_of
 from ..lint import (
     LintContext,
     environment_context,
@@ -22,13 +23,12 @@ from ..lint import (
 from ..problems import KrcError, Location, Problem, sorted_problems
 from ..project import Project
 from ..render import Render, render_environment
-from ..rules.support.destinations import Destination, destination_of
 
 
 def chart_pin(env: Environment) -> vendor.ChartPin:
     chart = env.data["operator"]["chart"]
     name, version = str(chart["name"]), str(chart["version"])
-    problem = vendor.chart_pin_problem(name, version)
+    problem = vendored.chart_pin_problem(name, version)
     if problem:  # before the name or version touches a path
         field = "name" if "name" in problem.split(" is ")[0] else "version"
         raise KrcError(problem, env.location_of(("operator", "chart", field)))
@@ -38,7 +38,7 @@ def chart_pin(env: Environment) -> vendor.ChartPin:
 def compile_environment(project: Project, name: str) -> Render:
     env = load_environment(project, name)
     pin = chart_pin(env)
-    chart = vendor.load_vendored_chart(project.vendor_dir, pin.name, pin.version)
+    chart = vendored.load_vendored_chart(project.vendor_dir, pin.name, pin.version)
     return render_environment(project, env, chart)
 
 
@@ -99,12 +99,12 @@ def project_destinations(project: Project, cache: CompileCache | None = None) ->
         known, destination = cache.destination(name) if cache is not None else (False, None)
         if not known:
             try:
-                env = load_environment(project, name)
+                settings, files = merged_settings(project, name)
             except KrcError:
-                continue
-            destination = destination_of(name, env.data, env.files[-1] if env.files else f"environments/{name}.yaml")
+                continue  # reported when the environment itself is compiled
+            destination = destination_of(name, settings, files[-1])
             if cache is not None:
-                cache.store_destination(name, destination, [project.root / f for f in env.files])
+                cache.store_destination(name, destination, [project.root / f for f in files])
         if destination is not None:
             found.append(destination)
     return tuple(found)

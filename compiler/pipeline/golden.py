@@ -11,19 +11,10 @@ from ..problems import KrcError, Problem
 from ..project import Project
 from ..render import Render
 from ..review.golden_source import GitGolden, WorkingTreeGolden
-from .context import (
-    DEFAULT_RUN,
-    RENDER_BATCH,
-    Context,
-    EnvironmentResult,
-    GoldenMismatch,
-    Job,
-    RunOptions,
-    golden_mismatch,
-    output_root,
-)
+from .context import Context, EnvironmentResult, GoldenMismatch, Job, golden_mismatch, output_root
 from .jobs import outcomes
 from .linting import policies_by_environment
+from .run_options import DEFAULT_RUN, RENDER_BATCH, RunOptions
 
 
 def write_environments(project: Project, names: Sequence[str], command: str,

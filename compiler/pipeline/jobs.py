@@ -18,7 +18,6 @@ from .context import (
     EnvironmentResult,
     Job,
     Outcome,
-    RunOptions,
     compile_cached,
     error_findings,
     golden_mismatch,
@@ -28,6 +27,7 @@ from .context import (
 )
 from .lint_batch import lint_batch
 from .review_batch import review_batch
+from .run_options import RunOptions
 
 
 def run_job(job: Job, context: Context | None = None) -> Outcome:
@@ -78,8 +78,11 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: tuple[str
 
 def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], bool],
               context: Context) -> Iterator[Outcome]:
-    """Every job's outcome, in order. Cheap jobs (cache hits) run here; the rest in worker processes when there
-    are two or more of them, each started fresh ('spawn': the Go runtime of gojsonnet does not survive a fork)."""
+    """Every job's outcome, in order. Cheap jobs (cache hits) run here; the rest, when there are two or more of
+    them, are shared between this process and workers-1 worker processes, each started fresh ('spawn': the Go
+    runtime of gojsonnet does not survive a fork). This process works too rather than wait: a process holding
+    the compiling stack (imports, parsed CRDs, compiled schemas) costs 100-200 MB, so one fewer of them keeps
+    the peak memory down at the same number of busy cores."""
     heavy = [i for i, job in enumerate(jobs) if not is_cheap(job)]
     workers = min(run.worker_count(), len(heavy))
     if workers < 2:
@@ -87,11 +90,12 @@ def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], boo
         return
     spawn = multiprocessing.get_context("spawn")
     lock = spawn.Lock()
-    use_engine_lock(lock)  # this process runs cheap jobs meanwhile
+    use_engine_lock(lock)  # this process runs its own jobs meanwhile
+    sent = [i for n, i in enumerate(heavy) if n % workers]  # every workers-th heavy job stays here
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=use_engine_lock,
+        with ProcessPoolExecutor(max_workers=workers - 1, mp_context=spawn, initializer=use_engine_lock,
                                  initargs=(lock,)) as pool:
-            futures = {i: pool.submit(run_job, dataclasses.replace(jobs[i], peers=context.peers)) for i in heavy}
+            futures = {i: pool.submit(run_job, dataclasses.replace(jobs[i], peers=context.peers)) for i in sent}
             for i, job in enumerate(jobs):
                 future = futures.pop(i, None)
                 yield future.result() if future is not None else run_job(job, context)

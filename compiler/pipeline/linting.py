@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..compile_cache import argocd_crds_option
 from ..lint import (
     lint_objects,
     paths_context,
@@ -14,8 +15,9 @@ from ..lint import (
 from ..policy import CueEngine, find_engine, policy_files
 from ..problems import KrcError, Location, Problem, sorted_problems
 from ..project import Project, find_project
-from .context import DEFAULT_RUN, Context, Job, RunOptions, argocd_option
+from .context import Context, Job
 from .jobs import outcomes
+from .run_options import DEFAULT_RUN, RunOptions
 
 
 def _looks_like_path(target: str) -> bool:
@@ -68,7 +70,7 @@ def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, arg
         except KrcError as err:
             extra.append(Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
                                  Location(project.relative(project.policies_dir)), "error", "policy/engine"))
-    options = argocd_option(argocd_crds)
+    options = argocd_crds_option(argocd_crds)
     context = Context.of(project, run, options)
     jobs = [Job("lint", project.root, batch, run.cache, context.cache.shared, options,
                  argocd_crds, findings=with_findings, engine=engine, policy_settings=settings)
@@ -77,9 +79,11 @@ def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, arg
     return findings + extra
 
 
-def policies_by_environment(project: Project, names: Sequence[str], run: RunOptions) -> dict[str, list[Problem]]:
+def policies_by_environment(project: Project, names: Sequence[str], run: RunOptions,
+                            context: Context | None = None) -> dict[str, list[Problem]]:
     """The policies' findings of each environment (its `lint.rules` settings for policies applied); without a
-    CUE engine, each environment gets the error that its policies were not checked."""
+    CUE engine, each environment gets the error that its policies were not checked. `context`: the calling
+    command's, when it has one (its cache has already gathered every environment's destination)."""
     if not names or not policy_files(project.policies_dir):
         return {}
     try:
@@ -88,7 +92,7 @@ def policies_by_environment(project: Project, names: Sequence[str], run: RunOpti
         missing = Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
                           Location(project.relative(project.policies_dir)), "error", "policy/engine")
         return {name: [missing] for name in names}
-    context = Context.of(project, run)
+    context = context or Context.of(project, run)
     jobs = [Job("lint", project.root, batch, run.cache, context.cache.shared, findings=False, engine=engine)
             for batch in run.batches(names, run.policy_batch)]
     return {result.name: list(result.findings) for result in outcomes(context, jobs, run)}

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from typing import Any
 
 from .. import output, review, yamlio
 from ..autoscaler import Batch, autoscaler_views
+from ..autoscaler.generators import installed_generators
 from ..compile_cache import Compiled
 from ..lint import (
     LintContext,
@@ -15,18 +17,25 @@ from ..lint import (
 )
 from ..policy.limits import capacity_limits
 from ..problems import KrcError, Location, Problem
+from ..record_json import from_json, to_json
 from ..render import Render
 from ..review.ray_view import two_views
 from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, error_findings, restore
 from .environments import ray_version, validate_render
 
+# Reviews of environments golden/ matches, kept in the compile cache's folder under their own kind and key.
+REVIEWS = "reviews"
+REVIEW_FORMAT = 1  # bump when the EnvironmentReview record or what review_key covers changes
+
 
 def review_batch(context: Context, job: Job) -> Outcome:
     """`krc diff` of a batch of environments: each one's review against golden, with Ray's view before and after
-    from one generator process for the batch."""
+    from one generator process for the batch. An environment that golden/ matches is answered from the review
+    cache when its inputs are unchanged (see review_key): at scale, nearly every environment of a pull request."""
     project = context.project
     problems: list[Problem] = []
-    entries: list[tuple[Compiled, Render, output.Files]] = []
+    entries: list[tuple[Compiled, Render, output.Files, str]] = []
+    cached: dict[str, EnvironmentResult] = {}
     for name in job.names:
         try:
             compiled, render = compile_cached(project, context.cache, name, peers=context.peers)
@@ -38,30 +47,75 @@ def review_batch(context: Context, job: Job) -> Outcome:
             problems.extend(errors)
             continue
         golden = job.golden[name] if job.golden is not None else output.read_tree(project.golden_dir / name)
-        entries.append((compiled, render or restore(context, compiled), golden))
+        key = review_key(context, compiled, golden) if golden == compiled.files else ""
+        reviewed = cached_review(context, key)
+        if reviewed is not None:
+            cached[name] = _result(compiled, reviewed)
+            continue
+        entries.append((compiled, render or restore(context, compiled), golden, key))
     if problems:
         return Outcome(problems=tuple(problems))
     try:
-        limits = capacity_limits(project.policies_dir, project.relative)
-        stored_after = [[o.document for o in validate_render(r).context.objects] for _, r, _ in entries]
-        stored_before = [after if golden == c.files else stored_golden(r, golden)
-                         for (c, r, golden), after in zip(entries, stored_after, strict=True)]
-        versions = [ray_version(r.environment) for _, r, _ in entries] * 2
-        batches = [Batch(v, tuple(d)) for v, d in zip(versions, stored_after + stored_before, strict=True)]
-        views = autoscaler_views(project.root, batches)  # after and before: one generator process
-        results = []
-        for (compiled, render, golden), view, old, old_view in zip(entries, views[:len(entries)], stored_before,
-                                                                    views[len(entries):], strict=True):
-            production = render.environment.data.get("production") is True
-            reviewed = review.review_environment(project, render, golden, limits=[
-                limit for limit in limits if limit.applies(production)], current=compiled.files)
-            reviewed = dataclasses.replace(reviewed, ray_view=two_views(
-                [o.document for o in render.objects], view, before=(old, old_view)))
-            results.append(EnvironmentResult(compiled.name, compiled.key, compiled.chart, len(compiled.objects), 0,
-                                             compiled.findings, not compiled.from_cache, reviewed=reviewed))
+        results = _review_entries(context, entries)
     except KrcError as err:
         return Outcome(problems=err.problems)
-    return Outcome(tuple(results))
+    results += list(cached.values())
+    order = {name: i for i, name in enumerate(job.names)}
+    return Outcome(tuple(sorted(results, key=lambda r: order[r.name])))
+
+
+def _result(compiled: Compiled, reviewed: review.EnvironmentReview) -> EnvironmentResult:
+    return EnvironmentResult(compiled.name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
+                             not compiled.from_cache, reviewed=reviewed)
+
+
+def review_key(context: Context, compiled: Compiled, golden: output.Files) -> str:
+    """What an unchanged environment's review depends on: krc's code, templates/ and vendor/ (the cache's shared
+    digest), the compiled files golden/ matches byte for byte, the policies (their capacity limits) and Ray's
+    generator for the environment's Ray version (present or not, and its runner)."""
+    digest = hashlib.sha256(f"{REVIEW_FORMAT}\0{context.cache.shared}\0{compiled.name}\0".encode())
+    for path, content in sorted(golden.items()):
+        digest.update(path.encode() + b"\0" + hashlib.sha256(content).hexdigest().encode() + b"\n")
+    digest.update(context.cache.digest(context.project.policies_dir).encode() + b"\0")
+    digest.update(repr(installed_generators(context.project.root)).encode())
+    return digest.hexdigest()
+
+
+def cached_review(context: Context, key: str) -> review.EnvironmentReview | None:
+    payload = context.cache.read_payload(REVIEWS, key) if key else None
+    if payload is None:
+        return None
+    try:
+        found = from_json(review.EnvironmentReview, payload)
+    except (ValueError, TypeError):
+        return None
+    return found if isinstance(found, review.EnvironmentReview) and not found.changed else None
+
+
+def _review_entries(context: Context, entries: list[tuple[Compiled, Render, output.Files, str]]) \
+        -> list[EnvironmentResult]:
+    project = context.project
+    if not entries:
+        return []
+    limits = capacity_limits(project.policies_dir, project.relative)
+    stored_after = [[o.document for o in validate_render(r).context.objects] for _, r, _, _ in entries]
+    stored_before = [after if golden == c.files else stored_golden(r, golden)
+                     for (c, r, golden, _), after in zip(entries, stored_after, strict=True)]
+    versions = [ray_version(r.environment) for _, r, _, _ in entries] * 2
+    batches = [Batch(v, tuple(d)) for v, d in zip(versions, stored_after + stored_before, strict=True)]
+    views = autoscaler_views(project.root, batches)  # after and before: one generator process
+    results = []
+    for (compiled, render, golden, key), view, old, old_view in zip(entries, views[:len(entries)], stored_before,
+                                                                     views[len(entries):], strict=True):
+        production = render.environment.data.get("production") is True
+        reviewed = review.review_environment(project, render, golden, limits=[
+            limit for limit in limits if limit.applies(production)], current=compiled.files)
+        reviewed = dataclasses.replace(reviewed, ray_view=two_views(
+            [o.document for o in render.objects], view, before=(old, old_view)))
+        if key and not reviewed.changed:
+            context.cache.write_payload(REVIEWS, key, to_json(reviewed))
+        results.append(_result(compiled, reviewed))
+    return results
 
 
 def stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:

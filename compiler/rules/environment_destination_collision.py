@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..k8s.destinations import destination_of
 from ..problems import Problem
 from .support.context import LintContext
-from .support.destinations import destination_of
 
 ID = "environment/destination-collision"
 SEVERITY = "error"

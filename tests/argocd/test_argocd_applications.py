@@ -40,7 +40,7 @@ def test_every_rendered_application_is_valid_for_argocd(project: Project, argocd
         render = pipeline.compile_environment(project, name)
         apps = _applications(render)
         assert sorted(apps) == ["crds", "operator", "root", "workloads"]
-        children = select_documents(render.objects, render.chart, Request(name, "exclude", "only", "gpu-eu-1"))
+        children = select_documents(render.objects, render.chart.crds, Request(name, "exclude", "only", "gpu-eu-1"))
         for document in [*apps.values(), *children]:
             assert _errors(argocd_schemas, document) == [], document["metadata"]["name"]
 
@@ -186,7 +186,8 @@ def test_operator_application_renders_what_krc_reviews(project: Project):
     render = pipeline.compile_environment(project, "prod-eks-gpu")
     operator = next(o.document for o in render.objects if o.document["metadata"]["name"].endswith("-operator"))
     request = read_request({"ARGOCD_APP_PARAMETERS": json.dumps(operator["spec"]["source"]["plugin"]["parameters"])})
-    generated = argocd.generated(render, request)
+    generated = argocd.generated(argocd.CheckedEnvironment(render.environment.name, render.chart.version, (),
+                                                           render.objects, render.chart_objects, ()), request)
     documents = [d for d in yaml.safe_load_all(generated.stream) if d]
     assert documents == [o.document for o in render.chart_objects] and len(documents) == 7
     namespace = operator["spec"]["destination"]["namespace"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.charts import helm_template, vendor
+from compiler.charts import helm_template, vendored
 from compiler.charts.helm_pin import read_helm_pin
 from compiler.problems import Location
 from compiler.project import Project
@@ -17,9 +17,9 @@ VALUES = {"singleNamespaceInstall": True, "watchNamespace": ["ray-a", "ray-b"], 
 
 @pytest.mark.parametrize("version", ["1.6.2", "1.7.0"])
 def test_unpacked_chart_renders_what_the_archive_renders(project: Project, version: str):
-    pin = read_helm_pin(project.vendor_dir / vendor.LOCK_NAME)
-    archive = vendor.archive_path(project.vendor_dir, "kuberay-operator", version)
-    digest = vendor.read_lock(project.vendor_dir)[("kuberay-operator", version)]
+    pin = read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)
+    archive = vendored.archive_path(project.vendor_dir, "kuberay-operator", version)
+    digest = vendored.read_lock(project.vendor_dir)[("kuberay-operator", version)]
     request = helm_template.TemplateRequest(archive, digest, "kuberay-operator", "ray-ops", "1.33", VALUES)
     folder = helm_template._chart_folder(request)
     assert folder.is_dir() and (folder / "Chart.yaml").is_file()
@@ -29,7 +29,7 @@ def test_unpacked_chart_renders_what_the_archive_renders(project: Project, versi
 
 
 def test_an_archive_with_another_digest_is_not_unpacked(project: Project, tmp_path: Path):
-    archive = vendor.archive_path(project.vendor_dir, "kuberay-operator", "1.7.0")
+    archive = vendored.archive_path(project.vendor_dir, "kuberay-operator", "1.7.0")
     copy = tmp_path / archive.name
     shutil.copy(archive, copy)
     request = helm_template.TemplateRequest(copy, "0" * 64, "kuberay-operator", "ray-ops", "1.33", {})

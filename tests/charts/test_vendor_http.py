@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.charts import repository, vendor
+from compiler.charts import repository, vendor, vendored
 from compiler.charts.package import read_chart
 from compiler.problems import KrcError
 
@@ -63,10 +63,10 @@ def test_download_over_http_checks_digest_and_writes_lock(tmp_path, serve, mirro
     url = serve(mirror)
     [result] = vendor.vendor(tmp_path / "vendor", [pin("1.6.2", url)])
     assert result.downloaded
-    archive = vendor.archive_path(tmp_path / "vendor", "kuberay-operator", "1.6.2")
+    archive = vendored.archive_path(tmp_path / "vendor", "kuberay-operator", "1.6.2")
     assert hashlib.sha256(archive.read_bytes()).hexdigest() == result.digest
-    assert vendor.read_lock(tmp_path / "vendor") == {("kuberay-operator", "1.6.2"): result.digest}
-    chart = vendor.load_vendored_chart(tmp_path / "vendor", "kuberay-operator", "1.6.2")
+    assert vendored.read_lock(tmp_path / "vendor") == {("kuberay-operator", "1.6.2"): result.digest}
+    chart = vendored.load_vendored_chart(tmp_path / "vendor", "kuberay-operator", "1.6.2")
     assert chart.version == "1.6.2"
     assert [c.kind for c in chart.crds] == ["RayCluster", "RayCronJob", "RayJob", "RayService"]
 
@@ -123,7 +123,7 @@ def test_lock_pins_the_digest_against_a_changed_repository(tmp_path, charts_dir,
     new_digest = hashlib.sha256(archive.read_bytes()).hexdigest()
     old_digest = "c600c7aacbeeb041ed0873e1ff699a4e6f8b5a8f4e944b6543aa22e672818faa"
     index.write_text(index.read_text().replace(old_digest, new_digest))
-    vendor.archive_path(tmp_path / "vendor", "kuberay-operator", "1.7.0").unlink()
+    vendored.archive_path(tmp_path / "vendor", "kuberay-operator", "1.7.0").unlink()
     with pytest.raises(KrcError, match="a published chart changed"):
         vendor.vendor(tmp_path / "vendor", [pin("1.7.0", (mirror / "charts").as_uri())])
 
@@ -131,12 +131,12 @@ def test_lock_pins_the_digest_against_a_changed_repository(tmp_path, charts_dir,
 def test_rendering_refuses_a_missing_or_altered_archive(tmp_path, charts_dir, monkeypatch):
     monkeypatch.delenv(repository.REPOSITORY_OVERRIDE_VARIABLE, raising=False)
     with pytest.raises(KrcError, match="run 'krc vendor'"):
-        vendor.load_vendored_chart(tmp_path / "vendor", "kuberay-operator", "1.7.0")
+        vendored.load_vendored_chart(tmp_path / "vendor", "kuberay-operator", "1.7.0")
     vendor.vendor(tmp_path / "vendor", [pin("1.7.0", charts_dir.as_uri())])
-    archive = vendor.archive_path(tmp_path / "vendor", "kuberay-operator", "1.7.0")
+    archive = vendored.archive_path(tmp_path / "vendor", "kuberay-operator", "1.7.0")
     archive.write_bytes(archive.read_bytes()[:-10])
     with pytest.raises(KrcError, match="does not match its locked digest"):
-        vendor.load_vendored_chart(tmp_path / "vendor", "kuberay-operator", "1.7.0")
+        vendored.load_vendored_chart(tmp_path / "vendor", "kuberay-operator", "1.7.0")
 
 
 def test_chart_contents(charts_dir: Path):

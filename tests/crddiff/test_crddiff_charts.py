@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from compiler import yamlio
-from compiler.charts import vendor
+from compiler.charts import vendor, vendored
 from compiler.charts.package import read_chart
 from compiler.crddiff import compare_crds, has_breaking, load_crd_source
 from compiler.k8s.crd_yaml import load_crd_documents
@@ -139,7 +139,7 @@ def test_locked_vendored_chart_is_used_offline_and_checked(tmp_path, monkeypatch
     crds = load_crd_source("kuberay-operator@1.6.2", tmp_path)
     assert [c["metadata"]["name"] for c in crds] == ["rayclusters.ray.io", "raycronjobs.ray.io",
                                                      "rayjobs.ray.io", "rayservices.ray.io"]
-    archive = vendor.archive_path(tmp_path / "vendor", "kuberay-operator", "1.6.2")
+    archive = vendored.archive_path(tmp_path / "vendor", "kuberay-operator", "1.6.2")
     archive.write_bytes(archive.read_bytes()[:-10] + b"0123456789")
     with pytest.raises(KrcError, match="does not match its locked digest"):
         load_crd_source("kuberay-operator@1.6.2", tmp_path)

@@ -7,11 +7,11 @@ from typing import Any, Literal
 
 from ... import fieldpath
 from ...charts.package import Chart
+from ...k8s.destinations import Destination
 from ...k8s.objects import object_ref
 from ...problems import Location, Problem
 from ...yamlio import Path, Positions
 from .autoscaler_view import AutoscalerView
-from .destinations import Destination
 
 Mode = Literal["paths", "environment"]
 
