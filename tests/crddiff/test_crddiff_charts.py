@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 from pathlib import Path
 
 import pytest
 import yaml
 
-from compiler import yamlio
 from compiler.charts import vendor, vendored
 from compiler.charts.package import read_chart
 from compiler.crddiff import compare_crds, has_breaking, load_crd_source
@@ -105,7 +105,10 @@ def test_every_source_form_gives_the_same_changes(chart_crds, chart_server, tmp_
             (directory / name).write_text(text, encoding="utf-8")
         (directory / "README.yaml").write_text("kind: ConfigMap\n", encoding="utf-8")  # not a CRD: ignored
         single = tmp_path / f"all-{version}.yaml"
-        single.write_text(yamlio.dump_all(chart_crds(version)), encoding="utf-8")  # re-serialised: new layout
+        # re-serialised in a new layout: JSON documents (JSON is YAML; `kubectl get -o json` writes it), which
+        # json writes in a fraction of the time the YAML dumper takes for megabytes of CRDs
+        single.write_text("---\n".join(json.dumps(crd, indent=1) + "\n" for crd in chart_crds(version)),
+                          encoding="utf-8")
     forms["directory"] = (str(tmp_path / "dir-1.6.2"), str(tmp_path / "dir-1.7.0"))
     forms["file"] = (str(tmp_path / "all-1.6.2.yaml"), str(tmp_path / "all-1.7.0.yaml"))
     monkeypatch.setenv("KRC_CHART_REPOSITORY", chart_server)
