@@ -187,7 +187,8 @@ def test_policy_batches_find_what_one_engine_run_finds(project: Project, cache_d
     copy_environment(project, "dev")
     engine = find_engine([REPO_ROOT])
     one_run = pipeline.check_policies(project, (), engine, SEQUENTIAL)
-    # two engine runs, each in a worker process of its own: dev and dev-copy, then prod
+    # two engine runs in parallel work, one in a worker process (the engine sent along), one in this process:
+    # dev and dev-copy, then prod
     batched = pipeline.check_policies(project, (), engine, dataclasses.replace(PARALLEL, policy_batch=2))
     assert batched == one_run
     assert {f.message.split(":")[0] for f in one_run.findings} == {"environment dev", "environment dev-copy"}
