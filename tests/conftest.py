@@ -143,6 +143,16 @@ def parsed_charts_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: 
     return folder
 
 
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parsed_charts_cache: Path) -> Path:
+    """A krc cache of the test's own (KRC_CACHE_DIR), with the charts' CRDs parsed but nothing compiled: for tests
+    that count what a run compiles, reviews or reads from the cache."""
+    folder = tmp_path / "cache"
+    shutil.copytree(parsed_charts_cache, folder)
+    monkeypatch.setenv("KRC_CACHE_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture(scope="session")
 def fixture_project() -> Path:
     """The tests' own project data (read only)."""

@@ -24,12 +24,8 @@ CACHED = pipeline.RunOptions(cache=True, workers=1)
 
 
 @pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parsed_charts_cache: Path) -> Path:
-    """A krc cache of the test's own, with the charts' CRDs parsed but nothing compiled."""
-    folder = tmp_path / "cache"
-    shutil.copytree(parsed_charts_cache, folder)
-    monkeypatch.setenv("KRC_CACHE_DIR", str(folder))
-    return folder
+def cache_dir(private_cache: Path) -> Path:
+    return private_cache
 
 
 def compiled(results: list[pipeline.EnvironmentResult]) -> list[str]:

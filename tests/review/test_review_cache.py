@@ -3,7 +3,6 @@ what its review depends on holds still; a changed, corrupt or tampered entry is 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,11 +16,8 @@ CACHED = pipeline.RunOptions(cache=True, workers=1)
 
 
 @pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parsed_charts_cache: Path) -> Path:
-    folder = tmp_path / "cache"
-    shutil.copytree(parsed_charts_cache, folder)
-    monkeypatch.setenv("KRC_CACHE_DIR", str(folder))
-    return folder
+def cache_dir(private_cache: Path) -> Path:
+    return private_cache
 
 
 def review_entries(cache_dir: Path) -> list[Path]:
