@@ -32,13 +32,14 @@ from typing import Any
 from . import limits
 from .k8s.destinations import Destination
 from .k8s.objects import RenderedObject
-from .problems import Location, Problem
+from .problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
 from .project import Project
 from .user_cache import cache_dir
 
-FORMAT = 1  # bump when the entry layout or what a key covers changes
+FORMAT = 2  # bump when the entry layout or what a key covers changes (2: findings keep their help)
 PACKAGE_DIR = Path(__file__).resolve().parent
 FOLDER = "compiled"
+SUMMARIES = "summaries"
 DESTINATIONS = "destinations"
 
 
@@ -104,34 +105,22 @@ class Compiled:
     from_cache: bool = False
 
 
-def _location_json(location: Location | None) -> list[Any] | None:
-    return None if location is None else [location.file, location.line, location.column]
+@dataclass(frozen=True)
+class Summary:
+    """What a command whose output is already up to date needs of a compiled environment, kept beside the full
+    entry (a read of a few hundred bytes instead of every object): `krc render` of a folder that holds the
+    current key, `krc check` of a golden/ folder whose files have the compiled files' bytes."""
+
+    name: str
+    key: str
+    chart: tuple[str, str]
+    objects: int
+    findings: tuple[Problem, ...]
+    file_digests: dict[str, str]  # golden-layout path -> sha256 of its bytes
 
 
-def _location(value: Any) -> Location | None:
-    if value is None:
-        return None
-    file, line, column = value
-    if not (isinstance(file, str) and isinstance(line, int) and isinstance(column, int)):
-        raise ValueError("bad location")
-    return Location(file, line, column)
-
-
-def problem_json(problem: Problem) -> dict[str, Any]:
-    return {"message": problem.message, "location": _location_json(problem.location), "severity": problem.severity,
-            "rule": problem.rule, "object": problem.object, "segments": list(problem.segments)}
-
-
-def problem_from_json(value: dict[str, Any]) -> Problem:
-    severity = value["severity"]
-    if severity not in ("error", "warning", "info"):
-        raise ValueError("bad severity")
-    fields = [value[k] for k in ("message", "rule", "object")]
-    segments = value["segments"]
-    if not all(isinstance(f, str) for f in fields) or not isinstance(segments, list) \
-            or not all(isinstance(s, (str, int)) and not isinstance(s, bool) for s in segments):
-        raise ValueError("bad problem")
-    return Problem(fields[0], _location(value["location"]), severity, fields[1], fields[2], tuple(segments))
+def file_digests(files: dict[str, bytes]) -> dict[str, str]:
+    return {path: _sha256(content) for path, content in sorted(files.items())}
 
 
 class CompileCache:
@@ -222,8 +211,9 @@ class CompileCache:
             if payload["name"] != name or not self._inputs_unchanged(payload["inputs"]):
                 return None
             chart_name, chart_version = payload["chart"]
-            objects, chart_objects = (tuple(RenderedObject(o["document"], str(o["template"]), _location(o["location"]))
-                                            for o in payload[field]) for field in ("objects", "chartObjects"))
+            objects, chart_objects = (
+                tuple(RenderedObject(o["document"], str(o["template"]), location_from_json(o["location"]))
+                      for o in payload[field]) for field in ("objects", "chartObjects"))
             if not all(isinstance(o.document, dict) for o in objects + chart_objects) \
                     or not isinstance(payload["helmValues"], dict):
                 return None
@@ -231,6 +221,25 @@ class CompileCache:
             findings = tuple(problem_from_json(p) for p in payload["findings"])
             return Compiled(name, key, (str(chart_name), str(chart_version)), files, objects, payload["helmValues"],
                             findings, chart_objects, from_cache=True)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+
+    def summary(self, name: str) -> Summary | None:
+        """The summary of the environment's entry for its current key, when trustworthy."""
+        key = self.key(name)
+        payload = self.read_payload(SUMMARIES, key)
+        if payload is None:
+            return None
+        try:
+            if payload["name"] != name or not self._inputs_unchanged(payload["inputs"]):
+                return None
+            chart_name, chart_version = payload["chart"]
+            digests, objects = payload["files"], payload["objects"]
+            if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()) \
+                    or not isinstance(objects, int):
+                return None
+            return Summary(name, key, (str(chart_name), str(chart_version)), objects,
+                           tuple(problem_from_json(p) for p in payload["findings"]), digests)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -250,13 +259,16 @@ class CompileCache:
             files = {path: content.decode("utf-8") for path, content in compiled.files.items()}
         except UnicodeDecodeError:
             return
+        self.write_payload(SUMMARIES, compiled.key, {
+            "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "objects": len(compiled.objects),
+            "findings": [problem_to_json(p) for p in compiled.findings], "files": file_digests(compiled.files)})
         self.write_payload(FOLDER, compiled.key, {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "files": files,
             "helmValues": compiled.helm_values,
-            **{field: [{"document": o.document, "template": o.template, "location": _location_json(o.location)}
+            **{field: [{"document": o.document, "template": o.template, "location": location_to_json(o.location)}
                        for o in objects]
                for field, objects in (("objects", compiled.objects), ("chartObjects", compiled.chart_objects))},
-            "findings": [problem_json(p) for p in compiled.findings]})
+            "findings": [problem_to_json(p) for p in compiled.findings]})
 
     # ---- policy results ------------------------------------------------------------------------------------------
 
@@ -275,7 +287,7 @@ class CompileCache:
             return None
 
     def store_policy_findings(self, key: str, findings: Sequence[Problem]) -> None:
-        self.write_payload("policy", key, [problem_json(p) for p in findings])
+        self.write_payload("policy", key, [problem_to_json(p) for p in findings])
 
     # ---- where each environment deploys: every environment's findings compare it with the others' ------------
 

@@ -75,3 +75,36 @@ def has_errors(problems: Iterable[Problem]) -> bool:
 
 def sorted_problems(problems: Iterable[Problem]) -> list[Problem]:
     return sorted(problems, key=Problem.sort_key)
+
+
+# ---- as JSON data, for krc's cache (its entries are JSON, never pickle) ------------------------------------------
+
+def location_to_json(location: Location | None) -> list[Any] | None:
+    return None if location is None else [location.file, location.line, location.column]
+
+
+def location_from_json(value: Any) -> Location | None:
+    if value is None:
+        return None
+    file, line, column = value
+    if not (isinstance(file, str) and isinstance(line, int) and isinstance(column, int)):
+        raise ValueError("bad location")
+    return Location(file, line, column)
+
+
+def problem_to_json(problem: Problem) -> dict[str, Any]:
+    return {"message": problem.message, "location": location_to_json(problem.location), "severity": problem.severity,
+            "rule": problem.rule, "object": problem.object, "segments": list(problem.segments), "help": problem.help}
+
+
+def problem_from_json(value: dict[str, Any]) -> Problem:
+    severity = value["severity"]
+    if severity not in ("error", "warning", "info"):
+        raise ValueError("bad severity")
+    fields = [value[k] for k in ("message", "rule", "object", "help")]
+    segments = value["segments"]
+    if not all(isinstance(f, str) for f in fields) or not isinstance(segments, list) \
+            or not all(isinstance(s, (str, int)) and not isinstance(s, bool) for s in segments):
+        raise ValueError("bad problem")
+    return Problem(fields[0], location_from_json(value["location"]), severity, fields[1], fields[2], tuple(segments),
+                   fields[3])

@@ -116,6 +116,36 @@ def test_rendered_folders_are_rewritten_only_when_changed_or_touched(project: Pr
     assert values.read_bytes() == expected
 
 
+def forbid_full_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object) -> None:
+        raise AssertionError("a full cache entry was read")
+
+    monkeypatch.setattr(compile_cache.CompileCache, "lookup", refuse)
+
+
+@pytest.mark.usefixtures("project_without_policies")
+def test_up_to_date_outputs_are_answered_from_the_summaries(project: Project, cache_dir: Path,
+                                                            monkeypatch: pytest.MonkeyPatch):
+    names = project.environment_names()
+    rendered = pipeline.render_to_disk(project, names, CACHED)
+    checked = pipeline.check_golden(project, names, CACHED)
+    assert all(m.clean for m in checked)
+    with monkeypatch.context() as patch:
+        forbid_full_entries(patch)
+        again = pipeline.render_to_disk(project, names, CACHED)
+        assert [dataclasses.replace(r, compiled=False, staged=None) for r in rendered] == again
+        assert pipeline.check_golden(project, names, CACHED) == checked
+    # a golden file that differs is compared from the full entry, and named
+    manifest = next((project.golden_dir / "dev" / output.MANIFESTS_DIR).glob("*.yaml"))
+    manifest.write_text(manifest.read_text() + "# edited\n")
+    [dev] = [m for m in pipeline.check_golden(project, names, CACHED) if m.environment == "dev"]
+    assert dev.changed == (f"{output.MANIFESTS_DIR}/{manifest.name}",)
+    # a summary that cannot be trusted is ignored: the full entry answers
+    for summary in (cache_dir / compile_cache.SUMMARIES).rglob("*.json"):
+        summary.write_bytes(summary.read_bytes()[:40])
+    assert pipeline.render_to_disk(project, names, CACHED) == again
+
+
 def copy_environment(project: Project, name: str) -> None:
     """A second environment like `name`, deploying to a cluster of its own (two environments may not share one:
     environment/destination-collision)."""

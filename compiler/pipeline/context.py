@@ -76,6 +76,8 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, tuple
         except KrcError:
             continue
     rendered: dict[str, tuple[str, Render]] = {}
+    if not pairs:  # every one is in the cache: no need to even list the templates
+        return rendered
     for key, (env, chart), prepared in zip(keys, pairs, prepare_templates(project, pairs), strict=True):
         try:
             rendered[env.name] = (key, render_environment(project, env, chart, prepared))

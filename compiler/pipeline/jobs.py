@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from .. import output
-from ..compile_cache import CompileCache
+from ..compile_cache import CompileCache, file_digests
 from ..policy import policy_files
 from ..problems import KrcError, Problem, sorted_problems
 from ..project import Project
@@ -16,6 +16,7 @@ from ..render import Render
 from .context import (
     Context,
     EnvironmentResult,
+    GoldenMismatch,
     Job,
     Outcome,
     compile_cached,
@@ -57,6 +58,9 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
 def _write_or_compare(context: Context, job: Job, name: str, rendered: tuple[str, Render] | None) -> EnvironmentResult:
     """render/golden: one environment staged beside its target; check: compared with golden/."""
     project = context.project
+    known = _up_to_date(context, job, name) if rendered is None else None
+    if known is not None:
+        return known
     compiled, _ = compile_cached(project, context.cache, name, peers=context.peers, rendered=rendered)
     errors = error_findings(compiled)
     if errors:
@@ -74,6 +78,27 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: tuple[str
         return dataclasses.replace(result, staged=output.stage_tree(output_root(project, job.command) / name, files))
     golden = output.read_tree(project.golden_dir / name)
     return dataclasses.replace(result, mismatch=golden_mismatch(name, compiled.files, golden))
+
+
+def _up_to_date(context: Context, job: Job, name: str) -> EnvironmentResult | None:
+    """The result from the cache entry's summary alone, when the output is already right: rendered/<env>/ holds
+    the current key, or golden/<env>/ holds files of exactly the compiled files' bytes (most environments of most
+    runs). None otherwise: the full entry (or a compile) decides, and reports errors as always."""
+    skip = (job.skip_keys or {}).get(name)
+    if job.command not in ("render", "check") or (job.command == "render" and skip is None):
+        return None
+    summary = context.cache.summary(name)
+    if summary is None or any(f.severity == "error" for f in summary.findings):
+        return None
+    result = EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, summary.findings, False)
+    if job.command == "render":
+        if skip != summary.key:
+            return None
+        return dataclasses.replace(result, crds=len(context.chart(*summary.chart).crds))
+    golden = output.read_tree(context.project.golden_dir / name)
+    if file_digests(golden) != summary.file_digests:
+        return None
+    return dataclasses.replace(result, mismatch=GoldenMismatch(name, (), (), ()))
 
 
 def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], bool],
