@@ -11,8 +11,9 @@ and Helm values, and its findings. It is found under a key made of everything th
 
 and holds, verified on every read, the digests of the other layers it extends (base.yaml...) and of any other
 file its findings read (the Argo CD CRDs it names): each layer's bytes decide its parent, so checking the recorded
-chain file by file is checking the whole chain. Policy results are cached the same way under their own key
-(`policy_key`). An entry that cannot be read, fails its checksum, is of another format or key, or whose recorded
+chain file by file is checking the whole chain. A small summary of each entry (chart, object count, findings, each
+file's digest) is kept beside it, for commands whose output is already right. Policy results are cached the same
+way under their own key (`policy_key`). An entry that cannot be read, fails its checksum, is of another format or key, or whose recorded
 inputs changed is ignored (never believed) and replaced. Writes are atomic and best effort: a read-only cache
 only costs speed.
 """
