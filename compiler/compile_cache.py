@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from . import limits
-from .k8s.destinations import Destination
 from .k8s.objects import RenderedObject
 from .problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
 from .project import Project
@@ -41,7 +40,6 @@ FORMAT = 2  # bump when the entry layout or what a key covers changes (2: findin
 PACKAGE_DIR = Path(__file__).resolve().parent
 FOLDER = "compiled"
 SUMMARIES = "summaries"
-DESTINATIONS = "destinations"
 
 
 def _sha256(data: bytes) -> str:
@@ -191,7 +189,7 @@ class CompileCache:
 
     # ---- compiled environments ---------------------------------------------------------------------------------
 
-    def _inputs_unchanged(self, recorded: Any) -> bool:
+    def inputs_unchanged(self, recorded: Any) -> bool:
         if not isinstance(recorded, list):
             return False
         for entry in recorded:
@@ -209,7 +207,7 @@ class CompileCache:
         if payload is None:
             return None
         try:
-            if payload["name"] != name or not self._inputs_unchanged(payload["inputs"]):
+            if payload["name"] != name or not self.inputs_unchanged(payload["inputs"]):
                 return None
             chart_name, chart_version = payload["chart"]
             objects, chart_objects = (
@@ -232,7 +230,7 @@ class CompileCache:
         if payload is None:
             return None
         try:
-            if payload["name"] != name or not self._inputs_unchanged(payload["inputs"]):
+            if payload["name"] != name or not self.inputs_unchanged(payload["inputs"]):
                 return None
             chart_name, chart_version = payload["chart"]
             digests, objects = payload["files"], payload["objects"]
@@ -289,45 +287,6 @@ class CompileCache:
 
     def store_policy_findings(self, key: str, findings: Sequence[Problem]) -> None:
         self.write_payload("policy", key, [problem_to_json(p) for p in findings])
-
-    # ---- where each environment deploys: every environment's findings compare it with the others' ------------
-
-    def _destination_key(self, name: str) -> str:
-        own = self.project.environment_file(name)
-        return _sha256(f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0{name}\0"
-                       f"{path_digest(own)}".encode())
-
-    def destination(self, name: str) -> tuple[bool, Destination | None]:
-        """(True, its destination or None when it renders no Argo CD Applications) from a trustworthy entry whose
-        layers all kept their bytes; (False, None) when the environment must be loaded to know."""
-        payload = self.read_payload(DESTINATIONS, self._destination_key(name))
-        if not isinstance(payload, dict):
-            return False, None
-        try:
-            if payload["name"] != name or not self._inputs_unchanged(payload["inputs"]):
-                return False, None
-            found = payload["destination"]
-            if found is None:
-                return True, None
-            environment, file, cluster, namespaces = found
-            if not all(isinstance(v, str) for v in (environment, file, cluster, *namespaces)):
-                return False, None
-            return True, Destination(environment, file, cluster, tuple(namespaces))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return False, None
-
-    def store_destination(self, name: str, destination: Destination | None, layers: Iterable[Path]) -> None:
-        recorded = []
-        for path in sorted(set(layers)):
-            resolved = path.resolve()
-            if not resolved.is_relative_to(self.project.root.resolve()):
-                return
-            recorded.append([resolved.relative_to(self.project.root.resolve()).as_posix(),
-                             self.digest(resolved)])
-        found = None if destination is None else [destination.environment, destination.file, destination.cluster,
-                                                  list(destination.namespaces)]
-        self.write_payload(DESTINATIONS, self._destination_key(name),
-                           {"name": name, "inputs": recorded, "destination": found})
 
     # ---- cheap questions, for deciding what is worth a worker process --------------------------------------------
 

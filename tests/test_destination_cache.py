@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import compile_cache, pipeline
+from compiler import destination_cache, pipeline
 from compiler.compile_cache import CompileCache
+from compiler.destination_cache import DestinationIndex
 from compiler.pipeline.environments import project_destinations
 from compiler.problems import KrcError
 from compiler.project import Project
@@ -22,17 +23,24 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _entries(cache_dir: Path) -> list[Path]:
-    return sorted((cache_dir / compile_cache.DESTINATIONS).rglob("*.json"))
+    return sorted((cache_dir / destination_cache.DESTINATIONS).rglob("*.json"))
+
+
+def _known(cache: CompileCache, names: list[str]) -> list[bool]:
+    index = DestinationIndex(cache)
+    return [index.destination(name)[0] for name in names]
 
 
 def test_cached_destinations_are_the_loaded_ones(project: Project, cache_dir: Path):
     loaded = project_destinations(project)
     assert loaded
     assert project_destinations(project, CompileCache(project)) == loaded  # computed and stored
-    assert len(_entries(cache_dir)) == len(project.environment_names())
+    [index] = _entries(cache_dir)  # one index for the project
+    written = index.stat().st_mtime_ns
     cache = CompileCache(project)
-    assert all(cache.destination(name)[0] for name in project.environment_names())
+    assert all(_known(cache, project.environment_names()))
     assert project_destinations(project, cache) == loaded  # read back
+    assert index.stat().st_mtime_ns == written  # nothing changed: not written again
 
 
 def test_a_changed_layer_is_loaded_again(project: Project, cache_dir: Path):
@@ -41,7 +49,7 @@ def test_a_changed_layer_is_loaded_again(project: Project, cache_dir: Path):
     base.write_text(base.read_text().replace("namespace: kuberay-system", "namespace: kuberay-operators"))
     assert "kuberay-operators" in base.read_text()
     cache = CompileCache(project)
-    assert not any(cache.destination(name)[0] for name in project.environment_names())
+    assert not any(_known(cache, project.environment_names()))
     fresh = project_destinations(project, cache)
     assert fresh == project_destinations(project)
     assert any("kuberay-operators" in d.namespaces for d in fresh)
@@ -49,13 +57,13 @@ def test_a_changed_layer_is_loaded_again(project: Project, cache_dir: Path):
 
 def test_a_corrupt_or_disabled_entry_is_not_believed(project: Project, cache_dir: Path):
     project_destinations(project, CompileCache(project))
-    for entry in _entries(cache_dir):
-        header, _, body = entry.read_bytes().partition(b"\n")
-        entry.write_bytes(header + b"\n" + body.replace(b"\"name\"", b"\"nam3\""))
-    cache = CompileCache(project)
-    assert not any(cache.destination(name)[0] for name in project.environment_names())
-    assert not any(CompileCache(project, enabled=False).destination(name)[0] for name in project.environment_names())
-    assert project_destinations(project, cache) == project_destinations(project)
+    [index] = _entries(cache_dir)
+    header, _, body = index.read_bytes().partition(b"\n")
+    index.write_bytes(header + b"\n" + body.replace(b"\"key\"", b"\"kee\""))  # fails its checksum
+    names = project.environment_names()
+    assert not any(_known(CompileCache(project), names))
+    assert not any(_known(CompileCache(project, enabled=False), names))
+    assert project_destinations(project, CompileCache(project)) == project_destinations(project)
 
 
 def test_a_lowered_input_bound_is_never_answered_from_the_cache(project: Project, cache_dir: Path,

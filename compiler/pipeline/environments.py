@@ -12,6 +12,7 @@ from ..argocd.validation import environment_problems
 from ..autoscaler import AutoscalerView, Batch, autoscaler_views
 from ..charts import vendor, vendored
 from ..compile_cache import CompileCache
+from ..destination_cache import DestinationIndex
 from ..environment.model import Environment, load_environment, merged_settings
 from ..k8s.destinations import Destination, destination_of
 from ..lint import (
@@ -95,18 +96,22 @@ def project_destinations(project: Project, cache: CompileCache | None = None) ->
     """Where every environment of the project deploys (files that fail to load are reported on their own); from
     `cache` for environments whose layers kept their bytes."""
     found = []
-    for name in project.environment_names():
-        known, destination = cache.destination(name) if cache is not None else (False, None)
+    names = project.environment_names()
+    index = DestinationIndex(cache) if cache is not None else None
+    for name in names:
+        known, destination = index.destination(name) if index is not None else (False, None)
         if not known:
             try:
                 settings, files = merged_settings(project, name)
             except KrcError:
                 continue  # reported when the environment itself is compiled
             destination = destination_of(name, settings, files[-1])
-            if cache is not None:
-                cache.store_destination(name, destination, [project.root / f for f in files])
+            if index is not None:
+                index.store(name, destination, [project.root / f for f in files])
         if destination is not None:
             found.append(destination)
+    if index is not None:
+        index.save(names)
     return tuple(found)
 
 
