@@ -201,14 +201,24 @@ class CompileCache:
                 return False
         return True
 
-    def lookup(self, name: str) -> Compiled | None:
+    def _current(self, kind: str, name: str) -> tuple[str, Any] | None:
+        """The environment's payload of `kind` under its current key, when it names it and its recorded inputs
+        kept their bytes."""
         key = self.key(name)
-        payload = self.read_payload(FOLDER, key)
-        if payload is None:
-            return None
+        payload = self.read_payload(kind, key)
         try:
-            if payload["name"] != name or not self.inputs_unchanged(payload["inputs"]):
+            if payload is None or payload["name"] != name or not self.inputs_unchanged(payload["inputs"]):
                 return None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        return key, payload
+
+    def lookup(self, name: str) -> Compiled | None:
+        found = self._current(FOLDER, name)
+        if found is None:
+            return None
+        key, payload = found
+        try:
             chart_name, chart_version = payload["chart"]
             objects, chart_objects = (
                 tuple(RenderedObject(o["document"], str(o["template"]), location_from_json(o["location"]))
@@ -225,13 +235,11 @@ class CompileCache:
 
     def summary(self, name: str) -> Summary | None:
         """The summary of the environment's entry for its current key, when trustworthy."""
-        key = self.key(name)
-        payload = self.read_payload(SUMMARIES, key)
-        if payload is None:
+        found = self._current(SUMMARIES, name)
+        if found is None:
             return None
+        key, payload = found
         try:
-            if payload["name"] != name or not self.inputs_unchanged(payload["inputs"]):
-                return None
             chart_name, chart_version = payload["chart"]
             digests, objects = payload["files"], payload["objects"]
             if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()) \
