@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .compile_cache import FORMAT, CompileCache, krc_fingerprint, limit_settings, path_digest
+from .compile_cache import FORMAT, CompileCache, krc_fingerprint, limit_settings
 from .k8s.destinations import Destination
 
 DESTINATIONS = "destinations"
@@ -35,7 +35,8 @@ class DestinationIndex:
 
     def _entry_key(self, name: str) -> str:
         own = self.cache.project.environment_file(name)
-        return _sha256(f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0{name}\0{path_digest(own)}")
+        own_digest = self.cache.digest(own)
+        return _sha256(f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0{name}\0{own_digest}")
 
     def destination(self, name: str) -> tuple[bool, Destination | None]:
         """(True, its destination or None when it renders no Argo CD Applications) from a trustworthy entry whose

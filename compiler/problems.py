@@ -73,6 +73,10 @@ def has_errors(problems: Iterable[Problem]) -> bool:
     return any(p.severity == "error" for p in problems)
 
 
+def errors_among(problems: Iterable[Problem]) -> list[Problem]:
+    return [p for p in problems if p.severity == "error"]
+
+
 def sorted_problems(problems: Iterable[Problem]) -> list[Problem]:
     return sorted(problems, key=Problem.sort_key)
 

@@ -46,19 +46,19 @@ def chosen_environment(project: Project, request: Request) -> str:
     return project.select([request.environment])[0]
 
 
-def generated(render: CheckedEnvironment, request: Request) -> Generated:
+def generated(environment: CheckedEnvironment, request: Request) -> Generated:
     """The documents `request` selects from a checked environment, as one stream; nothing selected is an error."""
-    name = render.name
-    if request.chart_version and request.chart_version != render.chart_version:
+    name = environment.name
+    if request.chart_version and request.chart_version != environment.chart_version:
         raise KrcError(f"the Application asks for chart {request.chart_version}, environment {name} pins "
-                       f"{render.chart_version}; re-render the Applications (krc render) and sync the root app")
-    documents = select_documents(render.objects, render.chart_crds, request, render.chart_objects)
+                       f"{environment.chart_version}; re-render the Applications (krc render) and sync the root app")
+    documents = select_documents(environment.objects, environment.chart_crds, request, environment.chart_objects)
     if not documents:
         raise KrcError(f"environment {name} has nothing to deploy for crds={request.crds}, "
                        f"applications={request.applications}, operator={request.operator}; refusing to print an empty "
                        "stream (Argo CD would "
                        "prune everything): check the plugin parameters")
-    return Generated(name, dump_stream(documents), len(documents), render.findings)
+    return Generated(name, dump_stream(documents), len(documents), environment.findings)
 
 
 def describe(generated: Generated) -> str:

@@ -15,12 +15,12 @@ from .. import yamlio
 
 # Characters a YAML 1.1 reader takes verbatim inside a double-quoted scalar; anything else (C0/C1 controls,
 # DEL, NEL, the line and paragraph separators, a byte-order mark) makes the document fall back to YAML.
-NOT_VERBATIM = "[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+_NOT_VERBATIM_CLASS = "[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 
 
 @functools.cache
 def _not_verbatim() -> re.Pattern[str]:
-    return re.compile(NOT_VERBATIM)  # compiling this class takes ~10 ms: only for text that is not plain ASCII
+    return re.compile(_NOT_VERBATIM_CLASS)  # compiling this class takes ~10 ms: only for text that is not plain ASCII
 
 
 def _verbatim(text: str) -> bool:

@@ -104,37 +104,9 @@ def _layer_text(project: Project, name: str, asked_at: Location | None) -> tuple
     return decode_text(project.read_file(path, limits.ENVIRONMENT_FILE_BYTES), shown), shown
 
 
-def _load_layer(project: Project, name: str, asked_at: Location | None) -> tuple[Any, yamlio.Positions, str]:
-    text, shown = _layer_text(project, name, asked_at)
-    data, positions = yamlio.load_with_positions(text, shown)
-    return data if data is not None else {}, positions, shown
-
-
-def merged_settings(project: Project, name: str) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The merged settings of `name` and its layers' files (the base first), without positions or schema checks:
-    for reading a few settings of every environment at once (where each deploys), at a third of the cost of
-    load_environment. Whatever it lets through, load_environment refuses when the environment is compiled."""
-    layers: list[tuple[dict[str, Any], str]] = []
-    current: str | None = name
-    while current is not None:
-        if current in [layer for _, layer in layers]:
-            raise KrcError(f"'extends' of environment {name} forms a cycle; remove one of the links")
-        text, shown = _layer_text(project, current, None)
-        data = yamlio.load(text, shown)
-        data = data if data is not None else {}
-        if not isinstance(data, dict) or not isinstance(data.get("extends"), (str, type(None))):
-            raise KrcError(f"{shown} is not a map of settings with an optional 'extends: <layer>'")
-        layers.append((data, current))
-        current = data.get("extends")
-    merged: Any = {}
-    for data, _ in reversed(layers):
-        merged = layering.merge_values(merged, {k: v for k, v in data.items() if k != "extends"})
-    files = tuple(project.relative(project.environment_file(layer)) for _, layer in reversed(layers))
-    return merged if isinstance(merged, dict) else {}, files
-
-
-def load_environment(project: Project, name: str) -> Environment:
-    """The resolved environment `name`; raises KrcError with every schema problem of every layer."""
+def _layers(project: Project, name: str, positions_wanted: bool = True) -> list[tuple[Any, yamlio.Positions, str]]:
+    """`name` and every layer it extends, the base first: (data, positions, file as shown). Without
+    `positions_wanted` the files are read by the faster loader and positions are empty (errors name the file)."""
     layers: list[tuple[Any, yamlio.Positions, str]] = []
     seen: list[str] = []
     current: str | None = name
@@ -144,7 +116,12 @@ def load_environment(project: Project, name: str) -> Environment:
             cycle = " -> ".join(seen + [current])
             raise KrcError(f"'extends' forms a cycle: {cycle}; remove one of the links", asked_at)
         seen.append(current)
-        data, positions, shown = _load_layer(project, current, asked_at)
+        text, shown = _layer_text(project, current, asked_at)
+        if positions_wanted:
+            data, positions = yamlio.load_with_positions(text, shown)
+        else:
+            data, positions = yamlio.load(text, shown), {}
+        data = data if data is not None else {}
         layers.append((data, positions, shown))
         if not isinstance(data, dict):
             raise KrcError("an environment file is a YAML map of settings (clusters:, operator:, ...); "
@@ -152,9 +129,26 @@ def load_environment(project: Project, name: str) -> Environment:
         parent = data.get("extends")
         if parent is not None and not isinstance(parent, str):
             raise KrcError("'extends' takes the name of one environment file, e.g. extends: base",
-                           positions.get(("extends",)))
-        current, asked_at = parent, positions.get(("extends",))
+                           positions.get(("extends",), Location(shown)))
+        current, asked_at = parent, positions.get(("extends",), Location(shown))
     layers.reverse()
+    return layers
+
+
+def merged_settings(project: Project, name: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The merged settings of `name` and its layers' files (the base first), without positions or schema checks:
+    for reading a few settings of every environment at once (where each deploys), at a third of the cost of
+    load_environment. Whatever it lets through, load_environment refuses when the environment is compiled."""
+    layers = _layers(project, name, positions_wanted=False)
+    merged: Any = {}
+    for data, _, _ in layers:
+        merged = layering.merge_values(merged, {k: v for k, v in data.items() if k != "extends"})
+    return merged if isinstance(merged, dict) else {}, tuple(shown for _, _, shown in layers)
+
+
+def load_environment(project: Project, name: str) -> Environment:
+    """The resolved environment `name`; raises KrcError with every schema problem of every layer."""
+    layers = _layers(project, name)
 
     problems: list[Problem] = []
     for data, positions, shown in layers:

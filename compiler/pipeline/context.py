@@ -116,10 +116,6 @@ def restore(context: Context, compiled: Compiled) -> Render:
                   compiled.helm_values, compiled.objects, compiled.findings, compiled.chart_objects)
 
 
-def error_findings(compiled: Compiled) -> list[Problem]:
-    return [f for f in compiled.findings if f.severity == "error"]
-
-
 @dataclass(frozen=True)
 class GoldenMismatch:
     environment: str

@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from .. import output
 from ..compile_cache import CompileCache, file_digests
 from ..policy import policy_files
-from ..problems import KrcError, Problem, sorted_problems
+from ..problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..project import Project
 from ..render import Render
 from .context import (
@@ -20,7 +20,6 @@ from .context import (
     Job,
     Outcome,
     compile_cached,
-    error_findings,
     golden_mismatch,
     output_root,
     rendered_together,
@@ -62,7 +61,7 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: tuple[str
     if known is not None:
         return known
     compiled, _ = compile_cached(project, context.cache, name, peers=context.peers, rendered=rendered)
-    errors = error_findings(compiled)
+    errors = errors_among(compiled.findings)
     if errors:
         raise KrcError(errors)
     result = EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
@@ -88,7 +87,7 @@ def _up_to_date(context: Context, job: Job, name: str) -> EnvironmentResult | No
     if job.command not in ("render", "check") or (job.command == "render" and skip is None):
         return None
     summary = context.cache.summary(name)
-    if summary is None or any(f.severity == "error" for f in summary.findings):
+    if summary is None or has_errors(summary.findings):
         return None
     result = EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, summary.findings, False)
     if job.command == "render":

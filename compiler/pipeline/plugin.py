@@ -9,14 +9,14 @@ from collections.abc import Mapping
 from .. import argocd
 from ..charts import vendored
 from ..compile_cache import CompileCache, Compiled, argocd_crds_option
-from ..problems import KrcError
+from ..problems import KrcError, errors_among
 from ..project import Project
 from .run_options import DEFAULT_RUN, RunOptions
 
 
 def plugin_output(project: Project, compiled: Compiled, request: argocd.Request) -> argocd.Generated:
     """The documents `request` selects from one compiled environment; its error-level findings are bad input."""
-    errors = [f for f in compiled.findings if f.severity == "error"]
+    errors = errors_among(compiled.findings)
     if errors:
         raise KrcError(errors)
     name, version = compiled.chart

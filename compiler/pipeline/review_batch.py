@@ -9,18 +9,18 @@ from typing import Any
 from .. import output, review, yamlio
 from ..autoscaler import Batch, autoscaler_views
 from ..autoscaler.generators import installed_generators
-from ..compile_cache import Compiled
+from ..compile_cache import Compiled, file_digests
 from ..lint import (
     LintContext,
     LintObject,
     validate_objects,
 )
 from ..policy.limits import capacity_limits
-from ..problems import KrcError, Location, Problem
+from ..problems import KrcError, Location, Problem, errors_among
 from ..record_json import from_json, to_json
 from ..render import Render
 from ..review.ray_view import two_views
-from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, error_findings, restore
+from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, restore
 from .environments import ray_version, validate_render
 
 # Reviews of environments golden/ matches, kept in the compile cache's folder under their own kind and key.
@@ -36,18 +36,19 @@ def review_batch(context: Context, job: Job) -> Outcome:
     problems: list[Problem] = []
     entries: list[tuple[Compiled, Render, output.Files, str]] = []
     cached: dict[str, EnvironmentResult] = {}
+    generators = repr(installed_generators(project.root))  # once per batch, not per environment
     for name in job.names:
         try:
             compiled, render = compile_cached(project, context.cache, name, peers=context.peers)
         except KrcError as err:
             problems.extend(err.problems)
             continue
-        errors = error_findings(compiled)
+        errors = errors_among(compiled.findings)
         if errors:
             problems.extend(errors)
             continue
         golden = job.golden[name] if job.golden is not None else output.read_tree(project.golden_dir / name)
-        key = review_key(context, compiled, golden) if golden == compiled.files else ""
+        key = review_key(context, compiled, generators) if golden == compiled.files else ""
         reviewed = cached_review(context, key)
         if reviewed is not None:
             cached[name] = _result(compiled, reviewed)
@@ -69,16 +70,13 @@ def _result(compiled: Compiled, reviewed: review.EnvironmentReview) -> Environme
                              not compiled.from_cache, reviewed=reviewed)
 
 
-def review_key(context: Context, compiled: Compiled, golden: output.Files) -> str:
-    """What an unchanged environment's review depends on: krc's code, templates/ and vendor/ (the cache's shared
-    digest), the compiled files golden/ matches byte for byte, the policies (their capacity limits) and Ray's
-    generator for the environment's Ray version (present or not, and its runner)."""
-    digest = hashlib.sha256(f"{REVIEW_FORMAT}\0{context.cache.shared}\0{compiled.name}\0".encode())
-    for path, content in sorted(golden.items()):
-        digest.update(path.encode() + b"\0" + hashlib.sha256(content).hexdigest().encode() + b"\n")
-    digest.update(context.cache.digest(context.project.policies_dir).encode() + b"\0")
-    digest.update(repr(installed_generators(context.project.root)).encode())
-    return digest.hexdigest()
+def review_key(context: Context, compiled: Compiled, generators: str) -> str:
+    """What the review of an environment golden/ matches depends on: krc's code, templates/ and vendor/ (the
+    cache's shared digest), its compiled files (golden/'s bytes), the policies (their capacity limits) and the Ray
+    generators installed (`generators`: Ray's view, or why it is unavailable)."""
+    parts = [str(REVIEW_FORMAT), context.cache.shared, compiled.name, repr(file_digests(compiled.files)),
+             context.cache.digest(context.project.policies_dir), generators]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
 def cached_review(context: Context, key: str) -> review.EnvironmentReview | None:
