@@ -102,6 +102,10 @@ class Compiled:
     findings: tuple[Problem, ...]
     chart_objects: tuple[RenderedObject, ...] = ()  # what Helm renders of the pinned chart (Render.chart_objects)
     from_cache: bool = False
+    # digest of every file it was compiled from besides templates/ and vendor/ (all its layers, the Argo CD CRDs
+    # its findings read): the key names only the environment's own file, so results derived from this one
+    # (policies, lint, reviews) add this to theirs, or a changed base.yaml would find them still "current"
+    inputs_digest: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,16 @@ class Summary:
     objects: int
     findings: tuple[Problem, ...]
     file_digests: dict[str, str]  # golden-layout path -> sha256 of its bytes
+    inputs_digest: str  # as Compiled.inputs_digest
+
+
+def inputs_digest(recorded: Any) -> str:
+    """The digest of recorded inputs ([path, sha256] pairs), the same however they were listed."""
+    return _sha256(json.dumps(sorted(recorded), separators=(",", ":")).encode())
+
+
+def findings_digest(findings: Iterable[Problem]) -> str:
+    return _sha256(json.dumps([problem_to_json(p) for p in findings], sort_keys=True).encode())
 
 
 def file_digests(files: dict[str, bytes]) -> dict[str, str]:
@@ -229,7 +243,7 @@ class CompileCache:
             files = {str(path): text.encode("utf-8") for path, text in payload["files"].items()}
             findings = tuple(problem_from_json(p) for p in payload["findings"])
             return Compiled(name, key, (str(chart_name), str(chart_version)), files, objects, payload["helmValues"],
-                            findings, chart_objects, from_cache=True)
+                            findings, chart_objects, from_cache=True, inputs_digest=inputs_digest(payload["inputs"]))
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -246,22 +260,26 @@ class CompileCache:
                     or not isinstance(objects, int):
                 return None
             return Summary(name, key, (str(chart_name), str(chart_version)), objects,
-                           tuple(problem_from_json(p) for p in payload["findings"]), digests)
+                           tuple(problem_from_json(p) for p in payload["findings"]), digests,
+                           inputs_digest(payload["inputs"]))
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
-    def store(self, compiled: Compiled, inputs: Iterable[Path]) -> None:
-        """Keep `compiled`, valid while the files in `inputs` (its other layers, files its findings read) keep
-        their bytes. Files outside the project are not recorded: such a result is not kept."""
-        if not self.enabled:
-            return
+    def recorded_inputs(self, inputs: Iterable[Path]) -> list[list[str]]:
+        """[path, sha256] of each file, sorted: the path relative to the project, absolute when outside it."""
         root = self.project.root.resolve()
         recorded = []
-        for path in sorted(set(inputs)):
+        for path in set(inputs):
             resolved = path.resolve()
-            if not resolved.is_relative_to(root):
-                return
-            recorded.append([resolved.relative_to(root).as_posix(), self.digest(resolved)])
+            shown = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved)
+            recorded.append([shown, self.digest(resolved)])
+        return sorted(recorded)
+
+    def store(self, compiled: Compiled, recorded: list[list[str]]) -> None:
+        """Keep `compiled`, valid while the `recorded` inputs (its layers, files its findings read) keep their
+        bytes. A result that read a file outside the project is not kept."""
+        if not self.enabled or any(path.startswith("/") for path, _ in recorded):
+            return
         try:
             files = {path: content.decode("utf-8") for path, content in compiled.files.items()}
         except UnicodeDecodeError:
@@ -279,9 +297,10 @@ class CompileCache:
 
     # ---- policy results ------------------------------------------------------------------------------------------
 
-    def policy_key(self, compile_key: str, policies: Sequence[Path], engine: str) -> str:
-        """Policy findings of one environment depend on its compiled result, the policy files and the engine."""
-        parts = [compile_key, engine] + [f"{p.name}:{self.digest(p)}" for p in policies]
+    def policy_key(self, compile_key: str, inputs: str, policies: Sequence[Path], engine: str) -> str:
+        """Policy findings of one environment depend on its compiled result (its key and `inputs`, the
+        Compiled.inputs_digest), the policy files and the engine."""
+        parts = [compile_key, inputs, engine] + [f"{p.name}:{self.digest(p)}" for p in policies]
         return _sha256("\0".join(parts).encode())
 
     def policy_findings(self, key: str) -> list[Problem] | None:
@@ -302,5 +321,5 @@ class CompileCache:
         """Whether an entry for the environment's current key exists (not whether it is trustworthy)."""
         return self.enabled and self._entry_path(FOLDER, self.key(name)).is_file()
 
-    def has_policy_entry(self, key: str) -> bool:
-        return self.enabled and self._entry_path("policy", key).is_file()
+    def has_payload(self, kind: str, key: str) -> bool:
+        return self.enabled and self._entry_path(kind, key).is_file()

@@ -14,7 +14,7 @@ from .. import output, review
 from ..argocd.validation import crds_path
 from ..charts import vendored
 from ..charts.package import Chart
-from ..compile_cache import CompileCache, Compiled
+from ..compile_cache import CompileCache, Compiled, inputs_digest
 from ..environment.model import load_environment
 from ..k8s.destinations import Destination
 from ..policy import CueEngine
@@ -102,11 +102,16 @@ def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds
         if lint:
             raise
         findings = None
-    compiled = Compiled(name, key, (render.chart.name, render.chart.version), output.render_files(render, False),
-                        render.objects, render.helm_values, tuple(findings or ()), render.chart_objects)
-    if findings is not None and cache.key(name) == key:  # the file did not change while it compiled
+    try:
         named = crds_path(project, render.environment) if not argocd_crds else None
-        cache.store(compiled, [project.root / f for f in render.environment.files] + ([named] if named else []))
+    except KrcError:  # the findings said so (or, without lint, nothing reads that file)
+        named = None
+    recorded = cache.recorded_inputs([project.root / f for f in render.environment.files] + ([named] if named else []))
+    compiled = Compiled(name, key, (render.chart.name, render.chart.version), output.render_files(render, False),
+                        render.objects, render.helm_values, tuple(findings or ()), render.chart_objects,
+                        inputs_digest=inputs_digest(recorded))
+    if findings is not None and cache.key(name) == key:  # the file did not change while it compiled
+        cache.store(compiled, recorded)
     return compiled, render
 
 

@@ -9,7 +9,6 @@ from concurrent.futures import ProcessPoolExecutor
 
 from .. import output
 from ..compile_cache import CompileCache, file_digests
-from ..policy import policy_files
 from ..problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..project import Project
 from ..render import Render
@@ -25,7 +24,7 @@ from .context import (
     rendered_together,
     use_engine_lock,
 )
-from .lint_batch import lint_batch
+from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .review_batch import review_batch
 from .run_options import RunOptions
 
@@ -129,17 +128,14 @@ def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], boo
 
 def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions) -> Iterator[EnvironmentResult]:
     """Results of every job, in order; every problem of every environment at the end, as one KrcError."""
-    project, cache = context.project, context.cache
+    cache = context.cache
     problems: list[Problem] = []
 
     def cheap(job: Job) -> bool:
-        if not all(cache.has_entry(name) for name in job.names):
-            return False
-        if job.command != "lint" or job.engine is None:
-            return True
-        policies = policy_files(project.policies_dir)
-        return all(cache.has_policy_entry(cache.policy_key(cache.key(name), policies, job.engine.description))
-                   for name in job.names)
+        if job.command == "lint":
+            basis = lint_basis(context, job)
+            return all(has_lint_result(context, basis, name) for name in job.names)
+        return all(cache.has_entry(name) for name in job.names)
 
     for outcome in parallel(jobs, run, cheap, context):
         problems.extend(outcome.problems)

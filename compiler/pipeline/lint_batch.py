@@ -3,20 +3,94 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Sequence
 
-from ..compile_cache import Compiled
+from ..autoscaler.generators import installed_generators
+from ..compile_cache import Compiled, Summary, findings_digest
 from ..policy import evaluate_each, policy_files, policy_input
 from ..policy.inputs import with_policy_settings
-from ..problems import KrcError, Problem
+from ..problems import KrcError, Problem, problem_from_json, problem_to_json
 from ..render import Render
 from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, engine_turn, restore
 from .environments import autoscaler_of, validate_render, validated_findings
 
+# Each environment's finished findings (`krc lint` / `krc policy`), kept in the compile cache's folder.
+LINT_RESULTS = "lint"
+LINT_FORMAT = 1  # bump when what lint_key covers changes
+
+
+def lint_basis(context: Context, job: Job) -> str:
+    """What every environment's lint result in `job` depends on besides the environment itself: the command's
+    flags, the Ray generators installed (Ray's view, or the error that it is missing), the policy files and the
+    engine that runs them."""
+    policies = policy_files(context.project.policies_dir) if job.engine is not None else []
+    parts = [str(LINT_FORMAT), context.cache.shared, f"findings={job.findings}", f"settings={job.policy_settings}",
+             job.argocd_crds or "", repr(installed_generators(context.project.root)) if job.findings else "",
+             job.engine.description if job.engine is not None else "",
+             *(f"{p.name}:{context.cache.digest(p)}" for p in policies)]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def lint_key(basis: str, compile_key: str, inputs: str, findings: Sequence[Problem]) -> str:
+    """An environment's result under `basis`: its compiled result (key, every layer's bytes, its findings)."""
+    return hashlib.sha256("\0".join([basis, compile_key, inputs, findings_digest(findings)]).encode()).hexdigest()
+
+
+def _summary_key(context: Context, basis: str, name: str) -> tuple[Summary, str] | None:
+    summary = context.cache.summary(name)
+    return (summary, lint_key(basis, summary.key, summary.inputs_digest, summary.findings)) if summary else None
+
+
+def has_lint_result(context: Context, basis: str, name: str) -> bool:
+    found = _summary_key(context, basis, name)
+    return found is not None and context.cache.has_payload(LINT_RESULTS, found[1])
+
+
+def cached_lint_result(context: Context, basis: str, name: str) -> EnvironmentResult | None:
+    """The environment's result from the cache (its summary and lint entry: no full entry, no environment file
+    parsed), or None."""
+    found = _summary_key(context, basis, name)
+    payload = context.cache.read_payload(LINT_RESULTS, found[1]) if found else None
+    if found is None or not isinstance(payload, list):
+        return None
+    summary = found[0]
+    try:
+        findings = tuple(problem_from_json(p) for p in payload)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, findings, False)
+
+
+def _store_lint_results(context: Context, basis: str, results: Sequence[EnvironmentResult],
+                        compiled: dict[str, Compiled]) -> None:
+    """Keep the results whose compiled result the compile cache kept as it is (a file that changed while it
+    compiled, or findings that could not be computed, are not kept there, and so not here either)."""
+    for result in results:
+        entry = compiled[result.name]
+        summary = context.cache.summary(result.name)
+        if summary is None or (summary.key, summary.inputs_digest) != (entry.key, entry.inputs_digest):
+            continue
+        key = lint_key(basis, entry.key, entry.inputs_digest, entry.findings)
+        context.cache.write_payload(LINT_RESULTS, key, [problem_to_json(p) for p in result.findings])
+
 
 def lint_batch(context: Context, job: Job) -> Outcome:
-    """One batch of `krc lint` / `krc policy`: each environment's findings, policies from the policy cache or
-    one engine run for the environments it lacks."""
+    """One batch of `krc lint` / `krc policy`: each environment's result from the lint cache, else its findings
+    and policies (from the policy cache, or one engine run for the environments it lacks)."""
+    basis = lint_basis(context, job)
+    known = {name: result for name in job.names if (result := cached_lint_result(context, basis, name))}
+    todo = [name for name in job.names if name not in known]
+    outcome, compiled = _lint_names(context, job, todo) if todo else (Outcome(), {})
+    if outcome.problems:
+        return outcome
+    _store_lint_results(context, basis, outcome.results, compiled)
+    fresh = {result.name: result for result in outcome.results}
+    return Outcome(tuple({**known, **fresh}[name] for name in job.names), compiled=outcome.compiled)
+
+
+def _lint_names(context: Context, job: Job, names: Sequence[str]) -> tuple[Outcome, dict[str, Compiled]]:
+    """The results of `names` (or the problems that stopped them), with the compiled result of each."""
     project, cache = context.project, context.cache
     policies = policy_files(project.policies_dir) if job.engine is not None else []
     results: list[EnvironmentResult] = []
@@ -25,7 +99,7 @@ def lint_batch(context: Context, job: Job) -> Outcome:
     compiled_names: list[str] = []
     renders: list[Render | None] = []
     compiled_of: list[Compiled] = []
-    for name in job.names:
+    for name in names:
         try:
             compiled, render = compile_cached(project, cache, name, job.argocd_crds, lint=job.findings,
                                               peers=context.peers)
@@ -39,7 +113,7 @@ def lint_batch(context: Context, job: Job) -> Outcome:
         results.append(EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, (),
                                          render is not None))
         if policies and job.engine is not None:
-            key = cache.policy_key(compiled.key, policies, job.engine.description)
+            key = cache.policy_key(compiled.key, compiled.inputs_digest, policies, job.engine.description)
             cached = cache.policy_findings(key)
             if cached is None:
                 pending.append((len(results) - 1, compiled, render, key))
@@ -51,7 +125,7 @@ def lint_batch(context: Context, job: Job) -> Outcome:
                     continue
                 results[-1] = dataclasses.replace(results[-1], findings=tuple(kept))
     if problems:
-        return Outcome(problems=tuple(problems))
+        return Outcome(problems=tuple(problems)), {}
     if job.findings:
         # lint: the findings with Ray's autoscaler view (one generator process for the batch, answers cached
         # per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks
@@ -63,7 +137,7 @@ def lint_batch(context: Context, job: Job) -> Outcome:
                 found = tuple(validated_findings(entry, project, job.argocd_crds, view))
                 results[i] = dataclasses.replace(results[i], findings=found + results[i].findings)
         except KrcError as err:
-            return Outcome(problems=err.problems)
+            return Outcome(problems=err.problems), {}
     if pending:
         try:
             inputs = [policy_input(renders[index] or restore(context, compiled)) for index, compiled, _, _ in pending]
@@ -71,15 +145,16 @@ def lint_batch(context: Context, job: Job) -> Outcome:
                 per_input = evaluate_each(project.policies_dir, inputs, engine=job.engine,
                                           show_path=project.relative)
         except KrcError as err:
-            return Outcome(problems=err.problems)
+            return Outcome(problems=err.problems), {}
         for (index, compiled, render, key), policy_found in zip(pending, per_input, strict=True):
             cache.store_policy_findings(key, policy_found)
             try:
                 kept = policy_settings(context, job, render or restore(context, compiled), policy_found)
             except KrcError as err:
-                return Outcome(problems=err.problems)
+                return Outcome(problems=err.problems), {}
             results[index] = dataclasses.replace(results[index], findings=results[index].findings + tuple(kept))
-    return Outcome(tuple(results), compiled=tuple(compiled_names))
+    by_name = {result.name: entry for result, entry in zip(results, compiled_of, strict=True)}
+    return Outcome(tuple(results), compiled=tuple(compiled_names)), by_name
 
 
 def policy_settings(context: Context, job: Job, render: Render, found: Sequence[Problem]) -> list[Problem]:

@@ -9,7 +9,7 @@ from typing import Any
 from .. import output, review, yamlio
 from ..autoscaler import Batch, autoscaler_views
 from ..autoscaler.generators import installed_generators
-from ..compile_cache import Compiled, file_digests
+from ..compile_cache import Compiled, file_digests, findings_digest
 from ..lint import (
     LintContext,
     LintObject,
@@ -25,7 +25,7 @@ from .environments import ray_version, validate_render
 
 # Reviews of environments golden/ matches, kept in the compile cache's folder under their own kind and key.
 REVIEWS = "reviews"
-REVIEW_FORMAT = 1  # bump when the EnvironmentReview record or what review_key covers changes
+REVIEW_FORMAT = 2  # bump when the EnvironmentReview record or what review_key covers changes (2: layers, findings)
 
 
 def review_batch(context: Context, job: Job) -> Outcome:
@@ -72,9 +72,12 @@ def _result(compiled: Compiled, reviewed: review.EnvironmentReview) -> Environme
 
 def review_key(context: Context, compiled: Compiled, generators: str) -> str:
     """What the review of an environment golden/ matches depends on: krc's code, templates/ and vendor/ (the
-    cache's shared digest), its compiled files (golden/'s bytes), the policies (their capacity limits) and the Ray
-    generators installed (`generators`: Ray's view, or why it is unavailable)."""
+    cache's shared digest), its compiled files (golden/'s bytes), every layer it was compiled from (settings such
+    as `production` decide which policy limits apply without changing a byte of output), its findings, the
+    policies (their capacity limits) and the Ray generators installed (`generators`: Ray's view, or why it is
+    unavailable)."""
     parts = [str(REVIEW_FORMAT), context.cache.shared, compiled.name, repr(file_digests(compiled.files)),
+             compiled.inputs_digest, findings_digest(compiled.findings),
              context.cache.digest(context.project.policies_dir), generators]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 

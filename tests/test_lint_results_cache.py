@@ -1,0 +1,109 @@
+"""Results derived from a compiled environment (policy findings, finished lint results) and the cache keys they
+live under: taken from the cache when nothing they depend on changed, never when a layer the environment extends
+changed (its own file, which names the compile entry, may keep its bytes)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from compiler import compile_cache, pipeline
+from compiler.pipeline.lint_batch import LINT_RESULTS
+from compiler.pipeline.linting import policy_and_lint
+from compiler.policy import find_engine
+from compiler.policy.engine import CueEngine
+from compiler.problems import Problem
+from compiler.project import Project
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CACHED = pipeline.RunOptions(cache=True, workers=1)
+ALLOWED_IMAGE = "image: rayproject/ray:2.58.0-py312\n"
+FOREIGN_IMAGE = "image: registry.example.com/ray:2.58.0-py312\n"
+
+
+@pytest.fixture
+def cache_dir(private_cache: Path) -> Path:
+    return private_cache
+
+
+@pytest.fixture
+def engine() -> CueEngine:
+    return find_engine([REPO_ROOT])
+
+
+def rules_of(findings: object) -> set[tuple[str, str]]:
+    return {(f.object or f.message.split(":")[0], f.rule) for f in findings}  # type: ignore[attr-defined]
+
+
+def image_findings(findings: object) -> set[str]:
+    return {f.message.split(":")[0] for f in findings if f.rule == "policy/image-registry"}  # type: ignore[attr-defined]
+
+
+def change_base_image(project: Project) -> None:
+    """Only base.yaml names the image: every environment's own file keeps its bytes."""
+    base = project.environment_file("base")
+    assert ALLOWED_IMAGE in base.read_text()
+    base.write_text(base.read_text().replace(ALLOWED_IMAGE, FOREIGN_IMAGE))
+
+
+def test_policy_results_follow_a_changed_base_layer(project: Project, cache_dir: Path, engine: CueEngine):
+    names = tuple(project.environment_names())
+    assert image_findings(pipeline.check_policies(project, names, engine, CACHED).findings) == set()
+    change_base_image(project)
+    after = pipeline.check_policies(project, names, engine, CACHED).findings
+    assert image_findings(after) == {f"environment {name}" for name in names}
+
+
+def test_lint_results_follow_a_changed_base_layer(project: Project, cache_dir: Path, engine: CueEngine):
+    names = project.environment_names()
+    before = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
+    assert image_findings(before) == set()
+    assert any((cache_dir / LINT_RESULTS).rglob("*.json"))
+    change_base_image(project)
+    after = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
+    assert image_findings(after) == {f"environment {name}" for name in names}
+    # what did not change is still found
+    assert rules_of(before) <= rules_of(after)
+
+
+def test_lint_results_come_from_the_cache_without_compiling_or_the_engine(tmp_path: Path, project: Project,
+                                                                         cache_dir: Path, engine: CueEngine):
+    names = project.environment_names()
+    change_base_image(project)  # findings to keep
+    first = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
+    assert image_findings(first)
+    # without the full compile entries a run that compiled would write them again; the same engine by name that
+    # cannot start fails any run that needs it
+    shutil.rmtree(cache_dir / compile_cache.FOLDER)
+    broken = CueEngine((str(tmp_path / "no-such-cue"),), engine.description)
+    assert policy_and_lint(project, names, CACHED, None, with_findings=True, engine=broken) == first
+    assert not (cache_dir / compile_cache.FOLDER).exists()
+
+
+def test_lint_and_policy_results_are_kept_apart(project: Project, cache_dir: Path, engine: CueEngine):
+    """`krc lint` applies an environment's `lint.rules` settings for policies, `krc policy` does not."""
+    names = project.environment_names()
+    change_base_image(project)
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text() + "lint:\n  rules:\n    policy/image-registry:\n      severity: warning\n"
+                   "      reason: dev tries a registry mirror\n")
+
+    def severities(findings: list[Problem]) -> set[tuple[str, str]]:
+        return {(f.message.split(":")[0], f.severity) for f in findings if f.rule == "policy/image-registry"}
+
+    for _ in range(2):  # compiled, then from the cache
+        linted = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
+        policies = policy_and_lint(project, names, CACHED, None, with_findings=False, engine=engine, settings=False)
+        assert severities(linted) == {("environment dev", "warning"), ("environment prod-eks-gpu", "error")}
+        assert severities(policies) == {("environment dev", "error"), ("environment prod-eks-gpu", "error")}
+
+
+def test_a_damaged_lint_result_is_ignored(project: Project, cache_dir: Path, engine: CueEngine):
+    names = project.environment_names()
+    change_base_image(project)
+    first = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
+    for entry in (cache_dir / LINT_RESULTS).rglob("*.json"):
+        header, _, _ = entry.read_bytes().partition(b"\n")
+        entry.write_bytes(header + b"\n[{\"message\": \"believed\"}]")
+    assert policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine) == first
