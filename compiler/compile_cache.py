@@ -13,9 +13,10 @@ and holds, verified on every read, the digests of the other layers it extends (b
 file its findings read (the Argo CD CRDs it names): each layer's bytes decide its parent, so checking the recorded
 chain file by file is checking the whole chain. A small summary of each entry (chart, object count, findings, each
 file's digest) is kept beside it, for commands whose output is already right. Policy results are cached the same
-way under their own key (`policy_key`). An entry that cannot be read, fails its checksum, is of another format or
-key, or whose recorded inputs changed is ignored (never believed) and replaced. Writes are atomic and best
-effort: a read-only cache only costs speed.
+way under their own key (`policy_key`); results derived from an entry key on its `inputs_digest` too, since the
+entry's own key names only the environment's own file. An entry that cannot be read, fails its checksum, is of
+another format or key, or whose recorded inputs changed is ignored (never believed) and replaced. Writes are atomic
+and best effort: a read-only cache only costs speed.
 """
 from __future__ import annotations
 
