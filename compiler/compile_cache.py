@@ -41,6 +41,7 @@ FORMAT = 2  # bump when the entry layout or what a key covers changes (2: findin
 PACKAGE_DIR = Path(__file__).resolve().parent
 FOLDER = "compiled"
 SUMMARIES = "summaries"
+POLICIES = "policy"
 
 
 def _sha256(data: bytes) -> str:
@@ -305,7 +306,7 @@ class CompileCache:
         return _sha256("\0".join(parts).encode())
 
     def policy_findings(self, key: str) -> list[Problem] | None:
-        payload = self.read_payload("policy", key)
+        payload = self.read_payload(POLICIES, key)
         if not isinstance(payload, list):
             return None
         try:
@@ -314,7 +315,7 @@ class CompileCache:
             return None
 
     def store_policy_findings(self, key: str, findings: Sequence[Problem]) -> None:
-        self.write_payload("policy", key, [problem_to_json(p) for p in findings])
+        self.write_payload(POLICIES, key, [problem_to_json(p) for p in findings])
 
     # ---- cheap questions, for deciding what is worth a worker process --------------------------------------------
 

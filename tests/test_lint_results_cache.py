@@ -107,3 +107,19 @@ def test_a_damaged_lint_result_is_ignored(project: Project, cache_dir: Path, eng
         header, _, _ = entry.read_bytes().partition(b"\n")
         entry.write_bytes(header + b"\n[{\"message\": \"believed\"}]")
     assert policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine) == first
+
+
+def test_krc_policy_reads_the_policy_findings_lint_kept(tmp_path: Path, project: Project, cache_dir: Path,
+                                                          engine: CueEngine):
+    """After `krc lint`, `krc policy` needs neither the full entries nor the engine: each environment's summary
+    names its policy findings."""
+    names = tuple(project.environment_names())
+    change_base_image(project)
+    policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
+    shutil.rmtree(cache_dir / compile_cache.FOLDER)
+    shutil.rmtree(cache_dir / LINT_RESULTS)
+    broken = CueEngine((str(tmp_path / "no-such-cue"),), engine.description)
+    found = pipeline.check_policies(project, names, broken, CACHED).findings
+    assert image_findings(found) == {f"environment {name}" for name in names}
+    assert not (cache_dir / compile_cache.FOLDER).exists()
+    assert found == pipeline.check_policies(project, names, engine, pipeline.RunOptions(cache=False)).findings

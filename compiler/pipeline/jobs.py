@@ -134,7 +134,7 @@ def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions) -> Iterator
     def cheap(job: Job) -> bool:
         if job.command == "lint":
             basis = lint_basis(context, job)
-            return all(has_lint_result(context, basis, name) for name in job.names)
+            return all(has_lint_result(context, job, basis, name) for name in job.names)
         return all(cache.has_entry(name) for name in job.names)
 
     for outcome in parallel(jobs, run, cheap, context):

@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Sequence
 
 from ..autoscaler.generators import installed_generators
-from ..compile_cache import Compiled, Summary, findings_digest
+from ..compile_cache import POLICIES, Compiled, Summary, findings_digest
 from ..policy import evaluate_each, policy_files, policy_input
 from ..policy.inputs import with_policy_settings
 from ..problems import KrcError, Problem, problem_from_json, problem_to_json
@@ -37,29 +37,41 @@ def lint_key(basis: str, compile_key: str, inputs: str, findings: Sequence[Probl
     return hashlib.sha256("\0".join([basis, compile_key, inputs, findings_digest(findings)]).encode()).hexdigest()
 
 
-def _summary_key(context: Context, basis: str, name: str) -> tuple[Summary, str] | None:
+def _cached_places(context: Context, job: Job, basis: str, name: str) -> tuple[Summary, list[tuple[str, str]]] | None:
+    """The environment's summary and where its result may be kept: its lint entry, then, for `krc policy`
+    (policies alone, no settings applied), its policy findings."""
     summary = context.cache.summary(name)
-    return (summary, lint_key(basis, summary.key, summary.inputs_digest, summary.findings)) if summary else None
-
-
-def has_lint_result(context: Context, basis: str, name: str) -> bool:
-    found = _summary_key(context, basis, name)
-    return found is not None and context.cache.has_payload(LINT_RESULTS, found[1])
-
-
-def cached_lint_result(context: Context, basis: str, name: str) -> EnvironmentResult | None:
-    """The environment's result from the cache (its summary and lint entry: no full entry, no environment file
-    parsed), or None."""
-    found = _summary_key(context, basis, name)
-    payload = context.cache.read_payload(LINT_RESULTS, found[1]) if found else None
-    if found is None or not isinstance(payload, list):
+    if summary is None:
         return None
-    summary = found[0]
-    try:
-        findings = tuple(problem_from_json(p) for p in payload)
-    except (KeyError, TypeError, ValueError, AttributeError):
+    places = [(LINT_RESULTS, lint_key(basis, summary.key, summary.inputs_digest, summary.findings))]
+    if not job.findings and not job.policy_settings and job.engine is not None:
+        policies = policy_files(context.project.policies_dir)
+        places.append((POLICIES, context.cache.policy_key(summary.key, summary.inputs_digest, policies,
+                                                          job.engine.description)))
+    return summary, places
+
+
+def has_lint_result(context: Context, job: Job, basis: str, name: str) -> bool:
+    found = _cached_places(context, job, basis, name)
+    return found is not None and any(context.cache.has_payload(kind, key) for kind, key in found[1])
+
+
+def cached_lint_result(context: Context, job: Job, basis: str, name: str) -> EnvironmentResult | None:
+    """The environment's result from the cache (its summary and a list of findings: no full entry, no environment
+    file parsed), or None."""
+    found = _cached_places(context, job, basis, name)
+    if found is None:
         return None
-    return EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, findings, False)
+    summary, places = found
+    for kind, key in places:
+        payload = context.cache.read_payload(kind, key)
+        try:
+            findings = tuple(problem_from_json(p) for p in payload) if isinstance(payload, list) else None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+        if findings is not None:
+            return EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, findings, False)
+    return None
 
 
 def _store_lint_results(context: Context, basis: str, results: Sequence[EnvironmentResult],
@@ -79,7 +91,7 @@ def lint_batch(context: Context, job: Job) -> Outcome:
     """One batch of `krc lint` / `krc policy`: each environment's result from the lint cache, else its findings
     and policies (from the policy cache, or one engine run for the environments it lacks)."""
     basis = lint_basis(context, job)
-    known = {name: result for name in job.names if (result := cached_lint_result(context, basis, name))}
+    known = {name: result for name in job.names if (result := cached_lint_result(context, job, basis, name))}
     todo = [name for name in job.names if name not in known]
     outcome, compiled = _lint_names(context, job, todo) if todo else (Outcome(), {})
     if outcome.problems:
