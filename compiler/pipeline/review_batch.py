@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from .. import output, review, yamlio
@@ -38,6 +39,11 @@ def review_batch(context: Context, job: Job) -> Outcome:
     cached: dict[str, EnvironmentResult] = {}
     generators = repr(installed_generators(project.root))  # once per batch, not per environment
     for name in job.names:
+        golden = job.golden[name] if job.golden is not None else output.read_tree(project.golden_dir / name)
+        known = _review_from_summary(context, name, golden, generators)
+        if known is not None:
+            cached[name] = known
+            continue
         try:
             compiled, render = compile_cached(project, context.cache, name, peers=context.peers)
         except KrcError as err:
@@ -47,8 +53,8 @@ def review_batch(context: Context, job: Job) -> Outcome:
         if errors:
             problems.extend(errors)
             continue
-        golden = job.golden[name] if job.golden is not None else output.read_tree(project.golden_dir / name)
-        key = review_key(context, compiled, generators) if golden == compiled.files else ""
+        key = review_key(context, name, file_digests(compiled.files), compiled.inputs_digest, compiled.findings,
+                         generators) if golden == compiled.files else ""
         reviewed = cached_review(context, key)
         if reviewed is not None:
             cached[name] = _result(compiled, reviewed)
@@ -70,14 +76,29 @@ def _result(compiled: Compiled, reviewed: review.EnvironmentReview) -> Environme
                              not compiled.from_cache, reviewed=reviewed)
 
 
-def review_key(context: Context, compiled: Compiled, generators: str) -> str:
+def _review_from_summary(context: Context, name: str, golden: output.Files, generators: str) \
+        -> EnvironmentResult | None:
+    """The kept review of an environment whose golden/ holds exactly its compiled files, found from the small
+    summary of its entry (no objects read); None sends it the long way (a compile or the full entry)."""
+    summary = context.cache.summary(name)
+    if summary is None or errors_among(summary.findings) or file_digests(golden) != summary.file_digests:
+        return None
+    reviewed = cached_review(context, review_key(context, name, summary.file_digests, summary.inputs_digest,
+                                                 summary.findings, generators))
+    if reviewed is None:
+        return None
+    return EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, summary.findings, False,
+                             reviewed=reviewed)
+
+
+def review_key(context: Context, name: str, files: dict[str, str], inputs: str, findings: Sequence[Problem],
+               generators: str) -> str:
     """What the review of an environment golden/ matches depends on: krc's code, templates/ and vendor/ (the
     cache's shared digest), its compiled files (golden/'s bytes), every layer it was compiled from (settings such
     as `production` decide which policy limits apply without changing a byte of output), its findings, the
     policies (their capacity limits) and the Ray generators installed (`generators`: Ray's view, or why it is
     unavailable)."""
-    parts = [str(REVIEW_FORMAT), context.cache.shared, compiled.name, repr(file_digests(compiled.files)),
-             compiled.inputs_digest, findings_digest(compiled.findings),
+    parts = [str(REVIEW_FORMAT), context.cache.shared, name, repr(files), inputs, findings_digest(findings),
              context.cache.digest(context.project.policies_dir), generators]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 

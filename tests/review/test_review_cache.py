@@ -3,6 +3,7 @@ what its review depends on holds still; a changed, corrupt or tampered entry is 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -40,11 +41,28 @@ def test_unchanged_environments_are_answered_from_the_cache(accepted: Project, c
     assert len(review_entries(cache_dir)) == len(names) and not any(e.changed for e in first.environments)
     assert all(e.ray_view is not None for e in first.environments)
 
+    # answered from each entry's summary: the full entries are not even read (nor written again)
+    shutil.rmtree(cache_dir / compile_cache.FOLDER)
     with monkeypatch.context() as patch:
         forbid_reviewing(patch)
         second = pipeline.review_project(accepted, names, run=CACHED)
     assert second == first
     assert [review.format_text(second)] == [review.format_text(first)]
+    assert not (cache_dir / compile_cache.FOLDER).exists()
+
+
+@pytest.mark.usefixtures("project_without_policies")
+def test_a_changed_layer_reviews_again_what_extends_it(accepted: Project, cache_dir: Path,
+                                                       monkeypatch: pytest.MonkeyPatch):
+    """The environments' own files keep their bytes: their reviews still depend on base.yaml."""
+    names = accepted.environment_names()
+    pipeline.review_project(accepted, names, run=CACHED)
+    base = accepted.environment_file("base")
+    base.write_text(base.read_text() + "# a comment changes no output, but the layer is another one\n")
+    with monkeypatch.context() as patch:
+        forbid_reviewing(patch)
+        with pytest.raises(AssertionError, match="reviewed again"):
+            pipeline.review_project(accepted, names, run=CACHED)
 
 
 @pytest.mark.usefixtures("project_without_policies")
