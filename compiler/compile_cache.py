@@ -109,6 +109,10 @@ class Compiled:
     # (policies, lint, reviews) add this to theirs, or a changed base.yaml would find them still "current"
     inputs_digest: str = ""
 
+    @property
+    def result_key(self) -> str:
+        return result_key(self.key, self.inputs_digest)
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -123,6 +127,16 @@ class Summary:
     findings: tuple[Problem, ...]
     file_digests: dict[str, str]  # golden-layout path -> sha256 of its bytes
     inputs_digest: str  # as Compiled.inputs_digest
+
+    @property
+    def result_key(self) -> str:
+        return result_key(self.key, self.inputs_digest)
+
+
+def result_key(key: str, inputs: str) -> str:
+    """Which result an output folder holds: the entry's key with every input it recorded (the key alone names
+    only the environment's own file, and a changed base.yaml changes the output too)."""
+    return _sha256(f"{key}\0{inputs}".encode())
 
 
 def inputs_digest(recorded: Any) -> str:
@@ -320,8 +334,10 @@ class CompileCache:
     # ---- cheap questions, for deciding what is worth a worker process --------------------------------------------
 
     def has_entry(self, name: str) -> bool:
-        """Whether an entry for the environment's current key exists (not whether it is trustworthy)."""
-        return self.enabled and self._entry_path(FOLDER, self.key(name)).is_file()
+        """Whether an entry for the environment's current key exists and its recorded inputs (the layers it
+        extends) kept their bytes, from its summary: after a change to base.yaml every environment extending it
+        has work to do, in batches and worker processes like any other."""
+        return self.summary(name) is not None and self._entry_path(FOLDER, self.key(name)).is_file()
 
     def has_payload(self, kind: str, key: str) -> bool:
         return self.enabled and self._entry_path(kind, key).is_file()

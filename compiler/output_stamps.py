@@ -1,5 +1,6 @@
 """Which compiled result each rendered/<env>/ folder holds (OutputStamps): `krc render` leaves alone a folder that
-still holds exactly what krc wrote for the environment's current compile key.
+still holds exactly what krc wrote for the environment's current result (compile_cache.result_key: its own
+file, every layer it extends and everything else its entry's key covers).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 from .user_cache import cache_dir
 
-FORMAT = 1  # bump when the stamps' layout changes
+FORMAT = 2  # bump when the stamps' layout or what they hold changes (2: result keys, with every layer)
 
 
 def tree_signature(folder: Path) -> list[list[Any]] | None:
@@ -36,7 +37,7 @@ def tree_signature(folder: Path) -> list[list[Any]] | None:
 
 
 class OutputStamps:
-    """Which compile key each rendered/<env>/ folder holds, with the folder's signature when krc wrote it. A
+    """Which result key each rendered/<env>/ folder holds, with the folder's signature when krc wrote it. A
     folder whose signature still matches holds exactly what krc wrote, so an unchanged result need not be
     written again. Kept in the cache dir, per output folder; without the cache, nothing is known."""
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from compiler import compile_cache, output, pipeline
+from compiler.pipeline.context import Context
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
 from compiler.problems import KrcError
@@ -114,6 +115,23 @@ def test_rendered_folders_are_rewritten_only_when_changed_or_touched(project: Pr
     values.write_bytes(b"edited by hand\n")
     pipeline.render_to_disk(project, names, CACHED)
     assert values.read_bytes() == expected
+
+
+def test_a_changed_base_layer_rewrites_the_folders_of_what_extends_it(project: Project, cache_dir: Path):
+    """The environments' own files keep their bytes (their compile keys hold still); their output does not."""
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names, CACHED)
+    cache = Context.of(project, CACHED).cache
+    assert all(cache.has_entry(name) for name in names)
+    base = project.environment_file("base")
+    base.write_text(base.read_text().replace("rayproject/ray:2.58.0-py312\n", "rayproject/ray:2.58.1-py312\n", 1))
+    # work to do (rendered together, in worker processes), not cache hits to answer one by one
+    assert not any(Context.of(project, CACHED).cache.has_entry(name) for name in names)
+    assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
+    for name in names:
+        rendered = output.read_tree(project.rendered_dir / name)
+        assert any(b"rayproject/ray:2.58.1-py312" in content for content in rendered.values()), name
+        assert not any(b"rayproject/ray:2.58.0-py312\n" in content for content in rendered.values()), name
 
 
 def forbid_full_entries(monkeypatch: pytest.MonkeyPatch) -> None:

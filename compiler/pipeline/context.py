@@ -166,7 +166,7 @@ class EnvironmentResult:
     """What a command keeps of one environment (never the whole render: memory stays flat as N grows)."""
 
     name: str
-    key: str = ""
+    key: str = ""  # render/golden/check: Compiled.result_key (what rendered/<env>/ is stamped with)
     chart: tuple[str, str] = ("", "")
     objects: int = 0
     crds: int = 0  # render/golden: the pinned chart's CRDs

@@ -63,12 +63,12 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: tuple[str
     errors = errors_among(compiled.findings)
     if errors:
         raise KrcError(errors)
-    result = EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
-                               not compiled.from_cache)
+    result = EnvironmentResult(name, compiled.result_key, compiled.chart, len(compiled.objects), 0,
+                               compiled.findings, not compiled.from_cache)
     if job.command in ("render", "golden"):
         chart = context.chart(*compiled.chart)
         result = dataclasses.replace(result, crds=len(chart.crds))
-        if (job.skip_keys or {}).get(name) == compiled.key:
+        if (job.skip_keys or {}).get(name) == compiled.result_key:
             return result
         files = compiled.files
         if job.command == "render":
@@ -88,9 +88,9 @@ def _up_to_date(context: Context, job: Job, name: str) -> EnvironmentResult | No
     summary = context.cache.summary(name)
     if summary is None or has_errors(summary.findings):
         return None
-    result = EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, summary.findings, False)
+    result = EnvironmentResult(name, summary.result_key, summary.chart, summary.objects, 0, summary.findings, False)
     if job.command == "render":
-        if skip != summary.key:
+        if skip != summary.result_key:
             return None
         return dataclasses.replace(result, crds=len(context.chart(*summary.chart).crds))
     golden = output.read_tree(context.project.golden_dir / name)
