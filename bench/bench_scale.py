@@ -4,8 +4,9 @@ For each N (default 1, 10, 100; `--large` adds 500) it builds a synthetic projec
 (bench/synthetic.py) with its own empty cache folder, and times, as fresh processes:
 
   krc render cold (empty cache), render warm (nothing changed), render / check / diff with one environment changed
-  (a new change before each), lint and policy cold (empty cache), lint warm, lint of one environment warm, and
-  argocd generate of one environment, its first request (cold) and a later one (warm);
+  (a new change before each), lint and policy cold (empty cache), lint warm, lint of one environment warm, lint
+  of all with one changed, policy warm, and argocd generate of one environment, its first request (cold) and a
+  later one (warm);
   the floor (bench/floor.py: gojsonnet on the same templates + PyYAML dump + the same writes, one process);
   Kapitan (bench/kapitan.py: its own virtual environment) in its default setup and with --use-go-jsonnet, N <= 100
   unless --large.
@@ -121,8 +122,11 @@ def krc_figures(project: Path, cache: Path, n: int, lint: bool = True) -> dict[s
     runs["lint cold"] = measure([KRC, "lint"], project, env)
     runs["lint warm"] = measure([KRC, "lint"], project, env)
     runs["lint one env warm"] = measure([KRC, "lint", one], project, env)
+    synthetic.touch_one(project, n // 2, 4)
+    runs["lint one changed"] = measure([KRC, "lint"], project, env)
     shutil.rmtree(cache)
     runs["policy cold"] = measure([KRC, "policy"], project, env)
+    runs["policy warm"] = measure([KRC, "policy"], project, env)
     runs.update(generate_figures(project, env, one))
     return runs
 
