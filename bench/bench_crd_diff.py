@@ -2,7 +2,7 @@
 
 Baselines measured in the same run, on the same parsed CRDs:
 - DeepDiff (the generic structural diff) of each pair of CRDs, against `compare_crds`;
-- PyYAML's CSafeLoader (what `yamlio.load_all` uses), against the CRD fast loader;
+- PyYAML's CSafeLoader, against `yamlio.load_all` (libyaml's events straight to data: yaml_events);
 and the wall time of the CLI as a subprocess, Python start-up included (goal: under 1 s).
 
 Run: .venv/bin/python bench/bench_crd_diff.py
@@ -22,9 +22,10 @@ from timing import best_of  # bench/timing.py, beside this script
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import yaml  # noqa: E402
+
 from compiler import yamlio  # noqa: E402
 from compiler.crddiff import compare_crds, load_crd_source  # noqa: E402
-from compiler.k8s.crd_yaml import load_crd_documents  # noqa: E402
 
 CHARTS = ROOT / ".." / "shared" / "kuberay" / "charts"
 OLD = CHARTS / "kuberay-operator-1.6.2.tgz"
@@ -40,8 +41,8 @@ def crd_texts(path: Path) -> list[str]:
 def main() -> None:
     texts = crd_texts(OLD) + crd_texts(NEW)
     megabytes = sum(len(t.encode("utf-8")) for t in texts) / 1e6
-    fast_parse = best_of(3, lambda: [load_crd_documents(t, "crd") for t in texts])
-    safe_parse = best_of(1, lambda: [yamlio.load_all(t, "crd") for t in texts])
+    fast_parse = best_of(3, lambda: [yamlio.load_all(t, "crd") for t in texts])
+    safe_parse = best_of(1, lambda: [list(yaml.load_all(t, Loader=yamlio.SafeLoader)) for t in texts])
     print(f"parse both charts' CRDs ({megabytes:.1f} MB): fast loader {fast_parse:.3f} s, "
           f"CSafeLoader {safe_parse:.3f} s, ratio {safe_parse / fast_parse:.1f}x")
 

@@ -12,6 +12,7 @@ import yaml
 
 from . import limits
 from .problems import KrcError, Location, Problem
+from .yaml_events import plain_documents, plain_stream
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -189,11 +190,19 @@ def load_all_with_positions(text: str, filename: str) -> list[tuple[Any, Positio
 
 
 def load_all(text: str, filename: str = "<string>") -> list[Any]:
-    """Every non-empty document of a YAML stream, without positions."""
+    """Every non-empty document of a YAML stream, without positions: plain data straight from the parser's
+    events (yaml_events), anything else (anchors, tags, errors, input near the bounds) composed and checked."""
+    plain = plain_documents(text)
+    if plain is not None:
+        return plain
     return [d for d in (_construct(n, filename) for n in _composed(text, filename)) if d is not None]
 
 
 def load(text: str, filename: str = "<string>") -> Any:
+    """The one document of a YAML stream (None when empty); several are an error."""
+    stream = plain_stream(text)
+    if stream is not None and len(stream) <= 1:
+        return stream[0] if stream else None
     nodes = _composed(text, filename)
     if len(nodes) > 1:
         raise KrcError("expected one YAML document, found several", Location(filename, 1, 1))

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import limits, yamlio
-from ..k8s.crd_yaml import load_crd_documents
 from ..k8s.crds import canonical_json
 from ..problems import KrcError
 from ..user_cache import cache_dir
@@ -113,7 +112,7 @@ def _members(data: bytes, origin: str) -> dict[str, bytes]:
 
 def parse_crd_documents(text: str, source: str) -> list[Crd]:
     crds = []
-    for doc in load_crd_documents(text, source):
+    for doc in yamlio.load_all(text, source):
         if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
             crds.append(Crd.from_document(doc, source, text))
     return crds

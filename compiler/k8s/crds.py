@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .. import yamlio
 from ..problems import KrcError, Location
-from .crd_yaml import load_crd_documents
 
 CRD_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -40,7 +40,7 @@ def _crds_in_file(path: str, size: int, mtime_ns: int) -> tuple[dict[str, Any], 
     # parsed once per process while the file is unchanged: CRD files are megabytes of YAML.
     # The dicts are shared between callers, who must not modify them (the validator never does).
     text = Path(path).read_text(encoding="utf-8")
-    return tuple(crd for document in load_crd_documents(text, path) for crd in crds_in(document))
+    return tuple(crd for document in yamlio.load_all(text, path) for crd in crds_in(document))
 
 
 def load_crds_from_path(path: Path | str) -> list[dict[str, Any]]:

@@ -7,23 +7,22 @@ from pathlib import Path
 import yaml
 from argocd_sidecar import argocd_environ, finish, parameters, run, run_sidecar, sidecar_copy, start, tree_digest
 
-from compiler import pipeline
+from compiler import pipeline, yamlio
 from compiler.argocd.selection import CRD_ANNOTATIONS
-from compiler.k8s.crd_yaml import load_crd_documents
 from compiler.project import Project
 
 
 # Both sides carry the CRDs (megabytes of YAML): parsed with krc's fast loader, which gives what the safe loader
 # gives (tests/crddiff/test_crddiff_charts.py holds it to that) in a fraction of the time.
 def _documents(stdout: bytes) -> list[dict]:
-    return load_crd_documents(stdout.decode("utf-8"), "stdout")
+    return yamlio.load_all(stdout.decode("utf-8"), "stdout")
 
 
 def _rendered(project: Project, environment: str) -> tuple[list[dict], list[dict], list[dict]]:
     """What `krc render` writes for the environment: (manifests, CRDs, the operator chart's objects), parsed."""
     pipeline.render_to_disk(project, [environment])
     folder = project.rendered_dir / environment
-    return tuple([load_crd_documents(p.read_text(), str(p))[0] for p in sorted((folder / sub).glob("*"))]
+    return tuple([yamlio.load_all(p.read_text(), str(p))[0] for p in sorted((folder / sub).glob("*"))]
                  for sub in ("manifests", "crds", "chart"))  # type: ignore[return-value]
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from compiler import yamlio
 from compiler.charts import vendor, vendored
 from compiler.charts.package import read_chart
 from compiler.crddiff import compare_crds, has_breaking, load_crd_source
-from compiler.k8s.crd_yaml import load_crd_documents
 from compiler.problems import KrcError
 
 CHARTS = Path(__file__).resolve().parents[2] / ".." / "shared" / "kuberay" / "charts"
@@ -124,9 +124,9 @@ def test_fast_loader_equals_the_safe_loader_used_by_read_chart():
 def test_fast_loader_falls_back_for_anchors_and_resolves_scalars_like_the_safe_loader():
     text = ("a: &x {n: 1}\nb: *x\n---\nyes: on\nnum: 0x1F\nf: 1.5e3\nnull_: ~\nempty:\nq: 'on'\n"
             "ts: 2024-01-02\nlit: |\n  two\n  lines\n")
-    assert load_crd_documents(text, "t.yaml") == list(yaml.safe_load_all(text))
+    assert yamlio.load_all(text, "t.yaml") == list(yaml.safe_load_all(text))
     with pytest.raises(KrcError, match="t.yaml:2"):
-        load_crd_documents("a: 1\n b: [\n", "t.yaml")
+        yamlio.load_all("a: 1\n b: [\n", "t.yaml")
 
 
 def test_repository_reference_reports_unknown_versions(chart_server, monkeypatch):

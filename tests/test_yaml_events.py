@@ -1,0 +1,61 @@
+"""The event path of yamlio.load_all (yaml_events): plain data only, everything else left to the composed path,
+which keeps its errors and bounds."""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from compiler import limits, yaml_events, yamlio
+from compiler.problems import KrcError
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x {n: 1}\nb: *x\n",            # anchors and aliases
+    "a: !!binary aGk=\n",               # explicit tags
+    "base: {n: 1}\nc:\n  <<: {m: 2}\n",  # merge keys
+    "~: null key\n",                    # keys that are not str, int, float or bool
+    "[1, 2]: list key\n",
+    "a: 1\n b: [\n",                    # not YAML at all
+])
+def test_what_is_not_plain_data_is_left_to_the_composed_path(text: str):
+    assert yaml_events.plain_documents(text) is None
+
+
+def test_plain_data_resolves_scalars_like_the_safe_loader():
+    text = ("yes: on\nnum: 0x1F\nf: 1.5e3\nnull_: ~\nempty:\nq: 'on'\nts: 2024-01-02\nbang: ! 12\n"
+            "lit: |\n  two\n  lines\n---\n---\n- [1, {a: b}]\n")
+    expected = [d for d in yaml.safe_load_all(text) if d is not None]
+    assert yaml_events.plain_documents(text) == expected == yamlio.load_all(text)
+
+
+@pytest.mark.parametrize("depth", [limits.YAML_DEPTH.value - 2, limits.YAML_DEPTH.value - 1,
+                                   limits.YAML_DEPTH.value, limits.YAML_DEPTH.value + 1])
+def test_the_depth_bound_holds_on_either_path(depth: int):
+    """`depth` levels of lists around a scalar: the scalar sits one level deeper, and the bound counts it."""
+    text = "[" * depth + "1" + "]" * depth + "\n"
+    if depth + 1 > limits.YAML_DEPTH.value:
+        with pytest.raises(KrcError, match="nesting"):
+            yamlio.load_all(text, "deep.yaml")
+    else:
+        assert yamlio.load_all(text, "deep.yaml") == [yaml.safe_load(text)]
+
+
+def test_the_node_bound_holds_on_either_path(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(limits.YAML_NODES.variable, "10")
+    assert yamlio.load_all("[1, 2, 3, 4, 5, 6, 7, 8]\n") == [[1, 2, 3, 4, 5, 6, 7, 8]]
+    with pytest.raises(KrcError, match="node count"):
+        yamlio.load_all("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n", "big.yaml")
+    # a stream of small documents is judged document by document
+    assert yamlio.load_all("[1, 2, 3]\n---\n[4, 5, 6]\n---\n[7, 8, 9]\n---\n[10, 11, 12]\n") == \
+        [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]]
+
+
+@pytest.mark.parametrize("text", ["", "---\n", "a: 1\n", "null\n", "a: 1\n---\nnull\n", "---\n---\n", "# only\n"])
+def test_one_document_reads_as_the_composed_path_reads_it(text: str):
+    """yamlio.load: several documents (a null one included) are an error, an empty stream is None."""
+    nodes = list(yaml.compose_all(text, Loader=yamlio.SafeLoader))
+    if len(nodes) > 1:
+        with pytest.raises(KrcError, match="several"):
+            yamlio.load(text, "one.yaml")
+    else:
+        assert yamlio.load(text, "one.yaml") == yaml.safe_load(text)
