@@ -7,12 +7,12 @@ no counterpart falls back to its nearest mapped parent, and at worst to the envi
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .problems import Location
 from .render import SOURCE_ANNOTATION
-from .yamlio import Path, Positions, iter_paths
+from .yamlio import Path, PositionLookup, Positions, iter_paths
 
 Locate = Callable[[Path], "Location | None"]
 
@@ -96,13 +96,38 @@ def _job(spec: dict[str, Any], rest: Path) -> Path:
     return _JOB_KEYS.get(rest[0], (rest[0],))
 
 
-def object_positions(document: dict[str, Any], locate: Locate, written: Locate | None = None) -> Positions | None:
+def object_positions(document: dict[str, Any], locate: Locate, written: Locate | None = None) \
+        -> PositionLookup | None:
     """A position for every field of an object rendered from an environment item; None if it names none.
-    `written(path)` (exact, no parent fallback) lets a field set under a `raw:` escape hatch point at its own line."""
+    `written(path)` (exact, no parent fallback) lets a field set under a `raw:` escape hatch point at its own line.
+    Worked out on first use: only a finding reads them, and most objects have none."""
     source = ((document.get("metadata") or {}).get("annotations") or {}).get(SOURCE_ANNOTATION)
     if not isinstance(source, str):
         return None
-    item = tuple(source.split("."))
+    return _LazyPositions(document, tuple(source.split(".")), locate, written)
+
+
+class _LazyPositions(Mapping[Path, Location]):
+    def __init__(self, document: dict[str, Any], item: Path, locate: Locate, written: Locate | None):
+        self._arguments = (document, item, locate, written)
+        self._table: Positions | None = None
+
+    def _positions(self) -> Positions:
+        if self._table is None:
+            self._table = _all_positions(*self._arguments)
+        return self._table
+
+    def __getitem__(self, path: Path) -> Location:
+        return self._positions()[path]
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._positions())
+
+    def __len__(self) -> int:
+        return len(self._positions())
+
+
+def _all_positions(document: dict[str, Any], item: Path, locate: Locate, written: Locate | None) -> Positions:
     positions: Positions = {}
     item_location = locate(item)
     if item_location is not None:
@@ -118,8 +143,6 @@ def object_positions(document: dict[str, Any], locate: Locate, written: Locate |
             if found is not None:
                 positions[path] = found
     return positions
-
-
 
 def _named(data: object, rest: Path) -> Path:
     """Indexes into lists of named items (name, groupName) become the names, as `raw:` origins are keyed."""

@@ -5,7 +5,7 @@ The C loader and dumper are used when PyYAML was built with libyaml; both produc
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import yaml
@@ -20,6 +20,7 @@ SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 # Path of a value inside a document: map keys and list indexes.
 Path = tuple[Any, ...]
 Positions = dict[Path, Location]
+PositionLookup = Mapping[Path, Location]  # what readers of positions need (provenance works them out lazily)
 
 
 def _mark(filename: str, node: yaml.Node) -> Location:

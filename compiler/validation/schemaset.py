@@ -151,7 +151,7 @@ class SchemaSet:
         """True when the object's API group is one of these CRDs' groups, so `validate` judges it."""
         return isinstance(document, dict) and _group_version(document)[0] in self.groups
 
-    def validate(self, document: Any, positions: yamlio.Positions | None = None) -> ValidationResult:
+    def validate(self, document: Any, positions: yamlio.PositionLookup | None = None) -> ValidationResult:
         """Problems of one object and its defaulted copy; objects of other groups get no problems.
 
         With `positions` (from yamlio.load_with_positions) each problem also carries its file location."""
@@ -190,7 +190,7 @@ class SchemaSet:
                 for document, positions in yamlio.load_all_with_positions(text, filename)]
 
     @staticmethod
-    def _problem(ref: str, found: tuple[Any, ...], positions: yamlio.Positions | None) -> Problem:
+    def _problem(ref: str, found: tuple[Any, ...], positions: yamlio.PositionLookup | None) -> Problem:
         linked, rule, message, severity = found
         segments = fieldpath.path_tuple(linked)
         location: Location | None = fieldpath.nearest_location(positions, segments) if positions else None

@@ -10,7 +10,7 @@ from ...charts.package import Chart
 from ...k8s.destinations import Destination
 from ...k8s.objects import object_ref
 from ...problems import Location, Problem
-from ...yamlio import Path, Positions
+from ...yamlio import Path, PositionLookup
 from .autoscaler_view import AutoscalerView
 
 Mode = Literal["paths", "environment"]
@@ -22,7 +22,7 @@ class LintObject:
 
     document: dict[str, Any]
     location: Location  # where the object starts (paths) or the environment item that produced it
-    positions: Positions | None = None  # every field's place, when loaded from a file
+    positions: PositionLookup | None = None  # every field's place, when loaded from a file
 
     @property
     def kind(self) -> str:
