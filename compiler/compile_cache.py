@@ -164,6 +164,7 @@ class CompileCache:
         self.enabled = enabled
         self.folder = folder or cache_dir()
         self._digests: dict[Path, str] = {}  # per run: files do not change under one command
+        self._summaries: dict[str, Summary | None] = {}
         if shared is None and enabled:
             shared = _sha256("\0".join([str(FORMAT), krc_fingerprint(), _tree_digest(project.templates_dir),
                                          _tree_digest(project.vendor_dir), options, limit_settings()]).encode())
@@ -264,7 +265,13 @@ class CompileCache:
             return None
 
     def summary(self, name: str) -> Summary | None:
-        """The summary of the environment's entry for its current key, when trustworthy."""
+        """The summary of the environment's entry for its current key, when trustworthy; read once per run
+        (deciding what has work to do asks for it several times) unless this cache stores the environment."""
+        if name not in self._summaries:
+            self._summaries[name] = self._read_summary(name)
+        return self._summaries[name]
+
+    def _read_summary(self, name: str) -> Summary | None:
         found = self._current(SUMMARIES, name)
         if found is None:
             return None
@@ -294,6 +301,7 @@ class CompileCache:
     def store(self, compiled: Compiled, recorded: list[list[str]]) -> None:
         """Keep `compiled`, valid while the `recorded` inputs (its layers, files its findings read) keep their
         bytes. A result that read a file outside the project is not kept."""
+        self._summaries.pop(compiled.name, None)
         if not self.enabled or any(path.startswith("/") for path, _ in recorded):
             return
         try:
@@ -334,9 +342,8 @@ class CompileCache:
     # ---- cheap questions, for deciding what is worth a worker process --------------------------------------------
 
     def has_entry(self, name: str) -> bool:
-        """Whether an entry for the environment's current key exists and its recorded inputs (the layers it
-        extends) kept their bytes, from its summary: after a change to base.yaml every environment extending it
-        has work to do, in batches and worker processes like any other."""
+        """Whether a current entry exists: its key's, with its layers' bytes unchanged (after a change to
+        base.yaml, what extends it has work to do, in batches and workers like any other)."""
         return self.summary(name) is not None and self._entry_path(FOLDER, self.key(name)).is_file()
 
     def has_payload(self, kind: str, key: str) -> bool:
