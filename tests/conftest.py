@@ -18,7 +18,7 @@ import pytest
 from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 
 from compiler.charts import vendor, vendored
-from compiler.charts.package import read_chart_bytes
+from compiler.charts.package import crd_cache_file, read_chart_bytes
 from compiler.project import Project
 
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
@@ -138,7 +138,7 @@ def parsed_charts_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: 
     for archive in sorted((vendor_cache / "charts").glob("*.tgz")):
         data = archive.read_bytes()
         read_chart_bytes(data, str(archive))
-        entry = f"crds-{hashlib.sha256(data).hexdigest()}.json"
+        entry = crd_cache_file(hashlib.sha256(data).hexdigest()).name
         shutil.copy2(run_cache / entry, folder / entry)
     return folder
 

@@ -118,10 +118,17 @@ def parse_crd_documents(text: str, source: str) -> list[Crd]:
     return crds
 
 
+CRD_CACHE_FORMAT = 1  # bump when Crd.facts changes
+
+
+def crd_cache_file(digest: str) -> Path:
+    return cache_dir() / f"crds-{CRD_CACHE_FORMAT}-{digest}.json"
+
+
 def _cached_crd_documents(digest: str) -> list[list[list[Any]]] | None:
     """Per CRD file, the facts of its CRDs (see Crd.facts)."""
     try:
-        documents: list[list[list[Any]]] = json.loads((cache_dir() / f"crds-{digest}.json").read_text(encoding="utf-8"))
+        documents: list[list[list[Any]]] = json.loads(crd_cache_file(digest).read_text(encoding="utf-8"))
         return documents
     except (OSError, ValueError):
         return None
@@ -135,7 +142,7 @@ def _store_crd_documents(digest: str, documents: list[list[list[Any]]]) -> None:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".crds-")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(documents, handle)
-        os.replace(tmp, folder / f"crds-{digest}.json")
+        os.replace(tmp, crd_cache_file(digest))
     except OSError:
         pass
 
@@ -145,12 +152,17 @@ def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd,
     names = sorted(n for n in members if n.startswith(f"{root}/crds/") and n.endswith((".yaml", ".yml")))
     cached = _cached_crd_documents(digest)
     crds: list[Crd] = []
-    if cached is not None and len(cached) == len(names):
+    try:
+        if cached is None or len(cached) != len(names):
+            raise ValueError("no cached CRDs for this chart")
         for name, documents in zip(names, cached, strict=True):
             text = members[name].decode("utf-8")
-            crds.extend(Crd(crd_name, name[len(root) + 1:], text, canonical, group, kind, tuple(served), storage)
-                        for crd_name, group, kind, served, storage, canonical in documents)
-    else:
+            for crd_name, group, kind, served, storage, canonical in documents:
+                if not isinstance(served, list) \
+                        or not all(isinstance(v, str) for v in (crd_name, group, kind, storage, canonical, *served)):
+                    raise ValueError("not the facts this krc writes")
+                crds.append(Crd(crd_name, name[len(root) + 1:], text, canonical, group, kind, tuple(served), storage))
+    except (ValueError, TypeError):  # absent, or not what this krc writes: parsed again, never believed
         per_file = [parse_crd_documents(members[n].decode("utf-8"), n[len(root) + 1:]) for n in names]
         _store_crd_documents(digest, [[c.facts() for c in file_crds] for file_crds in per_file])
         crds = [c for file_crds in per_file for c in file_crds]

@@ -1,0 +1,43 @@
+"""A chart's parsed CRDs, kept in krc's cache by the archive's digest: read back equal, and an entry that is not
+what this krc writes is parsed again, never believed."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from project_support import REPO_ROOT
+
+from compiler.charts.package import crd_cache_file, read_chart_bytes
+
+CHARTS_DIR = REPO_ROOT / ".." / "shared" / "kuberay" / "charts"
+
+
+@pytest.fixture
+def archive() -> bytes:
+    return (CHARTS_DIR / "kuberay-operator-1.7.0.tgz").read_bytes()
+
+
+def facts(data: bytes) -> list[tuple[str, str, str, str, tuple[str, ...], str, str]]:
+    chart = read_chart_bytes(data, "kuberay-operator-1.7.0.tgz")
+    return [(c.name, c.source, c.group, c.kind, c.served_versions, c.storage_version, c.canonical) for c in chart.crds]
+
+
+# one list per CRD file of the chart (four), each shaped unlike what this krc writes
+@pytest.mark.parametrize("entry", [
+    [[["not", "the", "layout"]]] * 4,
+    [[["rayclusters.ray.io", "ray.io", "RayCluster", ["v1"], "v1", {"canonical": "not text"}]]] * 4,
+    [[["rayclusters.ray.io", "ray.io", "RayCluster", "v1", "v1", "{}"]]] * 4,  # served versions: a list
+    [["a"]] * 4,
+    {"a": "mapping"},
+    "text",
+])
+def test_an_entry_of_another_layout_is_parsed_again(private_cache: Path, archive: bytes, entry: object):
+    cache_file = crd_cache_file(hashlib.sha256(archive).hexdigest())
+    assert cache_file.is_file()  # the fixture's cache holds every pinned chart's parsed CRDs
+    assert len(json.loads(cache_file.read_text(encoding="utf-8"))) == 4
+    expected = facts(archive)
+    cache_file.write_text(json.dumps(entry), encoding="utf-8")
+    assert facts(archive) == expected
+    assert json.loads(cache_file.read_text(encoding="utf-8")) != entry  # replaced by what this krc writes
