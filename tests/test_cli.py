@@ -22,8 +22,16 @@ def test_render_check_and_golden_round_trip(project: Project):
     result = run(project, "check")
     assert result.exit_code == 1
     assert "changed: golden/dev/manifests/raycluster-ray-cpu-demo.yaml" in result.output
-    assert run(project, "golden", "dev").exit_code == 0
+    prod_files = sorted((project.golden_dir / "prod-eks-gpu").rglob("*"))
+    inodes = [path.stat().st_ino for path in prod_files]
+    result = run(project, "golden")
+    assert result.exit_code == 0, result.output
+    # only what changed is written; a golden/<env>/ that holds the render already is left in place
+    assert result.output.splitlines() == ["golden/dev updated", "1 environment already current in golden/"]
+    assert [path.stat().st_ino for path in sorted((project.golden_dir / "prod-eks-gpu").rglob("*"))] == inodes
     assert run(project, "check").exit_code == 0
+    # compiled afresh, not answered from the cache's summaries: the same
+    assert run(project, "golden", "--no-cache").output.splitlines() == ["2 environments already current in golden/"]
 
 
 def test_bad_input_exits_2_with_file_line_and_writes_nothing(project: Project):

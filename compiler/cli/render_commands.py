@@ -76,7 +76,11 @@ def golden_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     with working(f"rendering {plural(len(names), 'environment')}"):
         results = pipeline.accept_golden(project, names, run_settings(no_cache, jobs))
     for result in results:
-        click.echo(f"golden/{result.name} updated")
+        if result.staged is not None:
+            click.echo(f"golden/{result.name} updated")
+    current = sum(result.staged is None for result in results)
+    if current:
+        click.echo(f"{plural(current, 'environment')} already current in golden/")
 
 
 @click.command("check", short_help="Exit 1 when golden/ differs from the render (CI).")

@@ -58,7 +58,8 @@ def render_to_disk(project: Project, names: Sequence[str], run: RunOptions = DEF
 def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
     """golden/<env>/ becomes the current render, CRD lock included, for environments without error-level
     findings: lint errors stop the compile, and policy violations are refused here too unless the environment
-    lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused."""
+    lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused; a
+    golden/<env>/ that already holds exactly the render is left as it is (its result has no `staged` folder)."""
     refused = [p for found in policies_by_environment(project, names, run).values() for p in found
                if p.severity == "error"]
     if refused:
