@@ -78,6 +78,7 @@ SLOW_FIRST = (
     "tests/security/test_properties.py::test_near_valid_documents_render_deterministically",
     "tests/crddiff/test_crddiff_charts.py::test_every_source_form_gives_the_same_changes",
     "tests/test_provenance.py::",
+    "tests/test_lint_results_cache.py::",
     "tests/autoscaler/test_generator_agreement.py::test_every_upstream_sample_agrees_with_the_generator",
 )
 

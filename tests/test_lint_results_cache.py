@@ -47,24 +47,18 @@ def change_base_image(project: Project) -> None:
     base.write_text(base.read_text().replace(ALLOWED_IMAGE, FOREIGN_IMAGE))
 
 
-def test_policy_results_follow_a_changed_base_layer(project: Project, cache_dir: Path, engine: CueEngine):
-    names = tuple(project.environment_names())
-    assert image_findings(pipeline.check_policies(project, names, engine, CACHED).findings) == set()
-    change_base_image(project)
-    after = pipeline.check_policies(project, names, engine, CACHED).findings
-    assert image_findings(after) == {f"environment {name}" for name in names}
-
-
-def test_lint_results_follow_a_changed_base_layer(project: Project, cache_dir: Path, engine: CueEngine):
+def test_lint_and_policy_results_follow_a_changed_base_layer(project: Project, cache_dir: Path, engine: CueEngine):
     names = project.environment_names()
     before = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
     assert image_findings(before) == set()
+    assert image_findings(pipeline.check_policies(project, tuple(names), engine, CACHED).findings) == set()
     assert any((cache_dir / LINT_RESULTS).rglob("*.json"))
     change_base_image(project)
+    everyone = {f"environment {name}" for name in names}
     after = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
-    assert image_findings(after) == {f"environment {name}" for name in names}
-    # what did not change is still found
-    assert rules_of(before) <= rules_of(after)
+    assert image_findings(after) == everyone
+    assert rules_of(before) <= rules_of(after)  # what did not change is still found
+    assert image_findings(pipeline.check_policies(project, tuple(names), engine, CACHED).findings) == everyone
 
 
 def test_lint_results_come_from_the_cache_without_compiling_or_the_engine(tmp_path: Path, project: Project,
