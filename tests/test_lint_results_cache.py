@@ -117,3 +117,15 @@ def test_krc_policy_reads_the_policy_findings_lint_kept(tmp_path: Path, project:
     assert image_findings(found) == {f"environment {name}" for name in names}
     assert not (cache_dir / compile_cache.FOLDER).exists()
     assert found == pipeline.check_policies(project, names, engine, pipeline.RunOptions(cache=False)).findings
+
+
+def test_lint_results_follow_the_ray_generators_installed(tmp_path: Path, project: Project, cache_dir: Path,
+                                                          engine: CueEngine, monkeypatch: pytest.MonkeyPatch):
+    """A clean result checked with Ray's view is not an answer once the generator is gone: CI must not pass as if
+    the autoscaler's view had been checked."""
+    names = project.environment_names()
+    with_view = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
+    assert not any(f.rule == "autoscaler/generator" for f in with_view)
+    monkeypatch.setenv("KRC_RAY_ENVS", str(tmp_path / "no-ray-here"))
+    without = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
+    assert {f.rule for f in without if f.severity == "error"} == {"autoscaler/generator"}
