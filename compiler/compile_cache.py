@@ -104,9 +104,8 @@ class Compiled:
     findings: tuple[Problem, ...]
     chart_objects: tuple[RenderedObject, ...] = ()  # what Helm renders of the pinned chart (Render.chart_objects)
     from_cache: bool = False
-    # digest of every file it was compiled from besides templates/ and vendor/ (all its layers, the Argo CD CRDs
-    # its findings read): the key names only the environment's own file, so results derived from this one
-    # (policies, lint, reviews) add this to theirs, or a changed base.yaml would find them still "current"
+    # every file it was compiled from besides templates/ and vendor/ (its layers, the Argo CD CRDs it names): the
+    # key names only its own file, so what derives from it (policies, lint, reviews) keys on this too
     inputs_digest: str = ""
 
     @property
@@ -116,9 +115,8 @@ class Compiled:
 
 @dataclass(frozen=True)
 class Summary:
-    """What a command whose output is already up to date needs of a compiled environment, kept beside the full
-    entry (a read of a few hundred bytes instead of every object): `krc render` of a folder that holds the
-    current key, `krc check` of a golden/ folder whose files have the compiled files' bytes."""
+    """What a command whose output is already right needs of a compiled environment, kept beside the full entry
+    (a few hundred bytes instead of every object): render, check, golden, diff and lint of unchanged ones."""
 
     name: str
     key: str
@@ -134,8 +132,7 @@ class Summary:
 
 
 def result_key(key: str, inputs: str) -> str:
-    """Which result an output folder holds: the entry's key with every input it recorded (the key alone names
-    only the environment's own file, and a changed base.yaml changes the output too)."""
+    """Which result an output folder holds: the entry's key with every input it recorded (base.yaml too)."""
     return _sha256(f"{key}\0{inputs}".encode())
 
 
@@ -146,6 +143,13 @@ def inputs_digest(recorded: Any) -> str:
 
 def findings_digest(findings: Iterable[Problem]) -> str:
     return _sha256(json.dumps([problem_to_json(p) for p in findings], sort_keys=True).encode())
+
+
+def _entry_facts(payload: Any) -> tuple[tuple[str, str], tuple[Problem, ...], str]:
+    """What a full entry and its summary both hold: the chart, the findings and the inputs' digest."""
+    chart_name, chart_version = payload["chart"]
+    findings = tuple(problem_from_json(p) for p in payload["findings"])
+    return (str(chart_name), str(chart_version)), findings, inputs_digest(payload["inputs"])
 
 
 def file_digests(files: dict[str, bytes]) -> dict[str, str]:
@@ -250,7 +254,7 @@ class CompileCache:
             return None
         key, payload = found
         try:
-            chart_name, chart_version = payload["chart"]
+            chart, findings, inputs = _entry_facts(payload)
             objects, chart_objects = (
                 tuple(RenderedObject(o["document"], str(o["template"]), location_from_json(o["location"]))
                       for o in payload[field]) for field in ("objects", "chartObjects"))
@@ -258,15 +262,13 @@ class CompileCache:
                     or not isinstance(payload["helmValues"], dict):
                 return None
             files = {str(path): text.encode("utf-8") for path, text in payload["files"].items()}
-            findings = tuple(problem_from_json(p) for p in payload["findings"])
-            return Compiled(name, key, (str(chart_name), str(chart_version)), files, objects, payload["helmValues"],
-                            findings, chart_objects, from_cache=True, inputs_digest=inputs_digest(payload["inputs"]))
+            return Compiled(name, key, chart, files, objects, payload["helmValues"], findings, chart_objects,
+                            from_cache=True, inputs_digest=inputs)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
     def summary(self, name: str) -> Summary | None:
-        """The summary of the environment's entry for its current key, when trustworthy; read once per run
-        (deciding what has work to do asks for it several times) unless this cache stores the environment."""
+        """The summary of the environment's current entry, when trustworthy; read once per run (until stored)."""
         if name not in self._summaries:
             self._summaries[name] = self._read_summary(name)
         return self._summaries[name]
@@ -277,14 +279,12 @@ class CompileCache:
             return None
         key, payload = found
         try:
-            chart_name, chart_version = payload["chart"]
+            chart, findings, inputs = _entry_facts(payload)
             digests, objects = payload["files"], payload["objects"]
             if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()) \
                     or not isinstance(objects, int):
                 return None
-            return Summary(name, key, (str(chart_name), str(chart_version)), objects,
-                           tuple(problem_from_json(p) for p in payload["findings"]), digests,
-                           inputs_digest(payload["inputs"]))
+            return Summary(name, key, chart, objects, findings, digests, inputs)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -319,25 +319,25 @@ class CompileCache:
                for field, objects in (("objects", compiled.objects), ("chartObjects", compiled.chart_objects))},
             "findings": [problem_to_json(p) for p in compiled.findings]})
 
-    # ---- policy results ------------------------------------------------------------------------------------------
+    # ---- lists of findings: policy results (policy_key), and results derived like lint's ----------------------
 
     def policy_key(self, compile_key: str, inputs: str, policies: Sequence[Path], engine: str) -> str:
-        """Policy findings of one environment depend on its compiled result (its key and `inputs`, the
-        Compiled.inputs_digest), the policy files and the engine."""
+        """Policy findings depend on the compiled result (key, inputs_digest), the policy files and the engine."""
         parts = [compile_key, inputs, engine] + [f"{p.name}:{self.digest(p)}" for p in policies]
         return _sha256("\0".join(parts).encode())
 
-    def policy_findings(self, key: str) -> list[Problem] | None:
-        payload = self.read_payload(POLICIES, key)
+    def findings(self, kind: str, key: str) -> list[Problem] | None:
+        """A list of findings kept under `kind` (POLICIES, or a derived result such as lint's), when trustworthy."""
+        payload = self.read_payload(kind, key)
         if not isinstance(payload, list):
             return None
         try:
             return [problem_from_json(p) for p in payload]
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
-    def store_policy_findings(self, key: str, findings: Sequence[Problem]) -> None:
-        self.write_payload(POLICIES, key, [problem_to_json(p) for p in findings])
+    def store_findings(self, kind: str, key: str, findings: Sequence[Problem]) -> None:
+        self.write_payload(kind, key, [problem_to_json(p) for p in findings])
 
     # ---- cheap questions, for deciding what is worth a worker process --------------------------------------------
 

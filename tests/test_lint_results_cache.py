@@ -4,6 +4,7 @@ changed (its own file, which names the compile entry, may keep its bytes)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -32,12 +33,12 @@ def engine() -> CueEngine:
     return find_engine([REPO_ROOT])
 
 
-def rules_of(findings: object) -> set[tuple[str, str]]:
-    return {(f.object or f.message.split(":")[0], f.rule) for f in findings}  # type: ignore[attr-defined]
+def rules_of(findings: Iterable[Problem]) -> set[tuple[str, str]]:
+    return {(f.object or f.message.split(":")[0], f.rule) for f in findings}
 
 
-def image_findings(findings: object) -> set[str]:
-    return {f.message.split(":")[0] for f in findings if f.rule == "policy/image-registry"}  # type: ignore[attr-defined]
+def image_findings(findings: Iterable[Problem]) -> set[str]:
+    return {f.message.split(":")[0] for f in findings if f.rule == "policy/image-registry"}
 
 
 def change_base_image(project: Project) -> None:

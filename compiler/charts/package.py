@@ -147,22 +147,31 @@ def _store_crd_documents(digest: str, documents: list[list[list[Any]]]) -> None:
         pass
 
 
-def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd, ...]:
-    """CRDs parsed from YAML once per chart digest (megabytes of YAML take a second), then read from a JSON cache."""
-    names = sorted(n for n in members if n.startswith(f"{root}/crds/") and n.endswith((".yaml", ".yml")))
+def _crds_from_cache(root: str, members: dict[str, bytes], names: list[str], digest: str) -> list[Crd] | None:
+    """The CRDs as the JSON cache holds their facts; None when absent or not what this krc writes (never believed:
+    a served-versions string would otherwise become a tuple of characters)."""
     cached = _cached_crd_documents(digest)
+    if not isinstance(cached, list) or len(cached) != len(names):
+        return None
     crds: list[Crd] = []
     try:
-        if cached is None or len(cached) != len(names):
-            raise ValueError("no cached CRDs for this chart")
         for name, documents in zip(names, cached, strict=True):
             text = members[name].decode("utf-8")
             for crd_name, group, kind, served, storage, canonical in documents:
                 if not isinstance(served, list) \
                         or not all(isinstance(v, str) for v in (crd_name, group, kind, storage, canonical, *served)):
-                    raise ValueError("not the facts this krc writes")
+                    return None
                 crds.append(Crd(crd_name, name[len(root) + 1:], text, canonical, group, kind, tuple(served), storage))
-    except (ValueError, TypeError):  # absent, or not what this krc writes: parsed again, never believed
+    except (ValueError, TypeError):  # not a list of six facts
+        return None
+    return crds
+
+
+def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd, ...]:
+    """CRDs parsed from YAML once per chart digest (megabytes of YAML take a second), then read from a JSON cache."""
+    names = sorted(n for n in members if n.startswith(f"{root}/crds/") and n.endswith((".yaml", ".yml")))
+    crds = _crds_from_cache(root, members, names, digest)
+    if crds is None:
         per_file = [parse_crd_documents(members[n].decode("utf-8"), n[len(root) + 1:]) for n in names]
         _store_crd_documents(digest, [[c.facts() for c in file_crds] for file_crds in per_file])
         crds = [c for file_crds in per_file for c in file_crds]

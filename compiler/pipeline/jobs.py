@@ -82,8 +82,8 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: tuple[str
 
 def _up_to_date(context: Context, job: Job, name: str) -> EnvironmentResult | None:
     """The result from the cache entry's summary alone, when the output is already right: rendered/<env>/ holds
-    the current key, or golden/<env>/ holds files of exactly the compiled files' bytes (most environments of most
-    runs). None otherwise: the full entry (or a compile) decides, and reports errors as always."""
+    the current result, or golden/<env>/ holds files of exactly the compiled files' bytes (check and golden; most
+    environments of most runs). None otherwise: the full entry (or a compile) decides, and reports errors."""
     skip = (job.skip_keys or {}).get(name)
     if job.command not in ("render", "check", "golden") or (job.command == "render" and skip is None):
         return None
@@ -94,13 +94,12 @@ def _up_to_date(context: Context, job: Job, name: str) -> EnvironmentResult | No
     if job.command == "render":
         if skip != summary.result_key:
             return None
-        return dataclasses.replace(result, crds=len(context.chart(*summary.chart).crds))
-    golden = output.read_tree(context.project.golden_dir / name)
-    if file_digests(golden) != summary.file_digests:
+    elif file_digests(output.read_tree(context.project.golden_dir / name)) != summary.file_digests:
         return None
-    if job.command == "golden":  # already accepted: left as it is
-        return dataclasses.replace(result, crds=len(context.chart(*summary.chart).crds))
-    return dataclasses.replace(result, mismatch=GoldenMismatch(name, (), (), ()))
+    elif job.command == "check":
+        return dataclasses.replace(result, mismatch=GoldenMismatch(name, (), (), ()))
+    # render: rendered/<env>/ holds it; golden: already accepted. Either way, left as it is
+    return dataclasses.replace(result, crds=len(context.chart(*summary.chart).crds))
 
 
 def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], bool],

@@ -5,12 +5,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from ..autoscaler.generators import installed_generators
 from ..compile_cache import POLICIES, Compiled, Summary, findings_digest
 from ..policy import evaluate_each, policy_files, policy_input
 from ..policy.inputs import with_policy_settings
-from ..problems import KrcError, Problem, problem_from_json, problem_to_json
+from ..problems import KrcError, Problem
 from ..render import Render
 from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, engine_turn, restore
 from .environments import autoscaler_of, validate_render, validated_findings
@@ -20,24 +22,33 @@ LINT_RESULTS = "lint"
 LINT_FORMAT = 1  # bump when what lint_key covers changes
 
 
-def lint_basis(context: Context, job: Job) -> str:
-    """What every environment's lint result in `job` depends on besides the environment itself: the command's
-    flags, the Ray generators installed (Ray's view, or the error that it is missing), the policy files and the
-    engine that runs them."""
-    policies = policy_files(context.project.policies_dir) if job.engine is not None else []
-    parts = [str(LINT_FORMAT), context.cache.shared, f"findings={job.findings}", f"settings={job.policy_settings}",
-             job.argocd_crds or "", repr(installed_generators(context.project.root)) if job.findings else "",
+@dataclass(frozen=True)
+class LintBasis:
+    """What every environment's lint result in a job depends on besides the environment itself (whose compile key
+    already covers krc's code, templates/, vendor/ and the command's options): the command's flags, the Ray
+    generators installed (Ray's view, or the error that it is missing), the policy files and their engine."""
+
+    digest: str
+    policies: tuple[Path, ...]  # none without an engine
+
+
+def lint_basis(context: Context, job: Job) -> LintBasis:
+    policies = tuple(policy_files(context.project.policies_dir)) if job.engine is not None else ()
+    parts = [str(LINT_FORMAT), f"findings={job.findings}", f"settings={job.policy_settings}",
+             repr(installed_generators(context.project.root)) if job.findings else "",
              job.engine.description if job.engine is not None else "",
              *(f"{p.name}:{context.cache.digest(p)}" for p in policies)]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return LintBasis(hashlib.sha256("\0".join(parts).encode()).hexdigest(), policies)
 
 
-def lint_key(basis: str, compile_key: str, inputs: str, findings: Sequence[Problem]) -> str:
+def lint_key(basis: LintBasis, compile_key: str, inputs: str, findings: Sequence[Problem]) -> str:
     """An environment's result under `basis`: its compiled result (key, every layer's bytes, its findings)."""
-    return hashlib.sha256("\0".join([basis, compile_key, inputs, findings_digest(findings)]).encode()).hexdigest()
+    return hashlib.sha256("\0".join([basis.digest, compile_key, inputs, findings_digest(findings)]).encode()) \
+        .hexdigest()
 
 
-def _cached_places(context: Context, job: Job, basis: str, name: str) -> tuple[Summary, list[tuple[str, str]]] | None:
+def _cached_places(context: Context, job: Job, basis: LintBasis, name: str) \
+        -> tuple[Summary, list[tuple[str, str]]] | None:
     """The environment's summary and where its result may be kept: its lint entry, then, for `krc policy`
     (policies alone, no settings applied), its policy findings."""
     summary = context.cache.summary(name)
@@ -45,18 +56,17 @@ def _cached_places(context: Context, job: Job, basis: str, name: str) -> tuple[S
         return None
     places = [(LINT_RESULTS, lint_key(basis, summary.key, summary.inputs_digest, summary.findings))]
     if not job.findings and not job.policy_settings and job.engine is not None:
-        policies = policy_files(context.project.policies_dir)
-        places.append((POLICIES, context.cache.policy_key(summary.key, summary.inputs_digest, policies,
+        places.append((POLICIES, context.cache.policy_key(summary.key, summary.inputs_digest, basis.policies,
                                                           job.engine.description)))
     return summary, places
 
 
-def has_lint_result(context: Context, job: Job, basis: str, name: str) -> bool:
+def has_lint_result(context: Context, job: Job, basis: LintBasis, name: str) -> bool:
     found = _cached_places(context, job, basis, name)
     return found is not None and any(context.cache.has_payload(kind, key) for kind, key in found[1])
 
 
-def cached_lint_result(context: Context, job: Job, basis: str, name: str) -> EnvironmentResult | None:
+def cached_lint_result(context: Context, job: Job, basis: LintBasis, name: str) -> EnvironmentResult | None:
     """The environment's result from the cache (its summary and a list of findings: no full entry, no environment
     file parsed), or None."""
     found = _cached_places(context, job, basis, name)
@@ -64,17 +74,13 @@ def cached_lint_result(context: Context, job: Job, basis: str, name: str) -> Env
         return None
     summary, places = found
     for kind, key in places:
-        payload = context.cache.read_payload(kind, key)
-        try:
-            findings = tuple(problem_from_json(p) for p in payload) if isinstance(payload, list) else None
-        except (KeyError, TypeError, ValueError, AttributeError):
-            continue
+        findings = context.cache.findings(kind, key)
         if findings is not None:
-            return EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, findings, False)
+            return EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, tuple(findings), False)
     return None
 
 
-def _store_lint_results(context: Context, basis: str, results: Sequence[EnvironmentResult],
+def _store_lint_results(context: Context, basis: LintBasis, results: Sequence[EnvironmentResult],
                         compiled: dict[str, Compiled]) -> None:
     """Keep the results whose compiled result the compile cache kept as it is (a file that changed while it
     compiled, or findings that could not be computed, are not kept there, and so not here either)."""
@@ -83,8 +89,8 @@ def _store_lint_results(context: Context, basis: str, results: Sequence[Environm
         summary = context.cache.summary(result.name)
         if summary is None or (summary.key, summary.inputs_digest) != (entry.key, entry.inputs_digest):
             continue
-        key = lint_key(basis, entry.key, entry.inputs_digest, entry.findings)
-        context.cache.write_payload(LINT_RESULTS, key, [problem_to_json(p) for p in result.findings])
+        context.cache.store_findings(LINT_RESULTS, lint_key(basis, entry.key, entry.inputs_digest, entry.findings),
+                                     result.findings)
 
 
 def lint_batch(context: Context, job: Job) -> Outcome:
@@ -93,7 +99,7 @@ def lint_batch(context: Context, job: Job) -> Outcome:
     basis = lint_basis(context, job)
     known = {name: result for name in job.names if (result := cached_lint_result(context, job, basis, name))}
     todo = [name for name in job.names if name not in known]
-    outcome, compiled = _lint_names(context, job, todo) if todo else (Outcome(), {})
+    outcome, compiled = _lint_names(context, job, basis.policies, todo) if todo else (Outcome(), {})
     if outcome.problems:
         return outcome
     _store_lint_results(context, basis, outcome.results, compiled)
@@ -101,10 +107,10 @@ def lint_batch(context: Context, job: Job) -> Outcome:
     return Outcome(tuple({**known, **fresh}[name] for name in job.names), compiled=outcome.compiled)
 
 
-def _lint_names(context: Context, job: Job, names: Sequence[str]) -> tuple[Outcome, dict[str, Compiled]]:
+def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Sequence[str]) \
+        -> tuple[Outcome, dict[str, Compiled]]:
     """The results of `names` (or the problems that stopped them), with the compiled result of each."""
     project, cache = context.project, context.cache
-    policies = policy_files(project.policies_dir) if job.engine is not None else []
     results: list[EnvironmentResult] = []
     pending: list[tuple[int, Compiled, Render | None, str]] = []
     problems: list[Problem] = []
@@ -126,7 +132,7 @@ def _lint_names(context: Context, job: Job, names: Sequence[str]) -> tuple[Outco
                                          render is not None))
         if policies and job.engine is not None:
             key = cache.policy_key(compiled.key, compiled.inputs_digest, policies, job.engine.description)
-            cached = cache.policy_findings(key)
+            cached = cache.findings(POLICIES, key)
             if cached is None:
                 pending.append((len(results) - 1, compiled, render, key))
             else:
@@ -159,7 +165,7 @@ def _lint_names(context: Context, job: Job, names: Sequence[str]) -> tuple[Outco
         except KrcError as err:
             return Outcome(problems=err.problems), {}
         for (index, compiled, render, key), policy_found in zip(pending, per_input, strict=True):
-            cache.store_policy_findings(key, policy_found)
+            cache.store_findings(POLICIES, key, policy_found)
             try:
                 kept = policy_settings(context, job, render or restore(context, compiled), policy_found)
             except KrcError as err:
