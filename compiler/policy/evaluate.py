@@ -67,41 +67,36 @@ def evaluate_each(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine: Cu
     engine = engine or find_engine([policy_dir.resolve().parent])
     with tempfile.TemporaryDirectory(prefix="krc-policy-") as tmp:
         root = Path(tmp)
-        workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects) for i in inputs])
-        run = run_cue(engine, workspace.VET_ARGS, root)
+        written = workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects) for i in inputs])
+        run = run_cue(engine, written.vet_args, root)
     if run.exit_code == 0:
         return [[] for _ in inputs]
     errors = parse_errors(run.stderr or run.stdout)
     if not errors:
         raise KrcError(f"{engine.description} failed (exit {run.exit_code}) without an error report: "
                        f"{(run.stderr or run.stdout).strip()[:500] or 'no output'}")
-    return _findings_each(errors, policies, list(inputs))
+    return _findings_each(errors, written, list(inputs))
 
 
-_POLICY_FILE = re.compile(r"(?:^|/)" + workspace.POLICY_DIR + r"/p(\d+)/([^/]+\.cue)$")
 _MISSING = re.compile(r"^field ?(\S*) not allowed$")
+# a name the policy never declared or imported: the policy is broken, whatever the environment holds
+_UNRESOLVED = re.compile(r'^reference "[^"]*" not found$')
 
 
-def _policy_location(position: CuePosition, policies: Sequence[workspace.Policy]) -> Location | None:
-    found = _POLICY_FILE.search(position.file.replace("\\", "/"))
-    if not found or int(found[1]) >= len(policies) or found[2] == workspace.INPUTS_DECLARATION:
-        return None
-    return Location(policies[int(found[1])].shown, position.line, position.column)
+def _policy_location(position: CuePosition, written: workspace.Workspace) -> Location | None:
+    found = written.policy_position(position.file, position.line, position.column)
+    return found[1] if found else None
 
 
-def _findings(errors: list[CueError], policies: Sequence[workspace.Policy],
-              inputs: Sequence[PolicyInput]) -> list[Problem]:
-    return sorted_problems(p for found in _findings_each(errors, policies, inputs) for p in found)
-
-
-def _findings_each(errors: list[CueError], policies: Sequence[workspace.Policy],
+def _findings_each(errors: list[CueError], written: workspace.Workspace,
                    inputs: Sequence[PolicyInput]) -> list[list[Problem]]:
     """Per input, its findings; KrcError when an error is about a policy itself."""
     broken: list[Problem] = []
     found: list[dict[tuple[Any, ...], Problem]] = [{} for _ in inputs]
     for error in errors:
-        places = list(dict.fromkeys(loc for p in error.positions if (loc := _policy_location(p, policies))))
-        target = _target(error.path, len(policies), len(inputs))
+        policies = written.policies
+        places = list(dict.fromkeys(loc for p in error.positions if (loc := _policy_location(p, written))))
+        target = None if _UNRESOLVED.match(error.message) else _target(error.path, len(policies), len(inputs))
         if target is None:
             broken.append(_broken_policy(error, places))
             continue
@@ -114,8 +109,8 @@ def _findings_each(errors: list[CueError], policies: Sequence[workspace.Policy],
 
 
 def _target(path: tuple[Any, ...], n_policies: int, n_inputs: int) -> tuple[int, int, InputPath] | None:
-    """('results', 'e3', 'p1', 'env', ...) -> (3, 1, ('env', ...)); None when the error is not about a result."""
-    if len(path) < 3 or path[0] != "results":
+    """(RESULTS, 'e3', 'p1', 'env', ...) -> (3, 1, ('env', ...)); None when the error is not about a result."""
+    if len(path) < 3 or path[0] != workspace.RESULTS:
         return None
     env, policy = str(path[1]), str(path[2])
     if not (env[1:].isdigit() and policy[1:].isdigit() and env[0] == "e" and policy[0] == "p"):

@@ -34,19 +34,23 @@ def test_a_message_with_colons_and_quotes_is_not_taken_for_a_path():
 def test_both_cue_styles_of_a_missing_field_read_as_missing(tmp_path):
     """CUE v0.4 says 'field x not allowed' at the parent; later versions 'field not allowed' at the field."""
     from compiler.policy import PolicyInput
-    from compiler.policy.evaluate import _findings
-    from compiler.policy.workspace import Policy
+    from compiler.policy.evaluate import _findings_each
+    from compiler.policy.workspace import Policy, Workspace, wrap_policy
     from compiler.problems import Location
 
-    policy = Policy("deadline", tmp_path / "deadline.cue", "policies/deadline.cue", "policy", "")
+    text = ("// deadlines\npackage policy\n\n"
+            "objects: [...{\n\tkind: string\n\tif kind == \"RayJob\" {spec: x: int}\n}]\n")
+    policy = Policy("deadline", tmp_path / "deadline.cue", "policies/deadline.cue", "policy", text)
+    written = Workspace((), (policy,), (wrap_policy(policy, 0, 1),))
     job = {"kind": "RayJob", "metadata": {"name": "train", "namespace": "ml"}, "spec": {}}
     item = PolicyInput("prod", {}, (job,), lambda path: Location("environments/prod.yaml", 40, 5))
-    old = parse_errors("results.e0.p0.objects.0.spec: field activeDeadlineSeconds not allowed:\n"
-                       "    ./policy/p0/deadline.cue:6:58\n")
-    new = parse_errors("results.e0.p0.objects.0.spec.activeDeadlineSeconds: field not allowed:\n"
-                       "    ./policy/p0/deadline.cue:6:58\n")
+    # line 7 of the workspace's copy is line 6 of the policy: krc's opening line comes before line 4
+    old = parse_errors("krcPolicyResults.e0.p0.objects.0.spec: field activeDeadlineSeconds not allowed:\n"
+                       "    ./policy_0.cue:7:58\n")
+    new = parse_errors("krcPolicyResults.e0.p0.objects.0.spec.activeDeadlineSeconds: field not allowed:\n"
+                       "    ./policy_0.cue:7:58\n")
     for errors in (old, new):
-        [problem] = _findings(errors, [policy], [item])
+        [[problem]] = _findings_each(errors, written, [item])
         assert problem.message.startswith("environment prod: objects[RayJob/train].spec.activeDeadlineSeconds: "
                                           "missing: the policy requires it")
         assert problem.location == Location("environments/prod.yaml", 40, 5)

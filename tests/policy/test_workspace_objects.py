@@ -34,9 +34,9 @@ def test_only_policies_naming_objects_get_them(tmp_path: Path):
     root = tmp_path / "ws"
     root.mkdir()
     workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects) for i in _inputs()])
-    check = (root / workspace.CHECK_FILE).read_text()
-    assert "results: e1: p0: P0 & {env: inputs.#e1.env, objects: []}" in check
-    assert "results: e1: p1: P1 & {env: inputs.#e1.env, objects: inputs.#e1.objects}" in check
+    first, second = ((root / workspace.policy_file_name(i)).read_text() for i in (0, 1))
+    assert "krcPolicyResults: e1: p0: {env: #krcInput1.env, objects: []\n" in first
+    assert "krcPolicyResults: e1: p1: {env: #krcInput1.env, objects: #krcInput1.objects\n" in second
 
 
 def test_findings_of_both_kinds_of_policy(tmp_path: Path, wasm: CueEngine):
