@@ -17,12 +17,21 @@ from ..charts.package import Chart
 from ..compile_cache import CompileCache, Compiled, inputs_digest
 from ..environment.model import load_environment
 from ..k8s.destinations import Destination
-from ..policy import CueEngine
+from ..policy import CueEngine, PolicyRun
 from ..problems import KrcError, Problem
 from ..project import Project
 from ..render import Render, prepare_templates, render_environment
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
 from .run_options import RunOptions
+
+
+@dataclass(frozen=True)
+class PoliciesAhead:
+    """An engine run started for environments a later step of the command will ask about, so it works while the
+    command does other work; `keys` are where its findings go in the policy cache, in the order of its inputs."""
+
+    run: PolicyRun
+    keys: tuple[str, ...]
 
 
 class Context:
@@ -34,6 +43,7 @@ class Context:
         self.with_peers = with_peers
         self._charts: dict[tuple[str, str], Chart] = {}
         self._peers: tuple[Destination, ...] | None = None
+        self.policies_ahead: PoliciesAhead | None = None  # at most one engine run under way (see lint_batch)
 
     @classmethod
     def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> Context:
@@ -199,3 +209,9 @@ def use_engine_lock(lock: Any) -> None:
 
 def engine_turn() -> Any:
     return _ENGINE_LOCK[0] if _ENGINE_LOCK[0] is not None else contextlib.nullcontext()
+
+
+def engine_alone() -> bool:
+    """Whether this process is the command's only one (no workers, so no engine but its own): then an engine
+    run may start early and overlap other work without another process's engine or generator beside it."""
+    return _ENGINE_LOCK[0] is None

@@ -10,6 +10,7 @@ from .context import Context, Job
 from .environments import compile_environments
 from .golden import covers_all, removed_environments
 from .jobs import outcomes
+from .lint_batch import drop_policies_ahead, keep_policies_ahead
 from .linting import policies_by_environment
 from .run_options import DEFAULT_RUN, RunOptions
 
@@ -25,7 +26,11 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     jobs = [Job("review", project.root, batch, run.cache, context.cache.shared,
                 golden={n: source.files(n) for n in batch} if base else None)
             for batch in run.batches(names, run.review_batch)]
-    results = [r for r in outcomes(context, jobs, run) if r.reviewed is not None]
+    try:
+        results = [r for r in outcomes(context, jobs, run) if r.reviewed is not None]
+        keep_policies_ahead(context)  # the changed environments' policies, started by the review
+    finally:
+        drop_policies_ahead(context)
     reviews = {r.name: r.reviewed for r in results if r.reviewed is not None}
     changed = [r for r in results if r.reviewed is not None and r.reviewed.changed]
     policies = policies_by_environment(project, [r.name for r in changed], run, context)

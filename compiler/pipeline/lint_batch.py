@@ -2,6 +2,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 from collections.abc import Sequence
@@ -10,11 +11,21 @@ from pathlib import Path
 
 from ..autoscaler.generators import installed_generators
 from ..compile_cache import POLICIES, Compiled, Summary, findings_digest
-from ..policy import evaluate_each, policy_files, policy_input
+from ..policy import CueEngine, PolicyRun, find_engine, policy_files, policy_input
 from ..policy.inputs import with_policy_settings
 from ..problems import KrcError, Problem
 from ..render import Render
-from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, engine_turn, restore
+from .context import (
+    Context,
+    EnvironmentResult,
+    Job,
+    Outcome,
+    PoliciesAhead,
+    compile_cached,
+    engine_alone,
+    engine_turn,
+    restore,
+)
 from .environments import autoscaler_of, validate_render, validated_findings
 
 # Each environment's finished findings (`krc lint` / `krc policy`), kept in the compile cache's folder.
@@ -131,7 +142,7 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
         results.append(EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, (),
                                          render is not None))
         if policies and job.engine is not None:
-            key = cache.policy_key(compiled.key, compiled.inputs_digest, policies, job.engine.description)
+            key = policy_cache_key(context, compiled, policies, job.engine)
             cached = cache.findings(POLICIES, key)
             if cached is None:
                 pending.append((len(results) - 1, compiled, render, key))
@@ -144,35 +155,89 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
                 results[-1] = dataclasses.replace(results[-1], findings=tuple(kept))
     if problems:
         return Outcome(problems=tuple(problems)), {}
-    if job.findings:
-        # lint: the findings with Ray's autoscaler view (one generator process for the batch, answers cached
-        # per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks
-        try:
+    try:
+        if job.findings or pending:
             renders = [render or restore(context, compiled_of[i]) for i, render in enumerate(renders)]
-            validated = [validate_render(render, context.peers) for render in renders if render is not None]
-            views = autoscaler_of(project, validated)
-            for i, (entry, view) in enumerate(zip(validated, views, strict=True)):
-                found = tuple(validated_findings(entry, project, job.argocd_crds, view))
-                results[i] = dataclasses.replace(results[i], findings=found + results[i].findings)
-        except KrcError as err:
-            return Outcome(problems=err.problems), {}
-    if pending:
-        try:
-            inputs = [policy_input(renders[index] or restore(context, compiled)) for index, compiled, _, _ in pending]
-            with engine_turn():
-                per_input = evaluate_each(project.policies_dir, inputs, engine=job.engine,
-                                          show_path=project.relative)
-        except KrcError as err:
-            return Outcome(problems=err.problems), {}
+        inputs = [policy_input(renders[index] or restore(context, compiled)) for index, compiled, _, _ in pending]
+        with PolicyRun(project.policies_dir, inputs, engine=job.engine, show_path=project.relative) as run:
+            if inputs and engine_alone():
+                run.start()  # CUE works while Ray's generator does (below); with workers, it waits its turn
+            if job.findings:
+                _add_findings(context, job, renders, results)
+            with engine_turn() if inputs else contextlib.nullcontext():
+                per_input = run.results()
         for (index, compiled, render, key), policy_found in zip(pending, per_input, strict=True):
             cache.store_findings(POLICIES, key, policy_found)
-            try:
-                kept = policy_settings(context, job, render or restore(context, compiled), policy_found)
-            except KrcError as err:
-                return Outcome(problems=err.problems), {}
+            kept = policy_settings(context, job, render or restore(context, compiled), policy_found)
             results[index] = dataclasses.replace(results[index], findings=results[index].findings + tuple(kept))
+    except KrcError as err:
+        return Outcome(problems=err.problems), {}
     by_name = {result.name: entry for result, entry in zip(results, compiled_of, strict=True)}
     return Outcome(tuple(results), compiled=tuple(compiled_names)), by_name
+
+
+def policy_cache_key(context: Context, compiled: Compiled, policies: Sequence[Path], engine: CueEngine) -> str:
+    return context.cache.policy_key(compiled.key, compiled.inputs_digest, policies, engine.description)
+
+
+def start_policies_ahead(context: Context, entries: Sequence[tuple[Compiled, Render]]) -> None:
+    """Start the policies of `entries` (`krc diff`: the changed environments) for keep_policies_ahead to collect,
+    so the engine works meanwhile. Nothing starts when one run is already under way (one engine at a time), when
+    there is nothing to run (no policies, results already kept, no engine installed) or beside worker processes
+    (see engine_alone). A failure is left to the policy step, which reports it."""
+    project = context.project
+    policies = tuple(policy_files(project.policies_dir))
+    if not entries or not policies or not engine_alone() or context.policies_ahead is not None:
+        return
+    try:
+        engine = find_engine([project.root])
+    except KrcError:
+        return
+    todo = [(render, key) for compiled, render in entries
+            if not context.cache.has_payload(POLICIES, key := policy_cache_key(context, compiled, policies, engine))]
+    if not todo:
+        return
+    run = PolicyRun(project.policies_dir, [policy_input(render) for render, _ in todo], engine=engine,
+                    show_path=project.relative)
+    try:
+        run.start()
+    except KrcError:
+        run.close()
+        return
+    context.policies_ahead = PoliciesAhead(run, tuple(key for _, key in todo))
+
+
+def keep_policies_ahead(context: Context) -> None:
+    """Wait for the run start_policies_ahead started and keep its findings in the policy cache."""
+    ahead, context.policies_ahead = context.policies_ahead, None
+    if ahead is None:
+        return
+    try:
+        found = ahead.run.results()
+    except KrcError:
+        return  # the policy step runs these policies again and reports what stopped them
+    finally:
+        ahead.run.close()
+    for key, each in zip(ahead.keys, found, strict=True):
+        context.cache.store_findings(POLICIES, key, each)
+
+
+def drop_policies_ahead(context: Context) -> None:
+    """Stop the run start_policies_ahead started (the command failed before it needed the findings)."""
+    ahead, context.policies_ahead = context.policies_ahead, None
+    if ahead is not None:
+        ahead.run.close()
+
+
+def _add_findings(context: Context, job: Job, renders: Sequence[Render | None],
+                  results: list[EnvironmentResult]) -> None:
+    """lint: each environment's findings with Ray's autoscaler view (one generator process for the batch, answers
+    cached per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks."""
+    validated = [validate_render(render, context.peers) for render in renders if render is not None]
+    views = autoscaler_of(context.project, validated)
+    for i, (entry, view) in enumerate(zip(validated, views, strict=True)):
+        found = tuple(validated_findings(entry, context.project, job.argocd_crds, view))
+        results[i] = dataclasses.replace(results[i], findings=found + results[i].findings)
 
 
 def policy_settings(context: Context, job: Job, render: Render, found: Sequence[Problem]) -> list[Problem]:

@@ -23,6 +23,7 @@ from ..render import Render
 from ..review.ray_view import two_views
 from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, restore
 from .environments import ray_version, validate_render
+from .lint_batch import start_policies_ahead
 
 # Reviews of environments golden/ matches, kept in the compile cache's folder under their own kind and key.
 REVIEWS = "reviews"
@@ -62,6 +63,8 @@ def review_batch(context: Context, job: Job) -> Outcome:
         entries.append((compiled, render or restore(context, compiled), golden, key))
     if problems:
         return Outcome(problems=tuple(problems))
+    # the policies of the changed environments, which `krc diff` asks for at the end, run meanwhile
+    start_policies_ahead(context, [(c, render) for c, render, golden, _ in entries if golden != c.files])
     try:
         results = _review_entries(context, entries)
     except KrcError as err:

@@ -70,14 +70,32 @@ def find_engine(search_roots: Sequence[Path] = ()) -> CueEngine:
     return engine
 
 
-def run_cue(engine: CueEngine, args: Sequence[str], cwd: Path) -> CueRun:
-    """One CUE command in `cwd`; CUE prints file positions relative to it."""
-    try:
-        done = subprocess.run([*engine.command, *args], cwd=cwd, capture_output=True, text=True,
-                              timeout=TIMEOUT_SECONDS, env={**os.environ, "NO_COLOR": "1"})
-    except FileNotFoundError:
-        raise KrcError(f"could not start {engine.description}; {INSTALL_HINT}") from None
-    except subprocess.TimeoutExpired:
-        raise KrcError(f"{engine.description} did not finish within {TIMEOUT_SECONDS} s; "
-                       "check the policies for expensive comprehensions") from None
-    return CueRun(done.returncode, done.stdout, done.stderr)
+class CueProcess:
+    """One CUE command under way in `cwd` (CUE prints file positions relative to it). Its output goes to files
+    in `cwd`, not pipes, so an engine with much to report never waits for krc to read it."""
+
+    def __init__(self, engine: CueEngine, args: Sequence[str], cwd: Path) -> None:
+        self.engine = engine
+        self._out, self._err = cwd / ".krc-cue-stdout", cwd / ".krc-cue-stderr"
+        try:
+            with self._out.open("wb") as out, self._err.open("wb") as err:
+                self._process = subprocess.Popen([*engine.command, *args], cwd=cwd, stdout=out, stderr=err,
+                                                 stdin=subprocess.DEVNULL, env={**os.environ, "NO_COLOR": "1"})
+        except FileNotFoundError:
+            raise KrcError(f"could not start {engine.description}; {INSTALL_HINT}") from None
+
+    def wait(self) -> CueRun:
+        try:
+            code = self._process.wait(timeout=TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise KrcError(f"{self.engine.description} did not finish within {TIMEOUT_SECONDS} s; "
+                           "check the policies for expensive comprehensions") from None
+        return CueRun(code, self._out.read_text(encoding="utf-8", errors="replace"),
+                      self._err.read_text(encoding="utf-8", errors="replace"))
+
+    def stop(self) -> None:
+        """End the engine if it still runs (krc stopped waiting for it)."""
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()

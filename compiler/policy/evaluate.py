@@ -15,7 +15,7 @@ from typing import Any
 from ..problems import KrcError, Location, Problem, sorted_problems
 from . import workspace
 from .cue_errors import CueError, CuePosition, parse_errors
-from .engine import CueEngine, find_engine, run_cue
+from .engine import CueEngine, CueProcess, find_engine
 
 InputPath = tuple[Any, ...]  # starts with "env" or "objects"; list items by index
 
@@ -61,21 +61,67 @@ def evaluate_each(policy_dir: Path, inputs: Sequence[PolicyInput], *, engine: Cu
                   show_path: Callable[[Path], str] = _shown_from_cwd) -> list[list[Problem]]:
     """Per input, in order, the sorted findings of every policy on it, from one engine run. Each environment is
     unified with each policy on its own, so its findings do not depend on which other inputs share the run."""
-    policies = [workspace.read_policy(path, show_path(path)) for path in policy_files(policy_dir)]
-    if not policies or not inputs:
-        return [[] for _ in inputs]
-    engine = engine or find_engine([policy_dir.resolve().parent])
-    with tempfile.TemporaryDirectory(prefix="krc-policy-") as tmp:
-        root = Path(tmp)
-        written = workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects) for i in inputs])
-        run = run_cue(engine, written.vet_args, root)
-    if run.exit_code == 0:
-        return [[] for _ in inputs]
-    errors = parse_errors(run.stderr or run.stdout)
-    if not errors:
-        raise KrcError(f"{engine.description} failed (exit {run.exit_code}) without an error report: "
-                       f"{(run.stderr or run.stdout).strip()[:500] or 'no output'}")
-    return _findings_each(errors, written, list(inputs))
+    with PolicyRun(policy_dir, inputs, engine=engine, show_path=show_path) as run:
+        return run.results()
+
+
+class PolicyRun:
+    """evaluate_each in two steps: `start` the engine, do something else meanwhile (Ray's generator, a review),
+    then wait for its `results`, which start it if nothing did. Used as a context manager, it never leaves an
+    engine running or its workspace behind."""
+
+    def __init__(self, policy_dir: Path, inputs: Sequence[PolicyInput], *, engine: CueEngine | None = None,
+                 show_path: Callable[[Path], str] = _shown_from_cwd) -> None:
+        self._policy_dir, self._inputs, self._engine, self._show_path = policy_dir, list(inputs), engine, show_path
+        self._started = False
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self._process: CueProcess | None = None
+        self._written: workspace.Workspace | None = None
+
+    def start(self) -> None:
+        """Write the workspace and start the engine; KrcError for a policy krc cannot read or no engine."""
+        if self._started:
+            return
+        self._started = True
+        policies = [workspace.read_policy(path, self._show_path(path)) for path in policy_files(self._policy_dir)]
+        if not policies or not self._inputs:
+            return
+        engine = self._engine or find_engine([self._policy_dir.resolve().parent])
+        self._folder = tempfile.TemporaryDirectory(prefix="krc-policy-")
+        root = Path(self._folder.name)
+        self._written = workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects)
+                                                                   for i in self._inputs])
+        self._process = CueProcess(engine, self._written.vet_args, root)
+
+    def results(self) -> list[list[Problem]]:
+        """Per input, its sorted findings; KrcError when a policy is broken (syntax, unknown reference)."""
+        try:
+            self.start()
+            if self._process is None or self._written is None:
+                return [[] for _ in self._inputs]
+            run, engine = self._process.wait(), self._process.engine
+        finally:
+            self.close()
+        if run.exit_code == 0:
+            return [[] for _ in self._inputs]
+        errors = parse_errors(run.stderr or run.stdout)
+        if not errors:
+            raise KrcError(f"{engine.description} failed (exit {run.exit_code}) without an error report: "
+                           f"{(run.stderr or run.stdout).strip()[:500] or 'no output'}")
+        return _findings_each(errors, self._written, self._inputs)
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.stop()
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def __enter__(self) -> PolicyRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 _MISSING = re.compile(r"^field ?(\S*) not allowed$")

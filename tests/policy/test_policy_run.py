@@ -1,0 +1,68 @@
+"""An engine run in two steps (PolicyRun): started early it gives what one call gives, and closing it stops the
+engine and removes its workspace whatever state it is in."""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from compiler.policy import PolicyInput, PolicyRun, evaluate_each
+from compiler.policy.engine import CueEngine
+
+GPU_POLICY = "package policy\n\nenv: groups: [...{gpu: <=8}]\n"
+
+
+def _policies(tmp_path: Path) -> Path:
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "gpu-cap.cue").write_text(GPU_POLICY)
+    return folder
+
+
+def _inputs(*gpus: int) -> list[PolicyInput]:
+    return [PolicyInput(f"env-{i}", {"groups": [{"name": "w", "gpu": g}]}, ()) for i, g in enumerate(gpus)]
+
+
+def test_started_early_or_not_the_findings_are_those_of_one_call(tmp_path: Path, wasm: CueEngine):
+    folder, inputs = _policies(tmp_path), _inputs(4, 12, 9)
+    with PolicyRun(folder, inputs, engine=wasm) as early:
+        early.start()
+        found = early.results()
+    with PolicyRun(folder, inputs, engine=wasm) as late:
+        assert late.results() == found
+    assert found == evaluate_each(folder, inputs, engine=wasm)
+    assert [len(each) for each in found] == [0, 1, 1]
+
+
+def test_closing_stops_a_running_engine_and_removes_its_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    pid_file = tmp_path / "engine.pid"
+    slow = CueEngine(("/bin/sh", "-c", f'echo $$ > "{pid_file}"; exec sleep 60', "cue"), "a slow engine")
+    run = PolicyRun(_policies(tmp_path), _inputs(4), engine=slow)
+    run.start()
+    [workspace] = scratch.iterdir()
+    assert {p.name for p in workspace.glob("*.cue")} == {"inputs.cue", "policy_0.cue"}
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.01)  # the shell has started but not yet written its process id
+    pid = int(pid_file.read_text())
+    run.close()
+    assert list(scratch.iterdir()) == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_nothing_to_check_starts_nothing(tmp_path: Path):
+    never = CueEngine((str(tmp_path / "no-such-cue"),), "an engine that cannot start")
+    with PolicyRun(_policies(tmp_path), [], engine=never) as run:
+        run.start()
+        assert run.results() == []
+    empty = tmp_path / "none"
+    empty.mkdir()
+    with PolicyRun(empty, _inputs(4), engine=never) as run:
+        assert run.results() == [[]]

@@ -1,0 +1,83 @@
+"""`krc diff` starts the changed environments' policies as soon as a review batch has compiled them, so CUE runs
+while the review goes on (Ray's view, the other batches); before its policy step the command collects them into
+the policy cache, where that step finds them and needs no engine run of its own. One such run at a time, and none
+beside worker processes (one engine at a time keeps the memory bound)."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from compiler import pipeline
+from compiler.compile_cache import POLICIES
+from compiler.pipeline.context import Context, Job, compile_cached, restore, use_engine_lock
+from compiler.pipeline.lint_batch import (
+    drop_policies_ahead,
+    keep_policies_ahead,
+    policy_cache_key,
+    start_policies_ahead,
+)
+from compiler.pipeline.review_batch import review_batch
+from compiler.policy import find_engine, policy_files
+from compiler.policy.engine import CueEngine
+from compiler.project import Project
+
+CACHED = pipeline.RunOptions(cache=True, workers=1)
+ALLOWED_IMAGE = "image: rayproject/ray:2.58.0-py312\n"
+
+
+def _foreign_image_in_dev(project: Project) -> None:
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text() + "ray:\n  image: registry.example.com/ray:2.58.0-py312\n")
+
+
+def _review_dev(project: Project) -> tuple[Context, str]:
+    context = Context.of(project, CACHED)
+    outcome = review_batch(context, Job("review", project.root, ("dev",), CACHED.cache, context.cache.shared))
+    [result] = outcome.results
+    assert result.reviewed is not None and result.reviewed.changed
+    compiled, _ = compile_cached(project, context.cache, "dev", peers=context.peers)
+    key = policy_cache_key(context, compiled, policy_files(project.policies_dir), find_engine([project.root]))
+    return context, key
+
+
+def test_one_run_at_a_time_and_a_dropped_run_keeps_nothing(project: Project, private_cache: Path):
+    _foreign_image_in_dev(project)
+    context, key = _review_dev(project)
+    ahead = context.policies_ahead
+    assert ahead is not None and ahead.keys == (key,)
+    compiled, render = compile_cached(project, context.cache, "dev", peers=context.peers)
+    start_policies_ahead(context, [(compiled, render or restore(context, compiled))])
+    assert context.policies_ahead is ahead  # the run under way stays the only one
+    drop_policies_ahead(context)
+    assert context.policies_ahead is None and context.cache.findings(POLICIES, key) is None
+
+
+def test_the_review_keeps_the_policy_findings_of_a_changed_environment(tmp_path: Path, project: Project,
+                                                                       private_cache: Path):
+    _foreign_image_in_dev(project)
+    context, key = _review_dev(project)
+    assert context.cache.findings(POLICIES, key) is None  # under way until the command collects it
+    keep_policies_ahead(context)
+    kept = context.cache.findings(POLICIES, key)
+    assert kept is not None and {p.rule for p in kept} == {"policy/image-registry"}
+    # the policy step answers from them: the same engine by name that cannot start is never started
+    engine = find_engine([project.root])
+    broken = CueEngine((str(tmp_path / "no-such-cue"),), engine.description)
+    found = pipeline.check_policies(project, ("dev",), broken, CACHED).findings
+    assert list(found) == list(kept)
+    assert found == pipeline.check_policies(project, ("dev",), engine, pipeline.RunOptions(cache=False)).findings
+
+
+def test_beside_worker_processes_a_review_starts_no_engine(project: Project, private_cache: Path,
+                                                           monkeypatch: pytest.MonkeyPatch):
+    _foreign_image_in_dev(project)
+    use_engine_lock(threading.Lock())  # as in a worker process of a parallel run
+    try:
+        context, key = _review_dev(project)
+    finally:
+        use_engine_lock(None)
+    assert context.policies_ahead is None
+    keep_policies_ahead(context)
+    assert context.cache.findings(POLICIES, key) is None
