@@ -60,3 +60,16 @@ def test_values_json_cannot_hold_are_not_written():
         to_json(Outer("x", (), ("a", 1), None, {}, {1.5: "float key"}))
     with pytest.raises(TypeError):
         to_json(Outer("x", (), ("a", 1), None, {}, object()))
+
+
+@dataclass(frozen=True)
+class Tree:
+    name: str
+    children: tuple[Tree, ...] = ()
+
+
+def test_a_record_may_hold_records_of_its_own_type():
+    tree = Tree("root", (Tree("a"), Tree("b", (Tree("c"),))))
+    assert from_json(Tree, to_json(tree)) == tree
+    with pytest.raises(ValueError):
+        from_json(Tree, {"name": "root", "children": [{"name": 1, "children": []}]})

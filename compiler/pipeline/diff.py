@@ -23,9 +23,12 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     has and environments/ no longer has."""
     source = review.golden_source(project, base)
     context = Context.of(project, run)
+    # what the cache cannot answer goes first: its batch compiles it and starts its policies (start_policies_ahead),
+    # which run while the other batches are answered from the cache (the reviews come out sorted by name)
+    order = sorted(names, key=lambda name: context.cache.summary(name) is not None)
     jobs = [Job("review", project.root, batch, run.cache, context.cache.shared,
                 golden={n: source.files(n) for n in batch} if base else None)
-            for batch in run.batches(names, run.review_batch)]
+            for batch in run.batches(order, run.review_batch)]
     try:
         results = [r for r in outcomes(context, jobs, run) if r.reviewed is not None]
         keep_policies_ahead(context)  # the changed environments' policies, started by the review
