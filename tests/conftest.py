@@ -70,6 +70,7 @@ SLOW_FIRST = (
     "tests/review/test_review_budget.py::",
     "tests/test_fixture_independence.py::test_editing_the_shipped_environments_leaves_the_tests_green",
     "tests/test_compile_cache.py::test_parallel_output_is_byte_identical_to_sequential",
+    "tests/test_policies_after.py::",
     "tests/review/test_review_checks.py::test_a_policy_violation_blocks_golden_and_leads_the_review",
     "tests/argocd/test_argocd_generate.py::test_generate_matches_render_for_every_environment",
     "tests/argocd/test_argocd_generate.py::test_concurrent_runs_match_sequential_runs",

@@ -168,6 +168,7 @@ class Job:
     findings: bool = True  # lint: schema and rule findings (else only policies)
     engine: CueEngine | None = None  # lint: the policies' engine (None: no policies to run)
     policy_settings: bool = True  # lint: apply the environments' `lint.rules` settings for policies
+    defer_policies: bool = False  # lint beside workers: engine runs wait for the main process (policies_after)
     peers: tuple[Destination, ...] | None = None  # where every environment deploys (set when sent to a worker)
 
 
@@ -185,6 +186,7 @@ class EnvironmentResult:
     staged: Path | None = None  # render/golden: the folder written beside its target, not yet swapped in
     mismatch: GoldenMismatch | None = None
     reviewed: review.EnvironmentReview | None = None
+    policies_pending: bool = False  # lint: its policies are still to run (Job.defer_policies)
 
 
 @dataclass(frozen=True)
@@ -198,8 +200,9 @@ def output_root(project: Project, command: str) -> Path:
     return project.rendered_dir if command == "render" else project.golden_dir
 
 
-# One CUE engine run at a time across the worker processes of a command: an engine process takes 150-250 MB
-# whatever the batch, so parallel runs would double the peak memory for little time (see README).
+# One CUE engine run at a time across the worker processes of a command that runs engines inside its jobs (`krc
+# lint --no-cache`; with the cache, policies_after runs them once the workers are gone): an engine process takes
+# 110 MB and more, so parallel runs beside the workers would raise the peak memory for little time (see README).
 _ENGINE_LOCK: list[Any] = [None]
 
 

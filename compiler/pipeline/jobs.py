@@ -25,6 +25,7 @@ from .context import (
     use_engine_lock,
 )
 from .lint_batch import has_lint_result, lint_basis, lint_batch
+from .policies_after import finish_policies
 from .review_batch import review_batch
 from .run_options import RunOptions
 
@@ -114,6 +115,10 @@ def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], boo
     if workers < 2:
         yield from (run_job(job, context) for job in jobs)
         return
+    # a lint job's engine runs wait for this process once the workers are gone (policies_after: memory); they
+    # need the compile cache to find the workers' renders again
+    jobs = [dataclasses.replace(job, defer_policies=True) if job.command == "lint" and job.engine is not None
+            and job.cache else job for job in jobs]
     spawn = multiprocessing.get_context("spawn")
     lock = spawn.Lock()
     use_engine_lock(lock)  # this process runs its own jobs meanwhile
@@ -140,9 +145,19 @@ def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions) -> Iterator
             return all(has_lint_result(context, job, basis, name) for name in job.names)
         return all(cache.has_entry(name) for name in job.names)
 
+    deferred: list[EnvironmentResult] = []  # in order, from the first result whose policies are pending
     for outcome in parallel(jobs, run, cheap, context):
         problems.extend(outcome.problems)
-        yield from outcome.results
+        for result in outcome.results:
+            if deferred or result.policies_pending:
+                deferred.append(result)
+            else:
+                yield result
+    if deferred and not problems:
+        try:
+            yield from finish_policies(context, jobs, deferred)
+        except KrcError as err:
+            problems.extend(err.problems)
     if problems:
         # a shared template or layer fails the same way for every environment: say it once
         raise KrcError(sorted_problems(set(problems)))

@@ -91,11 +91,13 @@ def cached_lint_result(context: Context, job: Job, basis: LintBasis, name: str) 
     return None
 
 
-def _store_lint_results(context: Context, basis: LintBasis, results: Sequence[EnvironmentResult],
+def store_lint_results(context: Context, basis: LintBasis, results: Sequence[EnvironmentResult],
                         compiled: dict[str, Compiled]) -> None:
     """Keep the results whose compiled result the compile cache kept as it is (a file that changed while it
     compiled, or findings that could not be computed, are not kept there, and so not here either)."""
     for result in results:
+        if result.policies_pending:
+            continue
         entry = compiled[result.name]
         summary = context.cache.summary(result.name)
         if summary is None or (summary.key, summary.inputs_digest) != (entry.key, entry.inputs_digest):
@@ -113,7 +115,7 @@ def lint_batch(context: Context, job: Job) -> Outcome:
     outcome, compiled = _lint_names(context, job, basis.policies, todo) if todo else (Outcome(), {})
     if outcome.problems:
         return outcome
-    _store_lint_results(context, basis, outcome.results, compiled)
+    store_lint_results(context, basis, outcome.results, compiled)
     fresh = {result.name: result for result in outcome.results}
     return Outcome(tuple({**known, **fresh}[name] for name in job.names), compiled=outcome.compiled)
 
@@ -155,6 +157,10 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
                 results[-1] = dataclasses.replace(results[-1], findings=tuple(kept))
     if problems:
         return Outcome(problems=tuple(problems)), {}
+    if job.defer_policies:  # the main process runs them once the workers are gone (policies_after)
+        for index, _, _, _ in pending:
+            results[index] = dataclasses.replace(results[index], policies_pending=True)
+        pending = []
     try:
         if job.findings or pending:
             renders = [render or restore(context, compiled_of[i]) for i, render in enumerate(renders)]

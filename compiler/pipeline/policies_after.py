@@ -1,0 +1,102 @@
+"""The policies a parallel `krc lint` / `krc policy` left for later: run by the main process once its workers are
+gone.
+
+Why: memory. Each worker process holds the compiling stack (about 100 MB at 500 environments), and a CUE engine
+run takes 110 MB plus about 2 MB per environment. Run inside the jobs, an engine of 25 environments beside both
+processes and Ray's generator came to 485 MB for a cold `krc lint` of 500 environments; here only this process and
+two engine runs of 10 environments are left (393 MB), and two runs at a time keep both cores busy. The inputs come
+back from the compile cache the workers filled, so a job defers its policies only when the cache is on.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..compile_cache import POLICIES, Compiled
+from ..policy import PolicyRun, policy_files, policy_input
+from ..problems import KrcError, Problem
+from ..render import Render
+from .context import Context, EnvironmentResult, Job, compile_cached, restore
+from .lint_batch import LintBasis, lint_basis, policy_cache_key, policy_settings, store_lint_results
+
+ENGINE_BATCH = 10  # environments per engine run here (see the module's docstring)
+ENGINES = 2  # engine runs at a time
+
+
+@dataclass(frozen=True)
+class _Waiting:
+    """One engine run under way, and for each of its environments: its place in the results, its job, its
+    compiled result and render, and where its findings go in the policy cache."""
+
+    run: PolicyRun
+    items: tuple[tuple[int, Job, Compiled, Render, str], ...]
+
+
+def finish_policies(context: Context, jobs: Sequence[Job], results: Sequence[EnvironmentResult]) \
+        -> list[EnvironmentResult]:
+    """`results` with every pending environment's policy findings added (its `lint.rules` settings applied when
+    its job asks) and its finished result kept in the lint cache; KrcError with every problem found."""
+    job_of = {name: job for job in jobs for name in job.names}
+    policies = tuple(policy_files(context.project.policies_dir))
+    out = list(results)
+    todo = [i for i, result in enumerate(out) if result.policies_pending]
+    chunks = [todo[i:i + ENGINE_BATCH] for i in range(0, len(todo), ENGINE_BATCH)]
+    problems: list[Problem] = []
+    bases = {job.names: lint_basis(context, job) for job in jobs}
+    for first in range(0, len(chunks), ENGINES):
+        waiting: list[_Waiting] = []
+        try:
+            for chunk in chunks[first:first + ENGINES]:
+                waiting.append(_start(context, job_of, policies, out, chunk))
+            for each in waiting:
+                problems.extend(_finish(context, out, each, bases))
+        except KrcError as err:
+            problems.extend(err.problems)
+        finally:
+            for each in waiting:
+                each.run.close()
+    if problems:
+        raise KrcError(problems)
+    return out
+
+
+def _start(context: Context, job_of: dict[str, Job], policies: tuple[Path, ...], results: list[EnvironmentResult],
+           chunk: Sequence[int]) -> _Waiting:
+    """The chunk's inputs, from the compile cache the workers filled, and its engine run, started."""
+    project = context.project
+    items = []
+    for index in chunk:
+        job = job_of[results[index].name]
+        assert job.engine is not None  # only a job with an engine defers its policies
+        compiled, render = compile_cached(project, context.cache, results[index].name, job.argocd_crds,
+                                          lint=job.findings, peers=context.peers)
+        key = policy_cache_key(context, compiled, policies, job.engine)
+        items.append((index, job, compiled, render or restore(context, compiled), key))
+    engine = items[0][1].engine
+    run = PolicyRun(project.policies_dir, [policy_input(render) for _, _, _, render, _ in items], engine=engine,
+                    show_path=project.relative)
+    waiting = _Waiting(run, tuple(items))
+    try:
+        run.start()
+    except BaseException:
+        run.close()
+        raise
+    return waiting
+
+
+def _finish(context: Context, results: list[EnvironmentResult], waiting: _Waiting,
+            bases: dict[tuple[str, ...], LintBasis]) -> list[Problem]:
+    problems: list[Problem] = []
+    for (index, job, compiled, render, key), found in zip(waiting.items, waiting.run.results(), strict=True):
+        context.cache.store_findings(POLICIES, key, found)
+        try:
+            kept = policy_settings(context, job, render, found)
+        except KrcError as err:
+            problems.extend(err.problems)
+            continue
+        results[index] = dataclasses.replace(results[index], findings=results[index].findings + tuple(kept),
+                                             policies_pending=False)
+        store_lint_results(context, bases[job.names], [results[index]], {compiled.name: compiled})
+    return problems

@@ -1,0 +1,53 @@
+"""Beside worker processes, `krc lint` and `krc policy` leave their CUE engine runs to the main process once the
+workers are gone (memory: no engine beside two processes holding the compiling stack); the findings are those of
+a sequential run, and the finished results are kept as a sequential run keeps them."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+from test_compile_cache import REPO_ROOT, copy_environment, policy_project
+
+from compiler import pipeline
+from compiler.pipeline.linting import policy_and_lint
+from compiler.policy import find_engine
+from compiler.policy.engine import CueEngine
+from compiler.project import Project
+
+POOLED = pipeline.RunOptions(cache=True, workers=2, policy_batch=1)
+
+
+def _logging_engine(tmp_path: Path, real: CueEngine) -> tuple[CueEngine, Path]:
+    """The real engine, started through a script that first notes which process started it."""
+    log = tmp_path / "engine-parents.log"
+    script = tmp_path / "logging_cue.py"
+    script.write_text("import os, sys\n"
+                      f"with open({str(log)!r}, 'a') as out:\n    out.write(f'{{os.getppid()}}\\n')\n"
+                      f"command = {list(real.command)!r}\n"
+                      "os.execv(command[0], [*command, *sys.argv[1:]])\n")
+    return CueEngine((sys.executable, str(script)), f"{real.description}, logged"), log
+
+
+def test_the_engine_runs_in_the_main_process_after_the_workers(tmp_path: Path, project: Project,
+                                                               private_cache: Path):
+    project = policy_project(project)
+    copy_environment(project, "dev")
+    names = project.environment_names()
+    real = find_engine([REPO_ROOT])
+    logged, log = _logging_engine(tmp_path, real)
+
+    pooled = policy_and_lint(project, names, POOLED, None, with_findings=True, engine=logged)
+    assert set(log.read_text().split()) == {str(os.getpid())}  # no engine started in a worker
+    sequential = policy_and_lint(project, names, pipeline.RunOptions(cache=False, workers=1), None,
+                                 with_findings=True, engine=real)
+    assert pooled == sequential
+    assert {f.message.split(":")[0] for f in pooled if f.rule == "policy/dev-no-gpu"} == {
+        "environment dev", "environment dev-copy"}
+
+    # the finished results were kept: the same engine by name that cannot start is never needed again
+    broken = CueEngine((str(tmp_path / "no-such-cue"),), logged.description)
+    assert policy_and_lint(project, names, POOLED, None, with_findings=True, engine=broken) == pooled
+    policies = pipeline.check_policies(project, (), logged, dataclasses.replace(POOLED, cache=True))
+    assert policies == pipeline.check_policies(project, (), real, pipeline.RunOptions(cache=False, workers=1))
