@@ -8,12 +8,15 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from test_compile_cache import REPO_ROOT, copy_environment, policy_project
 
 from compiler import pipeline
+from compiler.pipeline import policies_after
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
+from compiler.problems import KrcError
 from compiler.project import Project
 
 POOLED = pipeline.RunOptions(cache=True, workers=2, policy_batch=1)
@@ -51,3 +54,18 @@ def test_the_engine_runs_in_the_main_process_after_the_workers(tmp_path: Path, p
     assert policy_and_lint(project, names, POOLED, None, with_findings=True, engine=broken) == pooled
     policies = pipeline.check_policies(project, (), logged, dataclasses.replace(POOLED, cache=True))
     assert policies == pipeline.check_policies(project, (), real, pipeline.RunOptions(cache=False, workers=1))
+
+
+def test_a_broken_policy_stops_the_engine_runs_and_is_reported_once(tmp_path: Path, project: Project,
+                                                                     private_cache: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch):
+    copy_environment(project, "dev")
+    (project.policies_dir / "broken.cue").write_text("package policy\n\nenv: name: strings.MaxRunes(3)\n")
+    logged, log = _logging_engine(tmp_path, find_engine([REPO_ROOT]))
+    monkeypatch.setattr(policies_after, "ENGINE_BATCH", 1)  # three runs of one environment, two at a time
+    with pytest.raises(KrcError) as raised:
+        policy_and_lint(project, project.environment_names(), POOLED, None, with_findings=True, engine=logged)
+    assert [p.one_line() for p in raised.value.problems] == [
+        'policies/broken.cue:3:12: error: CUE cannot evaluate this policy: reference "strings" not found; '
+        "fix the policy"]
+    assert len(log.read_text().split()) == 2  # the first two runs failed; the third never started

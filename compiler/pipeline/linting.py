@@ -58,7 +58,8 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
 def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, argocd_crds: str | None,
                      with_findings: bool, engine: CueEngine | None = None, settings: bool = True) -> list[Problem]:
     """Batches of environments, each compiled (or taken from the cache) and put through the policies in one
-    engine run for what the policy cache lacks; batches run in parallel. Without a CUE engine the other findings
+    engine run for what the policy cache lacks; batches run in parallel (their engine runs then wait for the
+    workers to finish: policies_after). Without a CUE engine the other findings
     are still reported, plus an error saying the policies were not checked: a CI job without the engine must not
     pass as if they had been."""
     if not names:

@@ -52,8 +52,9 @@ def finish_policies(context: Context, jobs: Sequence[Job], results: Sequence[Env
                 waiting.append(_start(context, job_of, policies, out, chunk))
             for each in waiting:
                 problems.extend(_finish(context, out, each, bases))
-        except KrcError as err:
+        except KrcError as err:  # a broken policy: every other run would stop on it too
             problems.extend(err.problems)
+            break
         finally:
             for each in waiting:
                 each.run.close()

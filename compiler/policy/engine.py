@@ -1,8 +1,8 @@
 """Finding and starting the CUE engine: a `cue` executable on PATH, else CUE compiled to WebAssembly run by Node.
 
-There is no maintained CUE binding for Python, so policies are always evaluated by a CUE process. Starting one
-costs about a second (the WebAssembly build compiles 26 MB first), which is why callers batch all their work
-into a single run.
+There is no maintained CUE binding for Python, so policies are always evaluated by a CUE process. Starting the
+WebAssembly build costs about half a second (Node, compiling 26 MB of WebAssembly, Go's and CUE's start-up),
+which is why callers give a run many environments and start it early (evaluate.PolicyRun).
 """
 from __future__ import annotations
 
