@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO))
 
 from compiler.pipeline import compile_environments, vendor_charts  # noqa: E402
 from compiler.policy import evaluate_policies, policy_input  # noqa: E402
-from compiler.policy.engine import CueEngine, find_engine, run_cue  # noqa: E402
+from compiler.policy.engine import CueEngine, CueProcess, find_engine  # noqa: E402
 from compiler.project import Project  # noqa: E402
 
 KRC = [sys.executable, "-c", "from compiler.cli import main; main()"]
@@ -66,7 +66,7 @@ def policies_only(project: Project, engine: CueEngine) -> float:
 def main() -> None:
     engine = find_engine([REPO])
     with tempfile.TemporaryDirectory(prefix="krc-bench-policy-") as tmp:
-        baseline = best(lambda: run_cue(engine, ["version"], Path(tmp)))
+        baseline = best(lambda: CueProcess(engine, ["version"], Path(tmp)).wait())
         shipped = project_copy(Path(tmp) / "shipped")
         many = project_copy(Path(tmp) / "many")
         add_synthetic_environments(many, SYNTHETIC)
