@@ -168,7 +168,7 @@ class CompileCache:
         self.enabled = enabled
         self.folder = folder or cache_dir()
         self._digests: dict[Path, str] = {}  # per run: files do not change under one command
-        self._summaries: dict[str, Summary | None] = {}
+        self._summaries: dict[str, Summary] = {}
         if shared is None and enabled:
             shared = _sha256("\0".join([str(FORMAT), krc_fingerprint(), _tree_digest(project.templates_dir),
                                          _tree_digest(project.vendor_dir), options, limit_settings()]).encode())
@@ -268,10 +268,9 @@ class CompileCache:
             return None
 
     def summary(self, name: str) -> Summary | None:
-        """The summary of the environment's current entry, when trustworthy; read once per run (until stored)."""
-        if name not in self._summaries:
-            self._summaries[name] = self._read_summary(name)
-        return self._summaries[name]
+        """Its current entry's trustworthy summary, kept once found (until stored; a worker may store it later)."""
+        found = self._summaries.get(name) or self._read_summary(name)
+        return self._summaries.setdefault(name, found) if found else None
 
     def _read_summary(self, name: str) -> Summary | None:
         found = self._current(SUMMARIES, name)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 from test_compile_cache import REPO_ROOT, copy_environment, policy_project
 
-from compiler import pipeline
+from compiler import compile_cache, pipeline
 from compiler.pipeline import policies_after
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
@@ -49,9 +50,13 @@ def test_the_engine_runs_in_the_main_process_after_the_workers(tmp_path: Path, p
     assert {f.message.split(":")[0] for f in pooled if f.rule == "policy/dev-no-gpu"} == {
         "environment dev", "environment dev-copy"}
 
-    # the finished results were kept: the same engine by name that cannot start is never needed again
+    # the finished results were kept: with neither the compiled entries nor the policy findings, and the same
+    # engine by name that cannot start, the next run gives them all the same
+    shutil.rmtree(private_cache / compile_cache.FOLDER)
+    shutil.rmtree(private_cache / compile_cache.POLICIES)
     broken = CueEngine((str(tmp_path / "no-such-cue"),), logged.description)
     assert policy_and_lint(project, names, POOLED, None, with_findings=True, engine=broken) == pooled
+    assert not (private_cache / compile_cache.FOLDER).exists()
     policies = pipeline.check_policies(project, (), logged, dataclasses.replace(POOLED, cache=True))
     assert policies == pipeline.check_policies(project, (), real, pipeline.RunOptions(cache=False, workers=1))
 
