@@ -7,6 +7,7 @@ no counterpart falls back to its nearest mapped parent, and at worst to the envi
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -110,21 +111,19 @@ def object_positions(document: dict[str, Any], locate: Locate, written: Locate |
 class _LazyPositions(Mapping[Path, Location]):
     def __init__(self, document: dict[str, Any], item: Path, locate: Locate, written: Locate | None):
         self._arguments = (document, item, locate, written)
-        self._table: Positions | None = None
 
+    @functools.cached_property
     def _positions(self) -> Positions:
-        if self._table is None:
-            self._table = _all_positions(*self._arguments)
-        return self._table
+        return _all_positions(*self._arguments)
 
     def __getitem__(self, path: Path) -> Location:
-        return self._positions()[path]
+        return self._positions[path]
 
     def __iter__(self) -> Iterator[Path]:
-        return iter(self._positions())
+        return iter(self._positions)
 
     def __len__(self) -> int:
-        return len(self._positions())
+        return len(self._positions)
 
 
 def _all_positions(document: dict[str, Any], item: Path, locate: Locate, written: Locate | None) -> Positions:
@@ -143,6 +142,7 @@ def _all_positions(document: dict[str, Any], item: Path, locate: Locate, written
             if found is not None:
                 positions[path] = found
     return positions
+
 
 def _named(data: object, rest: Path) -> Path:
     """Indexes into lists of named items (name, groupName) become the names, as `raw:` origins are keyed."""

@@ -12,12 +12,8 @@ import pytest
 from compiler import pipeline
 from compiler.compile_cache import POLICIES
 from compiler.pipeline.context import Context, Job, compile_cached, restore, use_engine_lock
-from compiler.pipeline.lint_batch import (
-    drop_policies_ahead,
-    keep_policies_ahead,
-    policy_cache_key,
-    start_policies_ahead,
-)
+from compiler.pipeline.lint_batch import policy_cache_key
+from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_ahead, start_policies_ahead
 from compiler.pipeline.review_batch import review_batch
 from compiler.policy import find_engine, policy_files
 from compiler.policy.engine import CueEngine

@@ -43,7 +43,7 @@ class Context:
         self.with_peers = with_peers
         self._charts: dict[tuple[str, str], Chart] = {}
         self._peers: tuple[Destination, ...] | None = None
-        self.policies_ahead: PoliciesAhead | None = None  # at most one engine run under way (see lint_batch)
+        self.policies_ahead: PoliciesAhead | None = None  # at most one engine run under way (policies_ahead)
 
     @classmethod
     def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> Context:

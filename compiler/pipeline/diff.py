@@ -10,8 +10,8 @@ from .context import Context, Job
 from .environments import compile_environments
 from .golden import covers_all, removed_environments
 from .jobs import outcomes
-from .lint_batch import drop_policies_ahead, keep_policies_ahead
 from .linting import policies_by_environment
+from .policies_ahead import drop_policies_ahead, keep_policies_ahead
 from .run_options import DEFAULT_RUN, RunOptions
 
 

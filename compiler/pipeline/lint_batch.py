@@ -11,16 +11,16 @@ from pathlib import Path
 
 from ..autoscaler.generators import installed_generators
 from ..compile_cache import POLICIES, Compiled, Summary, findings_digest
-from ..policy import CueEngine, PolicyRun, find_engine, policy_files, policy_input
+from ..policy import CueEngine, PolicyInput, PolicyRun, policy_files, policy_input
 from ..policy.inputs import with_policy_settings
 from ..problems import KrcError, Problem
+from ..project import Project
 from ..render import Render
 from .context import (
     Context,
     EnvironmentResult,
     Job,
     Outcome,
-    PoliciesAhead,
     compile_cached,
     engine_alone,
     engine_turn,
@@ -165,7 +165,7 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
         if job.findings or pending:
             renders = [render or restore(context, compiled_of[i]) for i, render in enumerate(renders)]
         inputs = [policy_input(renders[index] or restore(context, compiled)) for index, compiled, _, _ in pending]
-        with PolicyRun(project.policies_dir, inputs, engine=job.engine, show_path=project.relative) as run:
+        with project_policy_run(project, inputs, job.engine) as run:
             if inputs and engine_alone():
                 run.start()  # CUE works while Ray's generator does (below); with workers, it waits its turn
             if job.findings:
@@ -173,66 +173,21 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
             with engine_turn() if inputs else contextlib.nullcontext():
                 per_input = run.results()
         for (index, compiled, render, key), policy_found in zip(pending, per_input, strict=True):
-            cache.store_findings(POLICIES, key, policy_found)
-            kept = policy_settings(context, job, render or restore(context, compiled), policy_found)
-            results[index] = dataclasses.replace(results[index], findings=results[index].findings + tuple(kept))
+            results[index] = with_policy_findings(context, job, results[index], render or restore(context, compiled),
+                                                  key, policy_found)
     except KrcError as err:
         return Outcome(problems=err.problems), {}
     by_name = {result.name: entry for result, entry in zip(results, compiled_of, strict=True)}
     return Outcome(tuple(results), compiled=tuple(compiled_names)), by_name
 
 
+def project_policy_run(project: Project, inputs: Sequence[PolicyInput], engine: CueEngine | None) -> PolicyRun:
+    """An engine run of the project's policies, its messages naming files as the project shows them."""
+    return PolicyRun(project.policies_dir, inputs, engine=engine, show_path=project.relative)
+
+
 def policy_cache_key(context: Context, compiled: Compiled, policies: Sequence[Path], engine: CueEngine) -> str:
     return context.cache.policy_key(compiled.key, compiled.inputs_digest, policies, engine.description)
-
-
-def start_policies_ahead(context: Context, entries: Sequence[tuple[Compiled, Render]]) -> None:
-    """Start the policies of `entries` (`krc diff`: the changed environments) for keep_policies_ahead to collect,
-    so the engine works meanwhile. Nothing starts when one run is already under way (one engine at a time), when
-    there is nothing to run (no policies, results already kept, no engine installed) or beside worker processes
-    (see engine_alone). A failure is left to the policy step, which reports it."""
-    project = context.project
-    policies = tuple(policy_files(project.policies_dir))
-    if not entries or not policies or not engine_alone() or context.policies_ahead is not None:
-        return
-    try:
-        engine = find_engine([project.root])
-    except KrcError:
-        return
-    todo = [(render, key) for compiled, render in entries
-            if not context.cache.has_payload(POLICIES, key := policy_cache_key(context, compiled, policies, engine))]
-    if not todo:
-        return
-    run = PolicyRun(project.policies_dir, [policy_input(render) for render, _ in todo], engine=engine,
-                    show_path=project.relative)
-    try:
-        run.start()
-    except KrcError:
-        run.close()
-        return
-    context.policies_ahead = PoliciesAhead(run, tuple(key for _, key in todo))
-
-
-def keep_policies_ahead(context: Context) -> None:
-    """Wait for the run start_policies_ahead started and keep its findings in the policy cache."""
-    ahead, context.policies_ahead = context.policies_ahead, None
-    if ahead is None:
-        return
-    try:
-        found = ahead.run.results()
-    except KrcError:
-        return  # the policy step runs these policies again and reports what stopped them
-    finally:
-        ahead.run.close()
-    for key, each in zip(ahead.keys, found, strict=True):
-        context.cache.store_findings(POLICIES, key, each)
-
-
-def drop_policies_ahead(context: Context) -> None:
-    """Stop the run start_policies_ahead started (the command failed before it needed the findings)."""
-    ahead, context.policies_ahead = context.policies_ahead, None
-    if ahead is not None:
-        ahead.run.close()
 
 
 def _add_findings(context: Context, job: Job, renders: Sequence[Render | None],
@@ -244,6 +199,15 @@ def _add_findings(context: Context, job: Job, renders: Sequence[Render | None],
     for i, (entry, view) in enumerate(zip(validated, views, strict=True)):
         found = tuple(validated_findings(entry, context.project, job.argocd_crds, view))
         results[i] = dataclasses.replace(results[i], findings=found + results[i].findings)
+
+
+def with_policy_findings(context: Context, job: Job, result: EnvironmentResult, render: Render, key: str,
+                         found: Sequence[Problem]) -> EnvironmentResult:
+    """`result` with the policy findings an engine run just gave (kept in the policy cache under `key`), its
+    environment's `lint.rules` settings for policies applied when the job asks; KrcError for bad settings."""
+    context.cache.store_findings(POLICIES, key, found)
+    kept = policy_settings(context, job, render, found)
+    return dataclasses.replace(result, findings=result.findings + tuple(kept), policies_pending=False)
 
 
 def policy_settings(context: Context, job: Job, render: Render, found: Sequence[Problem]) -> list[Problem]:

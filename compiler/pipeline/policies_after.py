@@ -9,17 +9,23 @@ back from the compile cache the workers filled, so a job defers its policies onl
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..compile_cache import POLICIES, Compiled
+from ..compile_cache import Compiled
 from ..policy import PolicyRun, policy_files, policy_input
 from ..problems import KrcError, Problem
 from ..render import Render
 from .context import Context, EnvironmentResult, Job, compile_cached, restore
-from .lint_batch import LintBasis, lint_basis, policy_cache_key, policy_settings, store_lint_results
+from .lint_batch import (
+    LintBasis,
+    lint_basis,
+    policy_cache_key,
+    project_policy_run,
+    store_lint_results,
+    with_policy_findings,
+)
 
 ENGINE_BATCH = 10  # environments per engine run here (see the module's docstring)
 ENGINES = 2  # engine runs at a time
@@ -75,29 +81,19 @@ def _start(context: Context, job_of: dict[str, Job], policies: tuple[Path, ...],
                                           lint=job.findings, peers=context.peers)
         key = policy_cache_key(context, compiled, policies, job.engine)
         items.append((index, job, compiled, render or restore(context, compiled), key))
-    engine = items[0][1].engine
-    run = PolicyRun(project.policies_dir, [policy_input(render) for _, _, _, render, _ in items], engine=engine,
-                    show_path=project.relative)
-    waiting = _Waiting(run, tuple(items))
-    try:
-        run.start()
-    except BaseException:
-        run.close()
-        raise
-    return waiting
+    run = project_policy_run(project, [policy_input(render) for _, _, _, render, _ in items], items[0][1].engine)
+    run.start()
+    return _Waiting(run, tuple(items))
 
 
 def _finish(context: Context, results: list[EnvironmentResult], waiting: _Waiting,
             bases: dict[tuple[str, ...], LintBasis]) -> list[Problem]:
     problems: list[Problem] = []
     for (index, job, compiled, render, key), found in zip(waiting.items, waiting.run.results(), strict=True):
-        context.cache.store_findings(POLICIES, key, found)
         try:
-            kept = policy_settings(context, job, render, found)
+            results[index] = with_policy_findings(context, job, results[index], render, key, found)
         except KrcError as err:
             problems.extend(err.problems)
             continue
-        results[index] = dataclasses.replace(results[index], findings=results[index].findings + tuple(kept),
-                                             policies_pending=False)
         store_lint_results(context, bases[job.names], [results[index]], {compiled.name: compiled})
     return problems

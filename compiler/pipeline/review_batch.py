@@ -23,7 +23,7 @@ from ..render import Render
 from ..review.ray_view import two_views
 from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, restore
 from .environments import ray_version, validate_render
-from .lint_batch import start_policies_ahead
+from .policies_ahead import start_policies_ahead
 
 # Reviews of environments golden/ matches, kept in the compile cache's folder under their own kind and key.
 REVIEWS = "reviews"

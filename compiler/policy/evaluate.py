@@ -79,7 +79,8 @@ class PolicyRun:
         self._written: workspace.Workspace | None = None
 
     def start(self) -> None:
-        """Write the workspace and start the engine; KrcError for a policy krc cannot read or no engine."""
+        """Write the workspace and start the engine; KrcError (nothing left behind) for a policy krc cannot read,
+        an input CUE cannot take, or no engine."""
         if self._started:
             return
         self._started = True
@@ -88,10 +89,14 @@ class PolicyRun:
             return
         engine = self._engine or find_engine([self._policy_dir.resolve().parent])
         self._folder = tempfile.TemporaryDirectory(prefix="krc-policy-")
-        root = Path(self._folder.name)
-        self._written = workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects)
-                                                                   for i in self._inputs])
-        self._process = CueProcess(engine, self._written.vet_args, root)
+        try:
+            root = Path(self._folder.name)
+            self._written = workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects)
+                                                                       for i in self._inputs])
+            self._process = CueProcess(engine, self._written.vet_args, root)
+        except BaseException:
+            self.close()  # no workspace left behind by an input CUE cannot take or an engine that cannot start
+            raise
 
     def results(self) -> list[list[Problem]]:
         """Per input, its sorted findings; KrcError when a policy is broken (syntax, unknown reference)."""

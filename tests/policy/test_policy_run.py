@@ -11,6 +11,7 @@ import pytest
 
 from compiler.policy import PolicyInput, PolicyRun, evaluate_each
 from compiler.policy.engine import CueEngine
+from compiler.problems import KrcError
 
 GPU_POLICY = "package policy\n\nenv: groups: [...{gpu: <=8}]\n"
 
@@ -66,3 +67,14 @@ def test_nothing_to_check_starts_nothing(tmp_path: Path):
     empty.mkdir()
     with PolicyRun(empty, _inputs(4), engine=never) as run:
         assert run.results() == [[]]
+
+
+def test_an_engine_that_cannot_start_leaves_no_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    missing = CueEngine((str(tmp_path / "no-such-cue"),), "an engine that cannot start")
+    run = PolicyRun(_policies(tmp_path), _inputs(4), engine=missing)
+    with pytest.raises(KrcError, match="could not start an engine that cannot start"):
+        run.start()
+    assert list(scratch.iterdir()) == []
