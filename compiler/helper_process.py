@@ -7,12 +7,15 @@ test session) starts each helper once and hands it request after request. Each r
 fresh state inside the helper (a new WebAssembly instance; Ray's once-only warnings reset), so an answer never
 depends on what the helper answered before.
 
-A helper that times out, or whose caller stops waiting, is killed, never reused. Idle helpers end with krc: they
-read their requests from a pipe, which closes when krc exits, however it exits; a normal exit also kills them.
+A helper that times out, or whose caller stops waiting, is killed, never reused. An idle helper ends by itself
+after $KRC_HELPER_IDLE_SECONDS (default 2 s: back-to-back engine runs share one process, while a helper never
+sits on its 70-150 MB through minutes of other work; a long-lived caller such as a test session sets more), and
+in any case with krc: it reads its requests from a pipe, which closes when krc exits, however it exits.
 """
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import select
@@ -23,8 +26,25 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .problems import KrcError
+
 # What a helper that failed left on stderr, kept for the error message
 _STDERR_TAIL = 4000
+# How long an idle helper waits for its next request before it exits; the helpers read it from their environment
+IDLE_VARIABLE = "KRC_HELPER_IDLE_SECONDS"
+DEFAULT_IDLE_SECONDS = 2.0
+
+
+def helper_environment(variables: Mapping[str, str]) -> dict[str, str]:
+    """`variables` plus how long the helper may wait idle ($KRC_HELPER_IDLE_SECONDS, checked here)."""
+    raw = os.environ.get(IDLE_VARIABLE, "").strip()
+    try:
+        idle = float(raw) if raw else DEFAULT_IDLE_SECONDS
+    except ValueError:
+        idle = -1.0
+    if not 0 < idle <= 86400:
+        raise KrcError(f"{IDLE_VARIABLE}={raw!r} is not a number of seconds between 0 and 86400; unset it or give one")
+    return {**variables, IDLE_VARIABLE: f"{idle:g}"}
 
 
 class HelperFailed(Exception):
@@ -97,7 +117,8 @@ class HelperProcess:
         self._process.wait()
         for stream in (self._process.stdin, self._process.stdout):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):  # a request the dead helper never read: nothing to flush to
+                    stream.close()
 
     def stderr_tail(self) -> str:
         try:
@@ -120,6 +141,14 @@ class HelperPool:
         self._idle: list[HelperProcess] = []
         self._lock = threading.Lock()
         self._pid = os.getpid()
+        self._keep_idle = True
+
+    def keep_idle(self, keep: bool) -> None:
+        """Whether a helper waits for the next request after its answer (the default), or ends at once: where
+        several krc processes work side by side, idle helpers in each would add up (see pipeline.jobs)."""
+        self._keep_idle = keep
+        if not keep:
+            self.close()
 
     def take(self, argv: Sequence[str], env: Mapping[str, str] | None) -> HelperProcess:
         key = _key(argv, env)
@@ -137,8 +166,10 @@ class HelperPool:
     def give_back(self, helper: HelperProcess) -> None:
         with self._lock:
             self._forget_after_fork()
-            if helper.alive():
+            if helper.alive() and self._keep_idle:
                 self._idle.append(helper)
+                return
+        helper.kill()
 
     def close(self) -> None:
         with self._lock:

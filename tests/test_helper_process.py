@@ -10,6 +10,7 @@ import pytest
 
 from compiler import helper_process
 from compiler.helper_process import HelperFailed, HelperPool, HelperTimeout
+from compiler.pipeline.context import use_engine_lock
 
 # Answers each request line with its own pid and the request; "sleep" waits, "garble" prints no JSON, "die" exits
 ECHO = """
@@ -87,3 +88,18 @@ def test_closing_the_pool_ends_its_idle_helpers(echo: list[str], pool: HelperPoo
     pool.give_back(helper)
     pool.close()
     assert not helper.alive()
+
+
+def test_beside_other_krc_processes_no_helper_waits_idle(echo: list[str], pool: HelperPool,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    idle = pool.take(echo, None)
+    pool.give_back(idle)
+    use_engine_lock(object())  # a command with worker processes (pipeline.jobs) sets this in each of them
+    try:
+        assert not idle.alive()  # the idle one ended at once
+        first = helper_process.ask(echo, None, {}, 10)["pid"]
+        assert helper_process.ask(echo, None, {}, 10)["pid"] != first  # each answered, then ended
+    finally:
+        use_engine_lock(None)
+    again = helper_process.ask(echo, None, {}, 10)["pid"]
+    assert helper_process.ask(echo, None, {}, 10)["pid"] == again  # the workers are gone: kept up again

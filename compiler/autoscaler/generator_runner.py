@@ -5,6 +5,8 @@ This file is not imported by krc: krc runs it with the Python of an isolated env
 package of one Ray version (`.venv-ray/<version>/`), so krc itself never imports Ray. It uses only the standard
 library and Ray, and prints nothing but its JSON answers.
 
+It exits when stdin closes, or after $KRC_HELPER_IDLE_SECONDS without a request.
+
 a line in:  {"clusters": {"<key>": <RayCluster object>, ...}}
 a line out: {"rayVersion": "2.58.0", "results": {"<key>": {"config": {...}, "nodeTypeOrder": [...],
              "warnings": [...]} or {"error": "...", "warnings": [...]}}}
@@ -18,6 +20,8 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
+import signal
 import sys
 from typing import Any
 
@@ -56,14 +60,21 @@ def main() -> int:
     root = logging.getLogger("ray")
     root.addHandler(collect)
     root.propagate = False  # nothing on stderr but real failures
-    for line in sys.stdin:
+    # idle for longer than krc asked: exit (krc starts another when it needs one)
+    idle = float(os.environ.get("KRC_HELPER_IDLE_SECONDS") or "2")
+    signal.signal(signal.SIGALRM, lambda *_: os._exit(0))
+    while True:
+        signal.setitimer(signal.ITIMER_REAL, idle)
+        line = sys.stdin.readline()
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if not line:
+            return 0
         request = json.loads(line)
         results = {key: _one(generate, forget_logged, cluster, collect)
                    for key, cluster in sorted(request["clusters"].items())}
         sys.stdout.write(json.dumps({"rayVersion": ray.__version__, "results": results}, sort_keys=True,
                                     default=str) + "\n")
         sys.stdout.flush()
-    return 0
 
 
 if __name__ == "__main__":

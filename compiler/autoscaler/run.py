@@ -74,7 +74,7 @@ def _write_cached(path: Path, answer: dict[str, Any]) -> None:
 def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     """The generator's answers: one request to the helper process of this Ray version, started once per krc
     process (importing Ray costs about 0.9 s) and kept up for the next request (helper_process)."""
-    env = {name: os.environ[name] for name in _PASSED_ENV if name in os.environ}
+    env = helper_process.helper_environment({name: os.environ[name] for name in _PASSED_ENV if name in os.environ})
     env["RAY_USAGE_STATS_ENABLED"] = "0"
     what = f"the autoscaler config generator of Ray {generator.ray_version} ({generator.python})"
     try:

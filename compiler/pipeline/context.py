@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import output, review
+from .. import helper_process, output, review
 from ..argocd.validation import crds_path
 from ..charts import vendored
 from ..charts.package import Chart
@@ -207,7 +207,10 @@ _ENGINE_LOCK: list[Any] = [None]
 
 
 def use_engine_lock(lock: Any) -> None:
+    """Set in every process of a command with workers (None once they are gone). Meanwhile no helper process
+    (CUE, Ray's generator) waits idle for a next request: one per process would add up to the peak memory."""
     _ENGINE_LOCK[0] = lock
+    helper_process.POOL.keep_idle(lock is None)
 
 
 def engine_turn() -> Any:

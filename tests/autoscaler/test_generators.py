@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,17 @@ def test_each_cluster_gets_its_own_warnings_whatever_the_generator_answered_befo
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "another-cache"))  # asked again of the same process
     [again] = autoscaler_views(project.root, [Batch("2.58.0", (clusters[1],))])
     assert [config.warnings for config in again.configs.values()] == [warnings[1]]
+
+
+def test_an_idle_generator_exits_and_the_next_request_starts_another(project: Project, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    envs = _counting_envs(tmp_path, "2.58.0")
+    monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "1")
+    documents = _documents(project, "dev")
+    first = autoscaler_views(project.root, [Batch("2.58.0", documents)])
+    time.sleep(2.5)  # idle past KRC_HELPER_IDLE_SECONDS: the generator has exited by itself
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "another-cache"))
+    assert autoscaler_views(project.root, [Batch("2.58.0", documents)]) == first
+    assert (_starts(envs), _requests(envs)) == (2, 2)

@@ -2,6 +2,7 @@
 engine and removes its workspace whatever state it is in."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 import time
@@ -78,3 +79,48 @@ def test_an_engine_that_cannot_start_leaves_no_workspace(tmp_path: Path, monkeyp
     with pytest.raises(KrcError, match="could not start an engine that cannot start"):
         run.start()
     assert list(scratch.iterdir()) == []
+
+
+def _logging_serve_command(tmp_path: Path, wasm: CueEngine) -> tuple[str, ...]:
+    """The WebAssembly engine's serving argv behind a shell that logs each start."""
+    log = tmp_path / "starts.log"
+    return ("/bin/sh", "-c", f'echo start >> "{log}"; exec "$@"', "engine", *wasm.serve_command)
+
+
+def _starts(tmp_path: Path) -> int:
+    log = tmp_path / "starts.log"
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_one_engine_process_serves_run_after_run_until_it_has_been_idle(
+        tmp_path: Path, wasm: CueEngine, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "1")
+    logged = dataclasses.replace(wasm, serve_command=_logging_serve_command(tmp_path, wasm))
+    folder = _policies(tmp_path)
+    runs = [evaluate_each(folder, _inputs(*gpus), engine=logged) for gpus in ((4, 12), (9,), (1, 2, 30))]
+    assert [[len(each) for each in run] for run in runs] == [[0, 1], [1], [0, 0, 1]]
+    assert _starts(tmp_path) == 1  # each run a new CUE instance in the same Node process
+    time.sleep(2.5)  # idle past KRC_HELPER_IDLE_SECONDS: the engine has exited; the next run starts another
+    assert evaluate_each(folder, _inputs(9), engine=logged) == runs[1]
+    assert _starts(tmp_path) == 2
+
+
+def test_closing_mid_run_kills_a_served_engine(tmp_path: Path):
+    pid_file = tmp_path / "engine.pid"
+    slow = CueEngine((), "a slow engine", ("/bin/sh", "-c", f'echo $$ > "{pid_file}"; exec sleep 60'))
+    run = PolicyRun(_policies(tmp_path), _inputs(4), engine=slow)
+    run.start()
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pid = int(pid_file.read_text())
+    run.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_an_idle_time_that_is_not_a_number_is_bad_input(tmp_path: Path, wasm: CueEngine,
+                                                          monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "soon")
+    with pytest.raises(KrcError, match="KRC_HELPER_IDLE_SECONDS='soon' is not a number of seconds"):
+        evaluate_each(_policies(tmp_path), _inputs(4), engine=wasm)
