@@ -163,6 +163,16 @@ class HelperPool:
                     break
         return HelperProcess(argv, env)
 
+    def prestart(self, argv: Sequence[str], env: Mapping[str, str] | None) -> None:
+        """Start a helper now, idle, unless one of this command is idle already: a caller that will probably
+        need it soon lets it start up meanwhile (on another core). Unused, it ends after its idle time."""
+        key = _key(argv, env)
+        with self._lock:
+            self._forget_after_fork()
+            if not self._keep_idle or any(h.key == key and h.alive() for h in self._idle):
+                return
+            self._idle.append(HelperProcess(argv, env))
+
     def give_back(self, helper: HelperProcess) -> None:
         with self._lock:
             self._forget_after_fork()

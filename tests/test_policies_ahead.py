@@ -4,6 +4,7 @@ the policy cache, where that step finds them and needs no engine run of its own.
 beside worker processes (one engine at a time keeps the memory bound)."""
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from compiler import pipeline
 from compiler.compile_cache import POLICIES
+from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context, Job, compile_cached, restore, use_engine_lock
 from compiler.pipeline.lint_batch import policy_cache_key
 from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_ahead, start_policies_ahead
@@ -77,3 +79,45 @@ def test_beside_worker_processes_a_review_starts_no_engine(project: Project, pri
     assert context.policies_ahead is None
     keep_policies_ahead(context)
     assert context.cache.findings(POLICIES, key) is None
+
+
+def _serving_engines_of_this_process(idle: str) -> list[int]:
+    """Child processes of this one that serve CUE runs (the WebAssembly engine kept up: helper_process) with this
+    idle time."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if (ppid == os.getpid() and b"--serve" in argv and any(a.endswith(b"cue_wasm.js") for a in argv)
+                and f"KRC_HELPER_IDLE_SECONDS={idle}".encode() in environ):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize(("command", "idle"), [("lint", "30"), ("diff", "31")])
+def test_a_command_that_must_compile_starts_the_engine_before_it_compiles(
+        command: str, idle: str, project: Project, private_cache: Path, monkeypatch: pytest.MonkeyPatch):
+    # an idle time of the test's own: no engine kept up by an earlier test has the same key
+    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", idle)
+    _foreign_image_in_dev(project)
+    seen_at_compile: list[list[int]] = []
+    original = jobs_module.run_job
+
+    def run_job(job: Job, context: Context | None = None):
+        seen_at_compile.append(_serving_engines_of_this_process(idle))
+        return original(job, context)
+
+    monkeypatch.setattr(jobs_module, "run_job", run_job)
+    if command == "lint":
+        found = pipeline.lint_environments(project, ("dev",), run=CACHED)
+    else:
+        reviewed = pipeline.review_project(project, ("dev",), run=CACHED)
+        [env] = reviewed.environments
+        found = list(env.checks)
+    assert len(seen_at_compile[0]) == 1  # up before the job compiled dev (it starts up on the other core)
+    assert _serving_engines_of_this_process(idle) == seen_at_compile[0]  # and the one that then ran dev's policies
+    assert "policy/image-registry" in {p.rule for p in found}

@@ -26,6 +26,7 @@ from .context import (
 )
 from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .policies_after import finish_policies
+from .policies_ahead import prestart_engine
 from .review_batch import review_batch
 from .run_options import RunOptions
 
@@ -113,6 +114,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], boo
     heavy = [i for i, job in enumerate(jobs) if not is_cheap(job)]
     workers = min(run.worker_count(), len(heavy))
     if workers < 2:
+        prestart_engine(context, [jobs[i] for i in heavy])  # it starts up while the jobs compile
         yield from (run_job(job, context) for job in jobs)
         return
     # a lint job's engine runs wait for this process once the workers are gone (policies_after: memory); they

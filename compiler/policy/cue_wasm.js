@@ -23,7 +23,9 @@ function serve() {
   // idle for longer than krc asked: exit (krc starts another engine when it needs one)
   const idleMs = 1000 * Number(process.env.KRC_HELPER_IDLE_SECONDS || "2");
   let idle = setTimeout(() => process.exit(0), idleMs);
-  let queue = Promise.resolve();
+  // compile the module and start Go and CUE once before the first request arrives: krc may start this process
+  // ahead of time (helper_process.prestart), while it works out what to ask
+  let queue = cue("version", []).then(() => undefined, () => undefined);
   let pending = 0;
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on("line", (line) => {

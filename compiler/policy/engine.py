@@ -85,6 +85,21 @@ def find_engine(search_roots: Sequence[Path] = ()) -> CueEngine:
     return engine
 
 
+def _serve_environment() -> dict[str, str]:
+    env = {name: os.environ[name] for name in _WASM_ENV if name in os.environ}
+    return helper_process.helper_environment({**env, "NO_COLOR": "1"})
+
+
+def prestart(engine: CueEngine) -> None:
+    """Let the WebAssembly engine start up now (Node, compiling the module: about 0.45 s, on another core) for a
+    run the caller will probably ask for soon; nothing for a `cue` executable, which starts in milliseconds."""
+    if engine.serve_command:
+        try:
+            helper_process.POOL.prestart(engine.serve_command, _serve_environment())
+        except OSError:
+            pass  # the run itself will say why the engine cannot start
+
+
 class CueProcess:
     """One CUE command under way in `cwd` (CUE prints file positions relative to it). Its output goes to files
     in `cwd`, not pipes, so an engine with much to report never waits for krc to read it. The WebAssembly engine
@@ -98,9 +113,8 @@ class CueProcess:
         self._request: helper_process.Request | None = None
         try:
             if engine.serve_command:
-                env = {name: os.environ[name] for name in _WASM_ENV if name in os.environ}
                 self._request = helper_process.Request(
-                    engine.serve_command, helper_process.helper_environment({**env, "NO_COLOR": "1"}),
+                    engine.serve_command, _serve_environment(),
                     {"cwd": str(cwd.resolve()), "args": list(args), "stdout": str(self._out.resolve()),
                      "stderr": str(self._err.resolve())})
                 return
