@@ -116,18 +116,18 @@ def crd_files(chart: Chart) -> Files:
     return {f"{CRDS_DIR}/{crd.name}.yaml": crd.text.encode("utf-8") for crd in chart.crds}
 
 
-def read_tree(folder: Path) -> Files:
-    """Every file below `folder` (an absent folder reads as empty), sorted by path. os.scandir, not Path.rglob:
-    `krc check` and `krc diff` read hundreds of golden folders and pathlib's overhead was most of their time.
-    Links are refused, never followed: golden/ is committed by many people and must not make krc read files
-    elsewhere; FIFOs and devices are refused (a read would block)."""
+def tree_files(folder: Path) -> list[tuple[str, os.DirEntry[str]]]:
+    """Every file below `folder` as (path inside it, directory entry), unsorted; an absent folder has none.
+    os.scandir, not Path.rglob: `krc check` and `krc diff` go through hundreds of golden folders and pathlib's
+    overhead was most of their time. Links are refused, never followed: golden/ is committed by many people and
+    must not make krc read files elsewhere; FIFOs and devices are refused (a read would block)."""
     for step in (folder.parent, folder):  # golden/ and golden/<env>
         if step.is_symlink():
             raise KrcError(f"{step.parent.name}/{step.name} is a symbolic link; golden/ and rendered/ hold real "
                            "folders only: remove it", Location(f"{step.parent.name}/{step.name}"))
     if not folder.is_dir():
-        return {}
-    files: Files = {}
+        return []
+    found: list[tuple[str, os.DirEntry[str]]] = []
 
     def walk(directory: str, prefix: str) -> None:
         with os.scandir(directory) as entries:
@@ -138,14 +138,23 @@ def read_tree(folder: Path) -> Files:
                 if entry.is_dir():
                     walk(entry.path, f"{prefix}{entry.name}/")
                 else:
-                    try:
-                        with open(entry.path, "rb") as handle:
-                            files[prefix + entry.name] = handle.read()
-                    except OSError as err:
-                        raise KrcError(f"cannot read {entry.path}: {err.strerror}; check its permissions") from None
+                    found.append((prefix + entry.name, entry))
 
     walk(str(folder), "")
-    return dict(sorted(files.items()))
+    return found
+
+
+def read_file(entry: os.DirEntry[str]) -> bytes:
+    try:
+        with open(entry.path, "rb") as handle:
+            return handle.read()
+    except OSError as err:
+        raise KrcError(f"cannot read {entry.path}: {err.strerror}; check its permissions") from None
+
+
+def read_tree(folder: Path) -> Files:
+    """Every file below `folder` (see tree_files), sorted by path."""
+    return dict(sorted((relative, read_file(entry)) for relative, entry in tree_files(folder)))
 
 
 def stage_tree(target: Path, files: Files) -> Path:

@@ -8,10 +8,11 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from .. import output
-from ..compile_cache import CompileCache, file_digests
+from ..compile_cache import CompileCache
 from ..problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..project import Project
 from ..render import Render
+from ..tree_digests import tree_digests
 from .context import (
     Context,
     EnvironmentResult,
@@ -96,7 +97,7 @@ def _up_to_date(context: Context, job: Job, name: str) -> EnvironmentResult | No
     if job.command == "render":
         if skip != summary.result_key:
             return None
-    elif file_digests(output.read_tree(context.project.golden_dir / name)) != summary.file_digests:
+    elif tree_digests(context.project.golden_dir / name, remember=context.cache.enabled) != summary.file_digests:
         return None
     elif job.command == "check":
         return dataclasses.replace(result, mismatch=GoldenMismatch(name, (), (), ()))

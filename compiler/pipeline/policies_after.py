@@ -4,8 +4,10 @@ gone.
 Why: memory. Each worker process holds the compiling stack (about 100 MB at 500 environments), and a CUE engine
 run takes 110 MB plus about 2 MB per environment. Run inside the jobs, an engine of 25 environments beside both
 processes and Ray's generator came to 485 MB for a cold `krc lint` of 500 environments; here only this process and
-two engine runs of 10 environments are left (393 MB), and two runs at a time keep both cores busy. The inputs come
-back from the compile cache the workers filled, so a job defers its policies only when the cache is on.
+two engine runs of 10 environments are left (398-401 MB: two engines of about 135 MB and this process), and two
+runs at a time keep both cores busy; the two engines stay up from run to run (helper_process). Runs of 5 cost 6 s
+more CPU at 500 environments and left the peak where it was. The inputs come back from the compile cache the
+workers filled, so a job defers its policies only when the cache is on.
 """
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from ..problems import KrcError, Location, Problem, errors_among
 from ..record_json import from_json, to_json
 from ..render import Render
 from ..review.ray_view import two_views
+from ..tree_digests import tree_digests
 from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, restore
 from .environments import ray_version, validate_render
 from .policies_ahead import start_policies_ahead
@@ -40,11 +41,15 @@ def review_batch(context: Context, job: Job) -> Outcome:
     cached: dict[str, EnvironmentResult] = {}
     generators = repr(installed_generators(project.root))  # once per batch, not per environment
     for name in job.names:
-        golden = job.golden[name] if job.golden is not None else output.read_tree(project.golden_dir / name)
-        known = _review_from_summary(context, name, golden, generators)
+        # golden/'s digests first (files read only when they changed: tree_digests); its bytes only when needed
+        folder = project.golden_dir / name
+        digests = file_digests(job.golden[name]) if job.golden is not None else \
+            tree_digests(folder, remember=context.cache.enabled)
+        known = _review_from_summary(context, name, digests, generators)
         if known is not None:
             cached[name] = known
             continue
+        golden = job.golden[name] if job.golden is not None else output.read_tree(folder)
         try:
             compiled, render = compile_cached(project, context.cache, name, peers=context.peers)
         except KrcError as err:
@@ -79,12 +84,13 @@ def _result(compiled: Compiled, reviewed: review.EnvironmentReview) -> Environme
                              not compiled.from_cache, reviewed=reviewed)
 
 
-def _review_from_summary(context: Context, name: str, golden: output.Files, generators: str) \
+def _review_from_summary(context: Context, name: str, golden: dict[str, str], generators: str) \
         -> EnvironmentResult | None:
-    """The kept review of an environment whose golden/ holds exactly its compiled files, found from the small
-    summary of its entry (no objects read); None sends it the long way (a compile or the full entry)."""
+    """The kept review of an environment whose golden/ (`golden`: its files' digests) holds exactly its compiled
+    files, found from the small summary of its entry (no objects read); None sends it the long way (a compile or
+    the full entry)."""
     summary = context.cache.summary(name)
-    if summary is None or errors_among(summary.findings) or file_digests(golden) != summary.file_digests:
+    if summary is None or errors_among(summary.findings) or golden != summary.file_digests:
         return None
     reviewed = cached_review(context, review_key(context, name, summary.file_digests, summary.inputs_digest,
                                                  summary.findings, generators))

@@ -24,8 +24,11 @@ function serve() {
   const idleMs = 1000 * Number(process.env.KRC_HELPER_IDLE_SECONDS || "2");
   let idle = setTimeout(() => process.exit(0), idleMs);
   // compile the module and start Go and CUE once before the first request arrives: krc may start this process
-  // ahead of time (helper_process.prestart), while it works out what to ask
-  let queue = cue("version", []).then(() => undefined, () => undefined);
+  // ahead of time (helper_process.prestart), while it works out what to ask. That instance is collected a tick
+  // later (once Go's pending callbacks let go of it), so it never adds to the first run's memory
+  let queue = cue("version", []).then(() => undefined, () => undefined)
+    .then(() => new Promise((resolve) => setImmediate(resolve)))
+    .then(() => { if (global.gc) global.gc(); });
   let pending = 0;
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on("line", (line) => {

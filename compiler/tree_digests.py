@@ -1,0 +1,77 @@
+"""The digests of a golden/ folder's files, each file read only when it changed: a stat-signature memo.
+
+`krc diff`, `krc check` and `krc golden` compare every environment's golden/ folder with the summary of its
+compile-cache entry, file digest by file digest. Reading and hashing each folder's files is most of what an
+unchanged environment costs them (500 environments: about 9,500 files). Like git's index, krc remembers for each
+file the signature it had when hashed (device, inode, size, modification and change times in nanoseconds) beside
+its digest, in its cache folder, and gives a file whose signature is unchanged the remembered digest. Every write
+to a file sets its change time, which no user can set back, so a changed file is always read again. A file that
+changed within the same clock tick as it was hashed would keep its signature, so signatures younger than
+RACY_SECONDS are never remembered (git's "racily clean" rule).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from . import output
+from .atomic_file import write_atomically
+from .user_cache import cache_dir
+
+RACY_SECONDS = 2.0
+MEMO_FORMAT = 1
+
+
+def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:
+    """sha256 of every file below `folder` (output.tree_files: links refused), by path, sorted. `remember`:
+    use and update the memo (off with --no-cache: every file is read)."""
+    memo_file = _memo_file(folder)
+    known = _read_memo(memo_file, folder) if remember else {}
+    now = time.time_ns()
+    racy = int(RACY_SECONDS * 1e9)
+    digests: dict[str, str] = {}
+    kept: dict[str, list[Any]] = {}
+    for relative, entry in output.tree_files(folder):
+        stat = entry.stat(follow_symlinks=False)
+        signature = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+        remembered = known.get(relative)
+        if remembered is not None and remembered[:5] == signature:
+            digest = str(remembered[5])
+        else:
+            digest = hashlib.sha256(output.read_file(entry)).hexdigest()
+        digests[relative] = digest
+        if now - max(stat.st_mtime_ns, stat.st_ctime_ns) > racy:
+            kept[relative] = [*signature, digest]
+    if remember and kept != known:
+        _write_memo(memo_file, folder, kept)
+    return dict(sorted(digests.items()))
+
+
+def _memo_file(folder: Path) -> Path:
+    where = str(folder.absolute())
+    return cache_dir() / "tree-digests" / f"{hashlib.sha256(where.encode()).hexdigest()}.json"
+
+
+def _read_memo(memo_file: Path, folder: Path) -> dict[str, list[Any]]:
+    """The remembered signatures of `folder`; empty when absent, damaged or another folder's."""
+    try:
+        memo = json.loads(memo_file.read_bytes())
+        if memo["format"] != MEMO_FORMAT or memo["folder"] != str(folder.absolute()):
+            return {}
+        files = memo["files"]
+        return {str(k): v for k, v in files.items() if isinstance(v, list) and len(v) == 6} \
+            if isinstance(files, dict) else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def _write_memo(memo_file: Path, folder: Path, files: dict[str, list[Any]]) -> None:
+    """Best effort: a read-only cache only costs speed."""
+    memo = {"format": MEMO_FORMAT, "folder": str(folder.absolute()), "files": files}
+    try:
+        write_atomically(memo_file, json.dumps(memo, sort_keys=True).encode())
+    except OSError:
+        pass
