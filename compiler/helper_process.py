@@ -33,10 +33,15 @@ _STDERR_TAIL = 4000
 # How long an idle helper waits for its next request before it exits; the helpers read it from their environment
 IDLE_VARIABLE = "KRC_HELPER_IDLE_SECONDS"
 DEFAULT_IDLE_SECONDS = 2.0
+# What a helper inherits of krc's environment: enough to run, nothing that changes what the helper's runtime does
+# (NODE_OPTIONS, PYTHONPATH and the like), and nothing that changes from one call to the next (so one process
+# serves them all)
+_INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 
 
-def helper_environment(variables: Mapping[str, str]) -> dict[str, str]:
-    """`variables` plus how long the helper may wait idle ($KRC_HELPER_IDLE_SECONDS, checked here)."""
+def helper_environment(**settings: str) -> dict[str, str]:
+    """A helper's whole environment: what it inherits of krc's, `settings`, and how long it may wait idle
+    ($KRC_HELPER_IDLE_SECONDS, checked here)."""
     raw = os.environ.get(IDLE_VARIABLE, "").strip()
     try:
         idle = float(raw) if raw else DEFAULT_IDLE_SECONDS
@@ -44,7 +49,8 @@ def helper_environment(variables: Mapping[str, str]) -> dict[str, str]:
         idle = -1.0
     if not 0 < idle <= 86400:
         raise KrcError(f"{IDLE_VARIABLE}={raw!r} is not a number of seconds between 0 and 86400; unset it or give one")
-    return {**variables, IDLE_VARIABLE: f"{idle:g}"}
+    inherited = {name: os.environ[name] for name in _INHERITED if name in os.environ}
+    return {**inherited, **settings, IDLE_VARIABLE: f"{idle:g}"}
 
 
 class HelperFailed(Exception):
@@ -54,13 +60,18 @@ class HelperFailed(Exception):
         super().__init__(stderr)
         self.stderr = stderr
 
+    @property
+    def last_line(self) -> str:
+        """What the helper said last before it ended: usually why."""
+        return (self.stderr.strip().splitlines() or ["no output"])[-1]
+
 
 class HelperTimeout(Exception):
     """No answer within the time given; the helper has been killed."""
 
 
 class HelperProcess:
-    """One helper process; `ask` sends a request and waits for its answer."""
+    """One helper process: `send` a request, then `receive` its answer."""
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None) -> None:
         self.key = _key(argv, env)
@@ -154,13 +165,11 @@ class HelperPool:
         key = _key(argv, env)
         with self._lock:
             self._forget_after_fork()
-            for helper in self._idle:
-                if helper.key == key:
-                    self._idle.remove(helper)
-                    if helper.alive():
-                        return helper
-                    helper.kill()
-                    break
+            for helper in [h for h in self._idle if h.key == key]:
+                self._idle.remove(helper)
+                if helper.alive():
+                    return helper
+                helper.kill()  # ended while idle (its idle time ran out): never reused
         return HelperProcess(argv, env)
 
     def prestart(self, argv: Sequence[str], env: Mapping[str, str] | None) -> None:

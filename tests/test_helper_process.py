@@ -103,3 +103,24 @@ def test_beside_other_krc_processes_no_helper_waits_idle(echo: list[str], pool: 
         use_engine_lock(None)
     again = helper_process.ask(echo, None, {}, 10)["pid"]
     assert helper_process.ask(echo, None, {}, 10)["pid"] == again  # the workers are gone: kept up again
+
+
+def test_an_idle_helper_that_ended_is_passed_over_for_a_live_one(echo: list[str], pool: HelperPool) -> None:
+    first, second = pool.take(echo, None), pool.take(echo, None)
+    for helper in (first, second):
+        helper.send({})
+        helper.receive(10)
+        pool.give_back(helper)
+    first.kill()  # as if its idle time ran out
+    taken = pool.take(echo, None)
+    assert taken is second and taken.alive()
+    pool.give_back(taken)
+
+
+def test_a_helper_inherits_only_what_it_needs_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NODE_OPTIONS", "--require /tmp/evil.js")
+    monkeypatch.setenv("PYTHONPATH", "/tmp/evil")
+    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "7")
+    env = helper_process.helper_environment(NO_COLOR="1")
+    assert "NODE_OPTIONS" not in env and "PYTHONPATH" not in env
+    assert env["NO_COLOR"] == "1" and env["KRC_HELPER_IDLE_SECONDS"] == "7" and env["PATH"] == os.environ["PATH"]

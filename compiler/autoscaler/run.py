@@ -23,8 +23,6 @@ from .generators import Generator
 
 RUNNER = Path(__file__).with_name("generator_runner.py")
 TIMEOUT_SECONDS = 600
-# what the generator's process inherits: enough to run Python, nothing that changes what Ray does
-_PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 
 
 def generator_input(document: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
@@ -74,8 +72,7 @@ def _write_cached(path: Path, answer: dict[str, Any]) -> None:
 def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     """The generator's answers: one request to the helper process of this Ray version, started once per krc
     process (importing Ray costs about 0.9 s) and kept up for the next request (helper_process)."""
-    env = helper_process.helper_environment({name: os.environ[name] for name in _PASSED_ENV if name in os.environ})
-    env["RAY_USAGE_STATS_ENABLED"] = "0"
+    env = helper_process.helper_environment(RAY_USAGE_STATS_ENABLED="0")
     what = f"the autoscaler config generator of Ray {generator.ray_version} ({generator.python})"
     try:
         answer = helper_process.ask([str(generator.python), "-I", str(RUNNER)], env, {"clusters": clusters},
@@ -86,8 +83,7 @@ def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[s
         raise KrcError(f"{what} did not finish within {TIMEOUT_SECONDS} s; run it again with fewer "
                        "environments") from None
     except helper_process.HelperFailed as failed:
-        last = (failed.stderr.strip().splitlines() or ["no output"])[-1]
-        raise KrcError(f"{what} failed ({last}); reinstall it with 'make ray-generators'") from None
+        raise KrcError(f"{what} failed ({failed.last_line}); reinstall it with 'make ray-generators'") from None
     if not isinstance(answer.get("results"), dict):
         raise KrcError(f"{what} failed (no results in its answer); reinstall it with 'make ray-generators'")
     if answer.get("rayVersion") != generator.ray_version:

@@ -42,14 +42,14 @@ def review_batch(context: Context, job: Job) -> Outcome:
     generators = repr(installed_generators(project.root))  # once per batch, not per environment
     for name in job.names:
         # golden/'s digests first (files read only when they changed: tree_digests); its bytes only when needed
+        given = job.golden[name] if job.golden is not None else None  # golden/ as committed at --base
         folder = project.golden_dir / name
-        digests = file_digests(job.golden[name]) if job.golden is not None else \
-            tree_digests(folder, remember=context.cache.enabled)
+        digests = file_digests(given) if given is not None else tree_digests(folder, remember=context.cache.enabled)
         known = _review_from_summary(context, name, digests, generators)
         if known is not None:
             cached[name] = known
             continue
-        golden = job.golden[name] if job.golden is not None else output.read_tree(folder)
+        golden = given if given is not None else output.read_tree(folder)
         try:
             compiled, render = compile_cached(project, context.cache, name, peers=context.peers)
         except KrcError as err:

