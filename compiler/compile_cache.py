@@ -9,14 +9,13 @@ and Helm values, and its findings. It is found under a key made of everything th
   the command's options          (e.g. lint --argocd-crds, with the CRDs' bytes)
   the environment's own file     (its name and bytes)
 
-and holds, verified on every read, the digests of the other layers it extends (base.yaml...) and of any other
-file its findings read (the Argo CD CRDs it names): each layer's bytes decide its parent, so checking the recorded
-chain file by file is checking the whole chain. A small summary of each entry (chart, object count, findings, each
-file's digest) is kept beside it, for commands whose output is already right. Policy results are cached the same
-way under their own key (`policy_key`); results derived from an entry key on its `inputs_digest` too, since the
-entry's own key names only the environment's own file. An entry that cannot be read, fails its checksum, is of
-another format or key, or whose recorded inputs changed is ignored (never believed) and replaced. Writes are atomic
-and best effort: a read-only cache only costs speed.
+and holds, verified on every read, the digests of the other layers it extends (base.yaml...) and of any other file
+its findings read (the Argo CD CRDs it names): each layer's bytes decide its parent, so checking the recorded chain
+file by file checks the whole chain. A small summary of each entry (chart, object count, findings, file digests)
+is kept beside it, for commands whose output is already right. Policy results are kept under their own key
+(`policy_key`); results derived from an entry also key on its `inputs_digest` (its key names only its own file).
+An entry that cannot be read, fails its checksum, is of another format or key, or whose recorded inputs changed
+is ignored (never believed) and replaced. Writes are atomic and best effort: a read-only cache only costs speed.
 """
 from __future__ import annotations
 
@@ -81,14 +80,6 @@ def path_digest(path: Path) -> str:
     if path.is_file():
         return _sha256(path.read_bytes())
     return _tree_digest(path) if path.is_dir() else ""
-
-
-def argocd_crds_option(argocd_crds: str | None) -> str:
-    """What an explicit --argocd-crds adds to the cache key: its path and content."""
-    if not argocd_crds:
-        return ""
-    path = Path(argocd_crds).resolve()
-    return f"argocd-crds={path}:{path_digest(path)}"
 
 
 @dataclass(frozen=True)
@@ -167,6 +158,7 @@ class CompileCache:
         self.project = project
         self.enabled = enabled
         self.folder = folder or cache_dir()
+        self._folder_text = str(self.folder)
         self._digests: dict[Path, str] = {}  # per run: files do not change under one command
         self._summaries: dict[str, Summary] = {}
         if shared is None and enabled:
@@ -180,12 +172,16 @@ class CompileCache:
             self._digests[path] = path_digest(path)
         return self._digests[path]
 
+    def share_digests(self, other: CompileCache) -> None:
+        self._digests = other._digests  # the files `other` read in this run, read once per command
+
     def key(self, name: str) -> str:
         own = self.project.environment_file(name)
-        return _sha256(f"{self.shared}\0{name}\0{path_digest(own)}".encode())
+        return _sha256(f"{self.shared}\0{name}\0{self.digest(own)}".encode())
 
-    def _entry_path(self, kind: str, key: str) -> Path:
-        return self.folder / kind / key[:2] / f"{key}.json"
+    def _entry_file(self, kind: str, key: str) -> str:
+        # a string: a command on hundreds of environments reads thousands of entries; pathlib costs more than reads
+        return os.path.join(self._folder_text, kind, key[:2], f"{key}.json")
 
     # ---- entries: a header line {format, key, sha256 of the payload}, then the payload ------------------------
 
@@ -194,7 +190,8 @@ class CompileCache:
         if not self.enabled:
             return None
         try:
-            raw = self._entry_path(kind, key).read_bytes()
+            with open(self._entry_file(kind, key), "rb") as handle:
+                raw = handle.read()
             header_text, _, payload = raw.partition(b"\n")
             header = json.loads(header_text)
             if header != {"format": FORMAT, "key": key, "sha256": _sha256(payload)}:
@@ -209,7 +206,7 @@ class CompileCache:
         try:
             body = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
             header = json.dumps({"format": FORMAT, "key": key, "sha256": _sha256(body)}, sort_keys=True).encode()
-            path = self._entry_path(kind, key)
+            path = Path(self._entry_file(kind, key))
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
             try:
@@ -343,7 +340,7 @@ class CompileCache:
     def has_entry(self, name: str) -> bool:
         """Whether a current entry exists: its key's, with its layers' bytes unchanged (after a change to
         base.yaml, what extends it has work to do, in batches and workers like any other)."""
-        return self.summary(name) is not None and self._entry_path(FOLDER, self.key(name)).is_file()
+        return self.summary(name) is not None and os.path.isfile(self._entry_file(FOLDER, self.key(name)))
 
     def has_payload(self, kind: str, key: str) -> bool:
-        return self.enabled and self._entry_path(kind, key).is_file()
+        return self.enabled and os.path.isfile(self._entry_file(kind, key))

@@ -28,8 +28,9 @@ MEMO_FORMAT = 1
 def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:
     """sha256 of every file below `folder` (output.tree_files: links refused), by path, sorted. `remember`:
     use and update the memo (off with --no-cache: every file is read)."""
-    memo_file = _memo_file(folder)
-    known = _read_memo(memo_file, folder) if remember else {}
+    where = str(folder.absolute())
+    memo_file = _memo_file(where)
+    known = _read_memo(memo_file, where) if remember else {}
     now = time.time_ns()
     racy = int(RACY_SECONDS * 1e9)
     digests: dict[str, str] = {}
@@ -46,20 +47,21 @@ def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:
         if now - max(stat.st_mtime_ns, stat.st_ctime_ns) > racy:
             kept[relative] = [*signature, digest]
     if remember and kept != known:
-        _write_memo(memo_file, folder, kept)
+        _write_memo(memo_file, where, kept)
     return dict(sorted(digests.items()))
 
 
-def _memo_file(folder: Path) -> Path:
-    where = str(folder.absolute())
+def _memo_file(where: str) -> Path:
     return cache_dir() / "tree-digests" / f"{hashlib.sha256(where.encode()).hexdigest()}.json"
 
 
-def _read_memo(memo_file: Path, folder: Path) -> dict[str, list[Any]]:
-    """The remembered signatures of `folder`; empty when absent, damaged or another folder's."""
+def _read_memo(memo_file: Path, where: str) -> dict[str, list[Any]]:
+    """The remembered signatures of the folder at `where` (absolute); empty when absent, damaged or another
+    folder's."""
     try:
-        memo = json.loads(memo_file.read_bytes())
-        if memo["format"] != MEMO_FORMAT or memo["folder"] != str(folder.absolute()):
+        with open(memo_file, "rb") as handle:
+            memo = json.loads(handle.read())
+        if memo["format"] != MEMO_FORMAT or memo["folder"] != where:
             return {}
         files = memo["files"]
         return {str(k): v for k, v in files.items() if isinstance(v, list) and len(v) == 6} \
@@ -68,9 +70,9 @@ def _read_memo(memo_file: Path, folder: Path) -> dict[str, list[Any]]:
         return {}
 
 
-def _write_memo(memo_file: Path, folder: Path, files: dict[str, list[Any]]) -> None:
+def _write_memo(memo_file: Path, where: str, files: dict[str, list[Any]]) -> None:
     """Best effort: a read-only cache only costs speed."""
-    memo = {"format": MEMO_FORMAT, "folder": str(folder.absolute()), "files": files}
+    memo = {"format": MEMO_FORMAT, "folder": where, "files": files}
     try:
         write_atomically(memo_file, json.dumps(memo, sort_keys=True).encode())
     except OSError:

@@ -209,12 +209,25 @@ def _read_chart_members(data: bytes, origin: str) -> Chart:
                  values or {}, templates, crds)
 
 
-@functools.lru_cache(maxsize=16)
-def _read_chart_cached(path: str, size: int, mtime_ns: int) -> Chart:
-    return read_chart_bytes(Path(path).read_bytes(), path)
+# Charts read in this process, by the archive's digest: the same archive under another path (another checkout or
+# project copy, a chart compared with `krc crd-diff`) is not unpacked and parsed again. A Chart depends on the
+# archive's bytes only (the origin names the archive in errors, which are never kept).
+_READ: dict[str, Chart] = {}
+_READ_LIMIT = 16
+
+
+def read_chart_once(data: bytes, origin: str) -> Chart:
+    """read_chart_bytes, once per archive digest in this process (callers never change the Chart they get)."""
+    digest = hashlib.sha256(data).hexdigest()
+    chart = _READ.get(digest)
+    if chart is None:
+        chart = read_chart_bytes(data, origin)
+        if len(_READ) >= _READ_LIMIT:
+            _READ.pop(next(iter(_READ)))
+        _READ[digest] = chart
+    return chart
 
 
 def read_chart(path: Path) -> Chart:
     """A chart archive from disk; parsed once per process (CRDs are megabytes of YAML)."""
-    stat = path.stat()
-    return _read_chart_cached(str(path), stat.st_size, stat.st_mtime_ns)
+    return read_chart_once(path.read_bytes(), str(path))

@@ -19,7 +19,7 @@ _CHART_REFERENCE = re.compile(r"^(?P<name>[a-z0-9][a-z0-9._-]*)@(?P<version>[0-9
 
 def crds_from_archive(data: bytes, origin: str) -> list[dict[str, Any]]:
     """The CRDs a packaged chart ships in its `crds/` directory, in name order (parsed once per chart digest)."""
-    return [crd.document for crd in package.read_chart_bytes(data, origin).crds]
+    return [crd.document for crd in package.read_chart_once(data, origin).crds]
 
 
 def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict[str, Any]]:

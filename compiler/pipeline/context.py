@@ -49,10 +49,13 @@ class Context:
     def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> Context:
         """With peers, findings compare each environment's destination with the others', so the others'
         destinations join the cache key (an environment's findings change when another one moves)."""
-        peers = project_destinations(project, CompileCache(project, run.cache)) if with_peers else ()
+        plain = CompileCache(project, run.cache)
+        peers = project_destinations(project, plain) if with_peers else ()
         if with_peers:
             options += f";peers={hashlib.sha256(repr(peers).encode()).hexdigest()[:16]}"
-        context = cls(project, CompileCache(project, run.cache, options), with_peers)
+        cache = CompileCache(project, run.cache, options)
+        cache.share_digests(plain)  # every environment file was just read for its destination
+        context = cls(project, cache, with_peers)
         context._peers = peers
         return context
 

@@ -8,13 +8,12 @@ from pathlib import Path
 from .. import argocd, crddiff
 from ..argocd.validation import crds_path, environment_problems
 from ..charts import vendor
-from ..compile_cache import argocd_crds_option
 from ..problems import KrcError, Problem
 from ..project import Project
 from .context import Context, compile_cached
 from .environments import compile_environments, vendor_charts
 from .plugin import plugin_output
-from .run_options import DEFAULT_RUN, RunOptions
+from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
 
 
 def compare_crd_sources(old: str, new: str, project_root: Path | None) -> list[crddiff.CrdChange]:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..compile_cache import argocd_crds_option
 from ..lint import (
     lint_objects,
     paths_context,
@@ -17,7 +16,7 @@ from ..problems import KrcError, Location, Problem, sorted_problems
 from ..project import Project, find_project
 from .context import Context, Job
 from .jobs import outcomes
-from .run_options import DEFAULT_RUN, RunOptions
+from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
 
 
 def _looks_like_path(target: str) -> bool:

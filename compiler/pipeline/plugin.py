@@ -8,10 +8,10 @@ from collections.abc import Mapping
 
 from .. import argocd
 from ..charts import vendored
-from ..compile_cache import CompileCache, Compiled, argocd_crds_option
+from ..compile_cache import CompileCache, Compiled
 from ..problems import KrcError, errors_among
 from ..project import Project
-from .run_options import DEFAULT_RUN, RunOptions
+from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
 
 
 def plugin_output(project: Project, compiled: Compiled, request: argocd.Request) -> argocd.Generated:

@@ -6,7 +6,9 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..compile_cache import path_digest
 from ..problems import KrcError
 
 # Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
@@ -55,3 +57,11 @@ class RunOptions:
 
 
 DEFAULT_RUN = RunOptions()
+
+
+def argocd_crds_option(argocd_crds: str | None) -> str:
+    """What an explicit --argocd-crds adds to the cache key: its path and content."""
+    if not argocd_crds:
+        return ""
+    path = Path(argocd_crds).resolve()
+    return f"argocd-crds={path}:{path_digest(path)}"

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..k8s.quantities import parse_quantity as k8s_quantity
 from ..k8s.ray_cluster_specs import cluster_specs
+from ..k8s.shapes import field, sequence
 
 
 def parse_quantity(value: Any) -> Decimal:
@@ -63,13 +64,10 @@ def _amount(limits: dict[str, Any], requests: dict[str, Any], name: str) -> Deci
 
 
 def pod_capacity(template: Any) -> Capacity:
-    spec = (template or {}).get("spec") or {} if isinstance(template, dict) else {}
     total = Capacity()
-    for container in spec.get("containers") or []:
-        if not isinstance(container, dict):
-            continue
-        resources = container.get("resources") or {}
-        limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
+    for container in sequence(field(template, "spec").get("containers")):
+        resources = field(container, "resources")
+        limits, requests = field(resources, "limits"), field(resources, "requests")
         gpus = sum((parse_quantity(v) for k, v in {**requests, **limits}.items() if str(k).endswith("/gpu")),
                    Decimal(0))
         total += Capacity(int(_amount(limits, requests, "cpu") * 1000), int(gpus),
@@ -81,8 +79,8 @@ def cluster_capacity(cluster_spec: Any) -> Capacity:
     """One RayCluster spec at maximum scale: the head plus every worker group at maxReplicas x numOfHosts."""
     if not isinstance(cluster_spec, dict):
         return Capacity()
-    total = pod_capacity((cluster_spec.get("headGroupSpec") or {}).get("template"))
-    for group in cluster_spec.get("workerGroupSpecs") or []:
+    total = pod_capacity(field(cluster_spec, "headGroupSpec").get("template"))
+    for group in sequence(cluster_spec.get("workerGroupSpecs")):
         if not isinstance(group, dict):
             continue
         replicas = group.get("maxReplicas", group.get("replicas", 1))

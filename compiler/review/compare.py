@@ -13,7 +13,7 @@ from .. import output, yamlio
 from ..k8s.objects import ObjectKey, key_of
 from ..k8s.secrets import redact, redact_at, redact_lines
 from ..policy.limits import CapacityLimit
-from ..problems import SEVERITY_ORDER, KrcError, Problem
+from ..problems import SEVERITY_ORDER, KrcError, Location, Problem
 from ..project import Project
 from ..render import Render
 from .capacity import Capacity, environment_capacity, upgrade_peak
@@ -44,14 +44,26 @@ def _objects(files: output.Files, shown: str, known: dict[bytes, dict[str, Any]]
             except UnicodeDecodeError:
                 raise KrcError(f"{source} is not UTF-8 text; restore it from git or run 'krc golden'") from None
             document = yamlio.load(text, source)
-        if not isinstance(document, dict) or not document.get("kind"):
-            raise KrcError(f"{source} is not a Kubernetes object; restore it from git or run 'krc golden'")
+        if not _is_object(document):
+            raise KrcError(f"{source} is not a Kubernetes object (apiVersion, kind and metadata.name as text); "
+                           "restore it from git or run 'krc golden'", Location(source))
         key = key_of(document)
         if key in parsed:
             raise KrcError(f"{source} and {shown}/{parsed[key][0]} hold the same object {key.ref}; "
                            "delete one, or run 'krc golden'")
         parsed[key] = (path, content, document)
     return parsed
+
+
+def _is_object(document: Any) -> bool:
+    """The shape every golden manifest has, which the review reads without asking again (golden/ is edited by
+    hand, and hostile: a missing apiVersion or a list for metadata must be bad input, not a crash)."""
+    if not isinstance(document, dict):
+        return False
+    meta = document.get("metadata")
+    return all(isinstance(document.get(field), str) and document[field] for field in ("apiVersion", "kind")) \
+        and isinstance(meta, dict) and isinstance(meta.get("name"), str) \
+        and isinstance(meta.get("namespace", ""), str)
 
 
 def _rendered_objects(render: Render, files: output.Files) -> Parsed:

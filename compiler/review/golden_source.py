@@ -5,6 +5,7 @@ that also updated golden/ be reviewed against its base branch: the working tree 
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -28,7 +29,23 @@ class WorkingTreeGolden:
         if not self.golden_dir.is_dir():
             return []
         return sorted(p.name for p in self.golden_dir.iterdir()
-                      if p.is_dir() and not p.name.startswith(".") and any(f.is_file() for f in p.rglob("*")))
+                      if p.is_dir() and not p.name.startswith(".") and _holds_a_file(str(p)))
+
+
+def _holds_a_file(folder: str) -> bool:
+    """Whether a file lies anywhere below `folder` (links to folders not followed); stops at the first one: krc
+    diff asks this of every golden/ folder."""
+    try:
+        with os.scandir(folder) as entries:
+            below = []
+            for entry in entries:
+                if entry.is_file():
+                    return True
+                if entry.is_dir(follow_symlinks=False):
+                    below.append(entry.path)
+    except OSError:
+        return False
+    return any(_holds_a_file(path) for path in below)
 
 
 def _git(root: Path, args: list[str], stdin: bytes | None = None) -> bytes:

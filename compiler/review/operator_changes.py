@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..k8s.shapes import field, mapping, sequence
 from .fielddiff import FieldChange
 
 GATES_FLAG = "--feature-gates="
@@ -15,9 +16,8 @@ Permission = tuple[str, str, str]  # (API group, resource, verb)
 
 
 def _container(document: dict[str, Any] | None) -> dict[str, Any]:
-    spec = (((document or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
-    containers = spec.get("containers") or []
-    return containers[0] if containers and isinstance(containers[0], dict) else {}
+    containers = sequence(field(document, "spec", "template", "spec").get("containers"))
+    return mapping(containers[0]) if containers else {}
 
 
 def feature_gates(args: Sequence[Any]) -> dict[str, bool]:
@@ -71,12 +71,11 @@ def _deployment_message(old: dict[str, Any] | None, new: dict[str, Any] | None,
 
 def permissions(document: dict[str, Any] | None) -> set[Permission]:
     out: set[Permission] = set()
-    for rule in (document or {}).get("rules") or []:
-        if not isinstance(rule, dict):
-            continue
-        for group in rule.get("apiGroups") or [""]:
-            for resource in rule.get("resources") or []:
-                for verb in rule.get("verbs") or []:
+    for rule in sequence(mapping(document).get("rules")):
+        rule = mapping(rule)
+        for group in sequence(rule.get("apiGroups")) or [""]:
+            for resource in sequence(rule.get("resources")):
+                for verb in sequence(rule.get("verbs")):
                     out.add((str(group), str(resource), str(verb)))
     return out
 
@@ -91,7 +90,7 @@ def describe_permissions(found: set[Permission]) -> str:
 
 def _rbac_messages(kind: str, old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[str]:
     before, after = permissions(old), permissions(new)
-    namespace = ((new or old or {}).get("metadata") or {}).get("namespace")
+    namespace = field(new or old, "metadata").get("namespace")
     where = f"in namespace {namespace}" if kind == "Role" and namespace else "cluster-wide"
     messages = []
     if after - before:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from project_support import REPO_ROOT
 
-from compiler.charts.package import crd_cache_file, read_chart_bytes
+from compiler.charts.package import crd_cache_file, read_chart, read_chart_bytes
 
 CHARTS_DIR = REPO_ROOT / ".." / "shared" / "kuberay" / "charts"
 
@@ -41,3 +41,17 @@ def test_an_entry_of_another_layout_is_parsed_again(private_cache: Path, archive
     cache_file.write_text(json.dumps(entry), encoding="utf-8")
     assert facts(archive) == expected
     assert json.loads(cache_file.read_text(encoding="utf-8")) != entry  # replaced by what this krc writes
+
+
+def test_the_same_archive_under_another_path_is_read_once(tmp_path: Path, archive: bytes):
+    """A process that meets one chart archive in several places (project copies, `krc crd-diff` sources) unpacks and
+    parses it once: what it read is keyed by the archive's digest, never by its path."""
+    first, second = tmp_path / "a" / "chart.tgz", tmp_path / "b" / "chart.tgz"
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_bytes(archive)
+    assert read_chart(first) is read_chart(second)
+    other = (CHARTS_DIR / "kuberay-operator-1.6.2.tgz").read_bytes()
+    second.write_bytes(other)  # the same path, other bytes: read again
+    assert read_chart(second) is not read_chart(first)
+    assert read_chart(second).version == "1.6.2" and read_chart(first).version == "1.7.0"

@@ -80,3 +80,14 @@ def test_an_orphaned_golden_folder_fails_check_and_diff_with_what_is_pruned(acce
     assert report["removedEnvironments"] == [PROD] and report_env(report, PROD)["counts"]["removed"] == pruned
     shutil.rmtree(accepted.golden_dir / PROD)
     assert run(accepted, "check").exit_code == 0 and run(accepted, "diff").exit_code == 0
+
+
+def test_a_golden_folder_counts_as_an_environment_only_when_a_file_lies_below_it(accepted: Project):
+    """An orphaned golden/<env>/ is reported only when it holds a file, however deep (empty folders are what git
+    leaves behind on no one's machine, and say nothing)."""
+    (accepted.golden_dir / "empty-tree" / "manifests" / "deeper").mkdir(parents=True)
+    (accepted.golden_dir / "deep-file" / "manifests" / "deeper").mkdir(parents=True)
+    (accepted.golden_dir / "deep-file" / "manifests" / "deeper" / "x.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: left-behind\n  namespace: ray\n")
+    report = json.loads(run(accepted, "diff", "--format", "json").output)
+    assert report["removedEnvironments"] == ["deep-file"]
