@@ -116,6 +116,7 @@ class Summary:
     findings: tuple[Problem, ...]
     file_digests: dict[str, str]  # golden-layout path -> sha256 of its bytes
     inputs_digest: str  # as Compiled.inputs_digest
+    input_files: tuple[str, ...] = ()  # the files it was compiled from, as recorded (relative to the project)
 
     @property
     def result_key(self) -> str:
@@ -280,7 +281,8 @@ class CompileCache:
             if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()) \
                     or not isinstance(objects, int):
                 return None
-            return Summary(name, key, chart, objects, findings, digests, inputs)
+            return Summary(name, key, chart, objects, findings, digests, inputs,
+                           tuple(str(path) for path, _ in payload["inputs"]))
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 

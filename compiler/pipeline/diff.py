@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import review
+from ..problems import KrcError, Problem, sorted_problems
 from ..project import Project
-from .context import Context, Job
+from ..review.golden_source import GitGolden, WorkingTreeGolden
+from .context import Context, EnvironmentResult, Job
 from .environments import compile_environments
 from .golden import covers_all, removed_environments
 from .jobs import outcomes
 from .linting import policies_by_environment
-from .policies_ahead import drop_policies_ahead, keep_policies_ahead
+from .policies_ahead import drop_policies_ahead, keep_policies_ahead, prestart_review_engine
+from .review_memo import ReviewMemo
 from .run_options import DEFAULT_RUN, RunOptions
 
 
@@ -22,18 +25,38 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     capacity against the limits policies state; with every environment selected, also the environments golden/
     has and environments/ no longer has."""
     source = review.golden_source(project, base)
+    # the review memo answers unchanged environments (golden/ of the working tree); those whose layers changed go
+    # first, so the policies their batch starts (start_policies_ahead) run while the memo answers the others
+    memo = ReviewMemo(project) if run.cache and base is None else None
+    if memo is None or any(not memo.layers_kept(name) for name in names):
+        prestart_review_engine(project)  # something will be compiled, and its policies run at the end
     context = Context.of(project, run)
-    # what the cache cannot answer goes first: its batch compiles it and starts its policies (start_policies_ahead),
-    # which run while the other batches are answered from the cache (the reviews come out sorted by name)
-    order = sorted(names, key=lambda name: context.cache.summary(name) is not None)
-    jobs = [Job("review", project.root, batch, run.cache, context.cache.shared,
-                golden={n: source.files(n) for n in batch} if base else None)
-            for batch in run.batches(order, run.review_batch)]
+    if memo is not None:
+        memo.bind(context)
+    suspects = [name for name in names if memo is None or not memo.layers_kept(name)]
+    others = [name for name in names if memo is not None and memo.layers_kept(name)]
+    results: list[EnvironmentResult] = []  # reviewed in this run
+    answered: list[EnvironmentResult] = []  # from the memo
+    problems: list[Problem] = []
     try:
-        results = [r for r in outcomes(context, jobs, run) if r.reviewed is not None]
+        for group in (suspects, others):
+            found = [r for r in (memo.answer(name) for name in group) if r is not None] if memo else []
+            known = {r.name for r in found}
+            try:
+                results += _reviewed(context, source, [name for name in group if name not in known], base, run)
+            except KrcError as err:
+                problems += err.problems
+            answered += found
+        if problems:
+            raise KrcError(sorted_problems(set(problems)))
         keep_policies_ahead(context)  # the changed environments' policies, started by the review
     finally:
         drop_policies_ahead(context)
+    if memo is not None:
+        for result in results:
+            memo.record(result)
+        memo.save(project.environment_names())
+    results += answered
     reviews = {r.name: r.reviewed for r in results if r.reviewed is not None}
     changed = [r for r in results if r.reviewed is not None and r.reviewed.changed]
     policies = policies_by_environment(project, [r.name for r in changed], run, context)
@@ -44,6 +67,17 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
         for name in removed_environments(project, source):
             reviews[name] = review.removed_environment(name, source.files(name))
     return review.Review(source.description, base, tuple(reviews[name] for name in sorted(reviews)))
+
+
+def _reviewed(context: Context, source: WorkingTreeGolden | GitGolden, names: Sequence[str], base: str | None,
+              run: RunOptions) -> list[EnvironmentResult]:
+    """The reviews of `names` in jobs; what the cache cannot answer goes first: its batch compiles it and starts
+    its policies, which run while the other batches are answered from the cache."""
+    order = sorted(names, key=lambda name: context.cache.summary(name) is not None)
+    jobs = [Job("review", context.project.root, batch, run.cache, context.cache.shared,
+                golden={n: source.files(n) for n in batch} if base else None)
+            for batch in run.batches(order, run.review_batch)]
+    return [r for r in outcomes(context, jobs, run) if r.reviewed is not None]
 
 
 def approve_crd_upgrade(project: Project, name: str, reason: str, base: str | None = None) -> review.ApprovalWritten:

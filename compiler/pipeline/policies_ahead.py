@@ -17,6 +17,7 @@ from ..compile_cache import POLICIES, Compiled
 from ..policy import find_engine, policy_files, policy_input
 from ..policy.engine import prestart
 from ..problems import KrcError
+from ..project import Project
 from ..render import Render
 from .context import Context, Job, PoliciesAhead, engine_alone
 from .lint_batch import policy_cache_key, project_policy_run
@@ -33,6 +34,19 @@ def prestart_engine(context: Context, heavy: Sequence[Job]) -> None:
             return
     if engine is not None:
         prestart(engine)
+
+
+def prestart_review_engine(project: Project) -> None:
+    """For `krc diff` in one process, before anything is read: the project's engine, when it has policies. A
+    pull request's diff nearly always has a changed environment whose policies run at the end, and by then the
+    engine has started on the other core (about 0.45 s) while this one imports, reads the cache and compiles."""
+    if not policy_files(project.policies_dir):
+        return
+    try:
+        engine = find_engine([project.root])
+    except KrcError:
+        return
+    prestart(engine)
 
 
 def start_policies_ahead(context: Context, entries: Sequence[tuple[Compiled, Render]]) -> None:
