@@ -99,3 +99,19 @@ def test_files_changed_within_the_racy_window_are_not_remembered(accepted: Proje
     monkeypatch.setattr(tree_digests, "RACY_SECONDS", 3600.0)
     _diff(accepted, reviewed)
     assert _diff(accepted, reviewed)[1] == ENVIRONMENTS
+
+
+def test_the_engine_starts_early_only_when_an_environment_s_layers_changed(accepted: Project, settled: None,
+                                                                         reviewed: list[list[str]],
+                                                                         monkeypatch: pytest.MonkeyPatch):
+    started: list[str] = []
+    monkeypatch.setattr(diff, "prestart_review_engine", lambda project: started.append(project.root.name))
+    _diff(accepted, reviewed)
+    assert started == ["project"]  # no memo yet: everything is reviewed, policies may run
+    started.clear()
+    _diff(accepted, reviewed)
+    assert started == []  # the memo answers everything: no engine
+    dev = accepted.environment_file("dev")
+    dev.write_text(dev.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    _diff(accepted, reviewed)
+    assert started == ["project"]
