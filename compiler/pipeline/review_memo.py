@@ -100,8 +100,10 @@ class ReviewMemo:
         """Whether `name` has an entry whose layers all keep their signatures (its golden/ is checked by answer)."""
         entry = self.entries.get(name)
         try:
-            return isinstance(entry, dict) and all(self.layers.get(path) == signature
-                                                   for path, signature in entry["layers"])
+            layers = entry["layers"] if isinstance(entry, dict) else None
+            # every entry krc writes names at least the environment's own file, each with a signature
+            return isinstance(layers, list) and bool(layers) and all(
+                isinstance(signature, list) and self.layers.get(path) == signature for path, signature in layers)
         except (KeyError, TypeError, ValueError):
             return False
 
@@ -113,8 +115,7 @@ class ReviewMemo:
         self.golden[name] = golden
         entry = self.entries.get(name) if self.header else None  # unbound: no header checked, nothing believed
         try:
-            if not isinstance(entry, dict) or entry["golden"] != golden \
-                    or any(self.layers.get(path) != signature for path, signature in entry["layers"]):
+            if not isinstance(entry, dict) or entry["golden"] != golden or not self.layers_kept(name):
                 return None
             found = entry["result"]
             reviewed = from_json(review.EnvironmentReview, found["review"])

@@ -2,6 +2,7 @@
 one file per project, and anything it depends on that changed sends the environment through the full review."""
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,6 +91,14 @@ def test_a_damaged_memo_is_ignored_and_written_again(accepted: Project, settled:
         output, went_through = _diff(accepted, reviewed)
         assert output == first and went_through == ENVIRONMENTS
     assert _diff(accepted, reviewed)[1] == []
+    # an entry that names no layer, or a layer without a signature, answers nothing
+    kept = json.loads(memo.read_bytes())
+    for layers in ([], [["environments/unknown.yaml", None]], [[path, None] for path, _ in kept["entries"]["dev"]
+                                                                 ["layers"]]):
+        kept["entries"]["dev"]["layers"] = layers
+        memo.write_text(json.dumps(kept), encoding="utf-8")
+        output, went_through = _diff(accepted, reviewed)
+        assert output == first and "dev" in went_through
 
 
 def test_files_changed_within_the_racy_window_are_not_remembered(accepted: Project, reviewed: list[list[str]],
