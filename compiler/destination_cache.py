@@ -32,11 +32,12 @@ class DestinationIndex:
         found = cache.read_payload(DESTINATIONS, self.key)
         self.entries: dict[str, Any] = found if isinstance(found, dict) else {}
         self.changed = False
+        # what every entry's key shares, read once per index (the input bounds come from the environment)
+        self._common = f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0"
 
     def _entry_key(self, name: str) -> str:
         own = self.cache.project.environment_file(name)
-        own_digest = self.cache.digest(own)
-        return _sha256(f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0{name}\0{own_digest}")
+        return _sha256(f"{self._common}{name}\0{self.cache.digest(own)}")
 
     def destination(self, name: str) -> tuple[bool, Destination | None]:
         """(True, its destination or None when it renders no Argo CD Applications) from a trustworthy entry whose

@@ -22,11 +22,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .. import output, review
+from .. import review
 from .. import tree_digests as stat_memo
 from ..atomic_file import write_atomically
 from ..autoscaler.generators import installed_generators
-from ..problems import KrcError, errors_among, problem_from_json, problem_to_json
+from ..problems import errors_among, problem_from_json, problem_to_json
 from ..project import Project
 from ..record_json import from_json, to_json
 from ..user_cache import cache_dir
@@ -50,6 +50,8 @@ class ReviewMemo:
         self.root = str(project.root.resolve())
         self.file = cache_dir() / "review-memo" / f"{hashlib.sha256(self.root.encode()).hexdigest()}.json"
         self.started = time.time_ns()
+        self.golden_root = str(project.golden_dir)
+        self.golden_is_link = os.path.islink(self.golden_root)
         self.layers = self._layer_signatures()  # before anything is read
         self.header: list[Any] = []
         self.stored_header, self.entries = self._read()
@@ -89,12 +91,30 @@ class ReviewMemo:
             return None, {}
 
     def _golden_signatures(self, name: str) -> list[Signature] | None:
-        """golden/<env>/'s files; None when it holds a link or FIFO (the review reports that, the memo stays out)."""
-        try:
-            files = output.tree_files(self.project.golden_dir / name)
-        except KrcError:
+        """golden/<env>/'s files, sorted; None when golden/, the folder or anything in it is a link, FIFO or device
+        (the full review reports that) or cannot be read. Its own walk, not output.tree_files: this runs for every
+        environment of every `krc diff`, and refuses by answering None instead of raising."""
+        top = os.path.join(self.golden_root, name)
+        if self.golden_is_link or os.path.islink(top):
             return None
-        return sorted(_signature(relative, entry.stat(follow_symlinks=False)) for relative, entry in files)
+        found: list[Signature] = []
+        folders = [(top, "")]
+        try:
+            while folders:
+                folder, prefix = folders.pop()
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if entry.is_dir(follow_symlinks=False):
+                            folders.append((entry.path, f"{prefix}{entry.name}/"))
+                        elif entry.is_file(follow_symlinks=False):
+                            found.append(_signature(prefix + entry.name, entry.stat(follow_symlinks=False)))
+                        else:
+                            return None
+        except FileNotFoundError:
+            return [] if folder == top else None
+        except OSError:
+            return None
+        return sorted(found)
 
     def layers_kept(self, name: str) -> bool:
         """Whether `name` has an entry whose layers all keep their signatures (its golden/ is checked by answer)."""

@@ -124,3 +124,17 @@ def test_the_engine_starts_early_only_when_an_environment_s_layers_changed(accep
     dev.write_text(dev.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     _diff(accepted, reviewed)
     assert started == ["project"]
+
+
+@pytest.mark.parametrize("where", ["inside", "folder"])
+def test_a_link_in_golden_is_reported_even_when_the_memo_knew_the_folder(accepted: Project, settled: None,
+                                                                         reviewed: list[list[str]], where: str):
+    _diff(accepted, reviewed)
+    folder = accepted.golden_dir / "dev"
+    if where == "inside":
+        (folder / "manifests" / "link.yaml").symlink_to(accepted.environment_file("dev"))
+    else:
+        folder.rename(accepted.root / "dev-elsewhere")
+        folder.symlink_to(accepted.root / "dev-elsewhere")
+    result = run(accepted, "diff")
+    assert result.exit_code == 2 and "link" in result.output, result.output
