@@ -121,26 +121,27 @@ def tree_files(folder: Path) -> list[tuple[str, os.DirEntry[str]]]:
     os.scandir, not Path.rglob: `krc check` and `krc diff` go through hundreds of golden folders and pathlib's
     overhead was most of their time. Links are refused, never followed: golden/ is committed by many people and
     must not make krc read files elsewhere; FIFOs and devices are refused (a read would block)."""
-    for step in (folder.parent, folder):  # golden/ and golden/<env>
-        if step.is_symlink():
-            raise KrcError(f"{step.parent.name}/{step.name} is a symbolic link; golden/ and rendered/ hold real "
-                           "folders only: remove it", Location(f"{step.parent.name}/{step.name}"))
-    if not folder.is_dir():
+    top = str(folder)
+    for step in (os.path.dirname(top), top):  # golden/ and golden/<env>
+        if os.path.islink(step):
+            shown = f"{os.path.basename(os.path.dirname(step))}/{os.path.basename(step)}"
+            raise KrcError(f"{shown} is a symbolic link; golden/ and rendered/ hold real folders only: remove it",
+                           Location(shown))
+    if not os.path.isdir(top):
         return []
     found: list[tuple[str, os.DirEntry[str]]] = []
-
-    def walk(directory: str, prefix: str) -> None:
+    folders = [(top, "")]
+    while folders:
+        directory, prefix = folders.pop()
         with os.scandir(directory) as entries:
-            for entry in entries:
-                if entry.is_symlink() or not (entry.is_dir() or entry.is_file()):
+            for entry in entries:  # a link is neither a folder nor a file here: never followed
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append((entry.path, f"{prefix}{entry.name}/"))
+                elif entry.is_file(follow_symlinks=False):
+                    found.append((prefix + entry.name, entry))
+                else:
                     raise KrcError(f"{entry.path} is a link, FIFO or device; golden/ and rendered/ hold plain files "
                                    "only: remove it", Location(entry.path))
-                if entry.is_dir():
-                    walk(entry.path, f"{prefix}{entry.name}/")
-                else:
-                    found.append((prefix + entry.name, entry))
-
-    walk(str(folder), "")
     return found
 
 

@@ -27,19 +27,17 @@ def prestart_engine(context: Context, heavy: Sequence[Job]) -> None:
     """Start the engine a job among `heavy` (the jobs the cache cannot answer) will probably run: a lint job's,
     or for a review, the project's when it has policies. Left idle, it ends after its idle time."""
     engine = next((job.engine for job in heavy if job.command == "lint" and job.engine is not None), None)
-    if engine is None and any(job.command == "review" for job in heavy) and policy_files(context.project.policies_dir):
-        try:
-            engine = find_engine([context.project.root])
-        except KrcError:
-            return
     if engine is not None:
         prestart(engine)
+    elif any(job.command == "review" for job in heavy):
+        prestart_project_engine(context.project)
 
 
-def prestart_review_engine(project: Project) -> None:
-    """For `krc diff` in one process, before anything is read: the project's engine, when it has policies. A
-    pull request's diff nearly always has a changed environment whose policies run at the end, and by then the
-    engine has started on the other core (about 0.45 s) while this one imports, reads the cache and compiles."""
+def prestart_project_engine(project: Project) -> None:
+    """The project's engine, when it has policies and one is installed. `krc diff` calls this before anything
+    is read when an environment changed: its policies run at the end, and by then the engine has started on the
+    other core (about 0.45 s) while this one imports, reads the cache and compiles. (Beside worker processes no
+    helper waits idle, so there it ends unused.)"""
     if not policy_files(project.policies_dir):
         return
     try:

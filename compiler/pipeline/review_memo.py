@@ -22,11 +22,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .. import review
+from .. import output, review
 from .. import tree_digests as stat_memo
 from ..atomic_file import write_atomically
 from ..autoscaler.generators import installed_generators
-from ..problems import errors_among, problem_from_json, problem_to_json
+from ..problems import KrcError, errors_among, problem_from_json, problem_to_json
 from ..project import Project
 from ..record_json import from_json, to_json
 from ..user_cache import cache_dir
@@ -50,8 +50,6 @@ class ReviewMemo:
         self.root = str(project.root.resolve())
         self.file = cache_dir() / "review-memo" / f"{hashlib.sha256(self.root.encode()).hexdigest()}.json"
         self.started = time.time_ns()
-        self.golden_root = str(project.golden_dir)
-        self.golden_is_link = os.path.islink(self.golden_root)
         self.layers = self._layer_signatures()  # before anything is read
         self.header: list[Any] = []
         self.stored_header, self.entries = self._read()
@@ -92,29 +90,12 @@ class ReviewMemo:
 
     def _golden_signatures(self, name: str) -> list[Signature] | None:
         """golden/<env>/'s files, sorted; None when golden/, the folder or anything in it is a link, FIFO or device
-        (the full review reports that) or cannot be read. Its own walk, not output.tree_files: this runs for every
-        environment of every `krc diff`, and refuses by answering None instead of raising."""
-        top = os.path.join(self.golden_root, name)
-        if self.golden_is_link or os.path.islink(top):
-            return None
-        found: list[Signature] = []
-        folders = [(top, "")]
+        (the full review reports that)."""
         try:
-            while folders:
-                folder, prefix = folders.pop()
-                with os.scandir(folder) as entries:
-                    for entry in entries:
-                        if entry.is_dir(follow_symlinks=False):
-                            folders.append((entry.path, f"{prefix}{entry.name}/"))
-                        elif entry.is_file(follow_symlinks=False):
-                            found.append(_signature(prefix + entry.name, entry.stat(follow_symlinks=False)))
-                        else:
-                            return None
-        except FileNotFoundError:
-            return [] if folder == top else None
-        except OSError:
+            files = output.tree_files(self.project.golden_dir / name)
+        except KrcError:
             return None
-        return sorted(found)
+        return sorted(_signature(relative, entry.stat(follow_symlinks=False)) for relative, entry in files)
 
     def layers_kept(self, name: str) -> bool:
         """Whether `name` has an entry whose layers all keep their signatures (its golden/ is checked by answer)."""
@@ -133,7 +114,7 @@ class ReviewMemo:
         if golden is None:
             return None
         self.golden[name] = golden
-        entry = self.entries.get(name) if self.header else None  # unbound: no header checked, nothing believed
+        entry = self.entries.get(name) if self._context else None  # unbound: no header checked, nothing believed
         try:
             if not isinstance(entry, dict) or entry["golden"] != golden or not self.layers_kept(name):
                 return None
@@ -153,9 +134,8 @@ class ReviewMemo:
         """Remember an unchanged environment's result, with the signatures taken before it was reviewed; not when
         a file it depends on lies outside environments/ and golden/, or changed within RACY_SECONDS."""
         golden, reviewed = self.golden.get(result.name), result.reviewed
-        if golden is None or reviewed is None or reviewed.changed or errors_among(result.findings):
-            return
-        if self._context is None:
+        if self._context is None or golden is None or reviewed is None or reviewed.changed \
+                or errors_among(result.findings):
             return
         summary = self._context.cache.summary(result.name)
         if summary is None or summary.key != result.key or not summary.input_files:
@@ -175,7 +155,7 @@ class ReviewMemo:
     def save(self, names: Sequence[str]) -> None:
         """Write the memo when an entry was added, with the project's environments (`names`) only. Best effort: a
         read-only cache only costs speed."""
-        if not self.changed or not self.header:
+        if not self.changed or self._context is None:
             return
         memo = {"header": self.header, "entries": {n: self.entries[n] for n in sorted(names) if n in self.entries}}
         try:

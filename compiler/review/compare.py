@@ -46,7 +46,7 @@ def _objects(files: output.Files, shown: str, known: dict[bytes, dict[str, Any]]
             document = yamlio.load(text, source)
         if not _is_object(document):
             raise KrcError(f"{source} is not a Kubernetes object (apiVersion, kind and metadata.name as text); "
-                           "restore it from git or run 'krc golden'", Location(source))
+                           "restore it from git or run 'krc golden'", Location(source, 1, 1))
         key = key_of(document)
         if key in parsed:
             raise KrcError(f"{source} and {shown}/{parsed[key][0]} hold the same object {key.ref}; "

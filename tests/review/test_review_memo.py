@@ -114,7 +114,7 @@ def test_the_engine_starts_early_only_when_an_environment_s_layers_changed(accep
                                                                          reviewed: list[list[str]],
                                                                          monkeypatch: pytest.MonkeyPatch):
     started: list[str] = []
-    monkeypatch.setattr(diff, "prestart_review_engine", lambda project: started.append(project.root.name))
+    monkeypatch.setattr(diff, "prestart_project_engine", lambda project: started.append(project.root.name))
     _diff(accepted, reviewed)
     assert started == ["project"]  # no memo yet: everything is reviewed, policies may run
     started.clear()
