@@ -1,9 +1,14 @@
 """The thin CLI: exit codes, one-line errors, nothing written on bad input."""
 from __future__ import annotations
 
+import gc
+import sys
+from importlib.metadata import entry_points
+
+import pytest
 from click.testing import CliRunner
 
-from compiler import output
+from compiler import cli, output
 from compiler.cli import main
 from compiler.project import Project
 
@@ -67,3 +72,18 @@ def test_vendor_reports_cached_charts(project: Project):
     result = run(project, "vendor")
     assert result.exit_code == 0
     assert "kuberay-operator 1.6.2 sha256:8edc14b9" in result.output and "(cached)" in result.output
+
+
+def test_the_executable_keeps_the_commands_exit_code_and_leaves_its_heap_to_the_system(
+        monkeypatch: pytest.MonkeyPatch):
+    """`krc` is cli.run: the command's own exit, after freezing the heap so shutdown does not collect it."""
+    [script] = [e for e in entry_points(group="console_scripts") if e.name == "krc"]
+    assert script.value == "compiler.cli:run"
+    frozen: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    for argv, code in ((["krc", "no-such-command"], 2), (["krc", "--help"], 0)):
+        monkeypatch.setattr(sys, "argv", argv)
+        with pytest.raises(SystemExit) as exited:
+            cli.run()
+        assert exited.value.code == code
+    assert frozen == [True, True]

@@ -1,4 +1,4 @@
-"""`krc diff` starts the changed environments' policies as soon as a review batch has compiled them, so CUE runs
+"""`krc diff` starts the changed environments' policies as soon as a review batch has rendered them, so CUE runs
 while the review goes on (Ray's view, the other batches); before its policy step the command collects them into
 the policy cache, where that step finds them and needs no engine run of its own. One such run at a time, and none
 beside worker processes (one engine at a time keeps the memory bound)."""
@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from compiler import pipeline
 from compiler.compile_cache import POLICIES
+from compiler.pipeline import context as context_module
 from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context, Job, compile_cached, restore, use_engine_lock
 from compiler.pipeline.lint_batch import policy_cache_key
@@ -19,7 +21,9 @@ from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_
 from compiler.pipeline.review_batch import review_batch
 from compiler.policy import find_engine, policy_files
 from compiler.policy.engine import CueEngine
+from compiler.problems import Problem
 from compiler.project import Project
+from compiler.render import Render
 
 CACHED = pipeline.RunOptions(cache=True, workers=1)
 ALLOWED_IMAGE = "image: rayproject/ray:2.58.0-py312\n"
@@ -46,10 +50,41 @@ def test_one_run_at_a_time_and_a_dropped_run_keeps_nothing(project: Project, pri
     ahead = context.policies_ahead
     assert ahead is not None and ahead.keys == (key,)
     compiled, render = compile_cached(project, context.cache, "dev", peers=context.peers)
-    start_policies_ahead(context, [(compiled, render or restore(context, compiled))])
+    start_policies_ahead(context, [(compiled.key, compiled.inputs_digest, render or restore(context, compiled))])
     assert context.policies_ahead is ahead  # the run under way stays the only one
     drop_policies_ahead(context)
     assert context.policies_ahead is None and context.cache.findings(POLICIES, key) is None
+
+
+def test_a_changed_environments_policies_start_before_its_findings_are_worked_out(
+        project: Project, private_cache: Path, monkeypatch: pytest.MonkeyPatch):
+    """Rendering takes a third of compiling one environment, linting the rest: the engine gets that time too."""
+    _foreign_image_in_dev(project)
+    context = Context.of(project, CACHED)
+    started_first: list[bool] = []
+    findings = context_module.environment_findings
+
+    def spy(render: Render, *args: Any, **kwargs: Any) -> list[Problem]:
+        started_first.append(context.policies_ahead is not None)
+        return findings(render, *args, **kwargs)
+
+    monkeypatch.setattr(context_module, "environment_findings", spy)
+    review_batch(context, Job("review", project.root, ("dev",), CACHED.cache, context.cache.shared))
+    assert started_first == [True]
+    drop_policies_ahead(context)
+
+
+def test_a_changed_environment_the_compile_cache_answers_still_has_its_policies_started(
+        project: Project, private_cache: Path):
+    _foreign_image_in_dev(project)
+    first, key = _review_dev(project)
+    drop_policies_ahead(first)  # compiled and kept, its policies never ran
+    context = Context.of(project, CACHED)
+    review_batch(context, Job("review", project.root, ("dev",), CACHED.cache, context.cache.shared))
+    assert context.policies_ahead is not None and context.policies_ahead.keys == (key,)
+    keep_policies_ahead(context)
+    kept = context.cache.findings(POLICIES, key)
+    assert kept is not None and {p.rule for p in kept} == {"policy/image-registry"}
 
 
 def test_the_review_keeps_the_policy_findings_of_a_changed_environment(tmp_path: Path, project: Project,

@@ -9,6 +9,8 @@ defined: a command's module is imported only when that command runs (support.Wor
 """
 from __future__ import annotations
 
+import gc
+
 import click
 
 from ..report_format import COLOR_CHOICES
@@ -50,4 +52,16 @@ def main(project: str | None, color: str) -> None:
     """
 
 
-__all__ = ["ErrorEdge", "main"]
+def run() -> None:
+    """The `krc` executable: the command, then an exit that skips the collector. A command over hundreds of
+    environments leaves a heap of hundreds of thousands of objects, and Python's shutdown runs its cycle collector
+    over all of them only to free memory the system takes back anyway: 0.15-0.25 s after `krc diff` of 500
+    environments. Frozen, they are left to the system; everything else about the exit is as usual (exit handlers
+    stop helpers and remove temporary folders, output is flushed). In-process callers (the tests) call `main`."""
+    try:
+        main()  # exits (click's standalone mode)
+    finally:
+        gc.freeze()
+
+
+__all__ = ["ErrorEdge", "main", "run"]

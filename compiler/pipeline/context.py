@@ -71,7 +71,33 @@ class Context:
         return self._charts[(name, version)]
 
 
-def rendered_together(context: Context, names: Sequence[str]) -> dict[str, tuple[str, Render]]:
+@dataclass(frozen=True)
+class Rendered:
+    """An environment rendered, not yet linted: its cache key as it was before rendering, the render, its files
+    (as golden/ holds them) and the inputs it was read from ([path, sha256] pairs: its layers, the CRD file it
+    names). Enough to start its policies (start_policies_ahead) before its findings are worked out."""
+
+    key: str
+    render: Render
+    files: output.Files
+    recorded: tuple[tuple[str, str], ...]
+
+    @property
+    def inputs_digest(self) -> str:
+        return inputs_digest([list(pair) for pair in self.recorded])
+
+
+def rendered(project: Project, cache: CompileCache, key: str, render: Render, argocd_crds: str | None = None) \
+        -> Rendered:
+    try:
+        named = crds_path(project, render.environment) if not argocd_crds else None
+    except KrcError:  # its findings say so (or, without lint, nothing reads that file)
+        named = None
+    recorded = cache.recorded_inputs([project.root / f for f in render.environment.files] + ([named] if named else []))
+    return Rendered(key, render, output.render_files(render, False), tuple((path, digest) for path, digest in recorded))
+
+
+def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rendered]:
     """The environments the cache lacks, rendered with their Jsonnet templates evaluated together
     (prepare_templates), each with its cache key as it was before rendering. Environments that fail are left out:
     compile_cached renders them on their own and reports their problems as always."""
@@ -88,43 +114,41 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, tuple
             keys.append(key)
         except KrcError:
             continue
-    rendered: dict[str, tuple[str, Render]] = {}
+    found: dict[str, Rendered] = {}
     if not pairs:  # every one is in the cache: no need to even list the templates
-        return rendered
+        return found
     for key, (env, chart), prepared in zip(keys, pairs, prepare_templates(project, pairs), strict=True):
         try:
-            rendered[env.name] = (key, render_environment(project, env, chart, prepared))
+            found[env.name] = rendered(project, cache, key, render_environment(project, env, chart, prepared))
         except KrcError:
             continue
-    return rendered
+    return found
 
 
 def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
                    lint: bool = True, peers: tuple[Destination, ...] = (),
-                   rendered: tuple[str, Render] | None = None) -> tuple[Compiled, Render | None]:
+                   ahead: Rendered | None = None) -> tuple[Compiled, Render | None]:
     """One environment's compiled result from the cache, else compiled (and kept when its key held still).
     With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out.
-    `rendered`: its key and render from rendered_together."""
+    `ahead`: its render from rendered_together (made without `argocd_crds`)."""
     found = cache.lookup(name)
     if found is not None:
         return found, None
-    key, render = rendered or (cache.key(name), compile_environment(project, name))
+    if ahead is None:
+        key = cache.key(name)
+        ahead = rendered(project, cache, key, compile_environment(project, name), argocd_crds)
+    render = ahead.render
     try:
         findings: list[Problem] | None = environment_findings(render, project, argocd_crds, peers)
     except KrcError:
         if lint:
             raise
         findings = None
-    try:
-        named = crds_path(project, render.environment) if not argocd_crds else None
-    except KrcError:  # the findings said so (or, without lint, nothing reads that file)
-        named = None
-    recorded = cache.recorded_inputs([project.root / f for f in render.environment.files] + ([named] if named else []))
-    compiled = Compiled(name, key, (render.chart.name, render.chart.version), output.render_files(render, False),
-                        render.objects, render.helm_values, tuple(findings or ()), render.chart_objects,
-                        inputs_digest=inputs_digest(recorded))
-    if findings is not None and cache.key(name) == key:  # the file did not change while it compiled
-        cache.store(compiled, recorded)
+    compiled = Compiled(name, ahead.key, (render.chart.name, render.chart.version), ahead.files, render.objects,
+                        render.helm_values, tuple(findings or ()), render.chart_objects,
+                        inputs_digest=ahead.inputs_digest)
+    if findings is not None and cache.key(name) == ahead.key:  # the file did not change while it compiled
+        cache.store(compiled, [list(pair) for pair in ahead.recorded])
     return compiled, render
 
 

@@ -11,7 +11,6 @@ from .. import output
 from ..compile_cache import CompileCache
 from ..problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..project import Project
-from ..render import Render
 from ..tree_digests import tree_digests
 from .context import (
     Context,
@@ -19,6 +18,7 @@ from .context import (
     GoldenMismatch,
     Job,
     Outcome,
+    Rendered,
     compile_cached,
     golden_mismatch,
     output_root,
@@ -56,13 +56,13 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
     return Outcome(tuple(results), tuple(problems))
 
 
-def _write_or_compare(context: Context, job: Job, name: str, rendered: tuple[str, Render] | None) -> EnvironmentResult:
+def _write_or_compare(context: Context, job: Job, name: str, rendered: Rendered | None) -> EnvironmentResult:
     """render/golden: one environment staged beside its target; check: compared with golden/."""
     project = context.project
     known = _up_to_date(context, job, name) if rendered is None else None
     if known is not None:
         return known
-    compiled, _ = compile_cached(project, context.cache, name, peers=context.peers, rendered=rendered)
+    compiled, _ = compile_cached(project, context.cache, name, peers=context.peers, ahead=rendered)
     errors = errors_among(compiled.findings)
     if errors:
         raise KrcError(errors)

@@ -1,6 +1,6 @@
 """Policies started ahead: `krc diff` starts the changed environments' policies as soon as a review batch has
-compiled them, so the engine works while the review goes on, and collects the findings into the policy cache
-before its policy step, which then starts no engine of its own.
+rendered them (before their findings are worked out), so the engine works while the review goes on, and collects
+the findings into the policy cache before its policy step, which then starts no engine of its own.
 
 One such run at a time (the Context holds it), and none beside worker processes (see engine_alone), so the command
 keeps to one engine at a time. A failure is left to the policy step, which runs the policies again and reports it.
@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..compile_cache import POLICIES, Compiled
+from ..compile_cache import POLICIES
 from ..policy import find_engine, policy_files, policy_input
 from ..policy.engine import prestart
 from ..problems import KrcError
 from ..project import Project
 from ..render import Render
 from .context import Context, Job, PoliciesAhead, engine_alone
-from .lint_batch import policy_cache_key, project_policy_run
+from .lint_batch import project_policy_run
 
 
 def prestart_engine(context: Context, heavy: Sequence[Job]) -> None:
@@ -47,9 +47,10 @@ def prestart_project_engine(project: Project) -> None:
     prestart(engine)
 
 
-def start_policies_ahead(context: Context, entries: Sequence[tuple[Compiled, Render]]) -> None:
-    """Start the policies of `entries` for keep_policies_ahead to collect: nothing when a run is under way, beside
-    workers, or when there is nothing to run (no policies, results already kept, no engine installed)."""
+def start_policies_ahead(context: Context, entries: Sequence[tuple[str, str, Render]]) -> None:
+    """Start the policies of `entries` (each: its compile key, the digest of its inputs, its render) for
+    keep_policies_ahead to collect: nothing when a run is under way, beside workers, or when there is nothing to
+    run (no policies, results already kept, no engine installed)."""
     project = context.project
     policies = tuple(policy_files(project.policies_dir))
     if not entries or not policies or not engine_alone() or context.policies_ahead is not None:
@@ -58,8 +59,9 @@ def start_policies_ahead(context: Context, entries: Sequence[tuple[Compiled, Ren
         engine = find_engine([project.root])
     except KrcError:
         return
-    todo = [(render, key) for compiled, render in entries
-            if not context.cache.has_payload(POLICIES, key := policy_cache_key(context, compiled, policies, engine))]
+    todo = [(render, key) for compile_key, inputs, render in entries
+            if not context.cache.has_payload(POLICIES, key := context.cache.policy_key(
+                compile_key, inputs, policies, engine.description))]
     if not todo:
         return
     run = project_policy_run(project, [policy_input(render) for render, _ in todo], engine)

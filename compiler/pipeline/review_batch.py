@@ -22,8 +22,17 @@ from ..record_json import from_json, to_json
 from ..render import Render
 from ..review.ray_view import two_views
 from ..tree_digests import tree_digests
-from .context import Context, EnvironmentResult, Job, Outcome, compile_cached, restore
-from .environments import ray_version, validate_render
+from .context import (
+    Context,
+    EnvironmentResult,
+    Job,
+    Outcome,
+    Rendered,
+    compile_cached,
+    rendered,
+    restore,
+)
+from .environments import compile_environment, ray_version, validate_render
 from .policies_ahead import start_policies_ahead
 
 # Reviews of environments golden/ matches, kept in the compile cache's folder under their own kind and key.
@@ -40,6 +49,27 @@ def review_batch(context: Context, job: Job) -> Outcome:
     entries: list[tuple[Compiled, Render, output.Files, str]] = []
     cached: dict[str, EnvironmentResult] = {}
     generators = repr(installed_generators(project.root))  # once per batch, not per environment
+
+    def finish(name: str, golden: output.Files, ahead: Rendered | None) -> None:
+        """Its findings (or its compile cache entry), then its kept review or an entry to review."""
+        try:
+            compiled, render = compile_cached(project, context.cache, name, peers=context.peers, ahead=ahead)
+        except KrcError as err:
+            problems.extend(err.problems)
+            return
+        errors = errors_among(compiled.findings)
+        if errors:
+            problems.extend(errors)
+            return
+        key = review_key(context, name, file_digests(compiled.files), compiled.inputs_digest, compiled.findings,
+                         generators) if golden == compiled.files else ""
+        reviewed = cached_review(context, key)
+        if reviewed is not None:
+            cached[name] = _result(compiled, reviewed)
+        else:
+            entries.append((compiled, render or restore(context, compiled), golden, key))
+
+    pending: list[tuple[str, output.Files]] = []  # what the summaries cannot answer, with golden/'s files
     for name in job.names:
         # golden/'s digests first (files read only when they changed: tree_digests); its bytes only when needed
         given = job.golden[name] if job.golden is not None else None  # golden/ as committed at --base
@@ -48,28 +78,31 @@ def review_batch(context: Context, job: Job) -> Outcome:
         known = _review_from_summary(context, name, digests, generators)
         if known is not None:
             cached[name] = known
-            continue
-        golden = given if given is not None else output.read_tree(folder)
+        else:
+            pending.append((name, given if given is not None else output.read_tree(folder)))
+    # what the compile cache lacks is rendered first; the policies of those golden/ does not match start before
+    # their findings are worked out, so the engine has that time too
+    changed: list[tuple[str, output.Files, Rendered]] = []
+    for name, golden in pending:
         try:
-            compiled, render = compile_cached(project, context.cache, name, peers=context.peers)
+            ahead = None if context.cache.has_entry(name) else rendered(
+                project, context.cache, context.cache.key(name), compile_environment(project, name))
         except KrcError as err:
             problems.extend(err.problems)
             continue
-        errors = errors_among(compiled.findings)
-        if errors:
-            problems.extend(errors)
-            continue
-        key = review_key(context, name, file_digests(compiled.files), compiled.inputs_digest, compiled.findings,
-                         generators) if golden == compiled.files else ""
-        reviewed = cached_review(context, key)
-        if reviewed is not None:
-            cached[name] = _result(compiled, reviewed)
-            continue
-        entries.append((compiled, render or restore(context, compiled), golden, key))
+        if ahead is not None and ahead.files != golden:
+            changed.append((name, golden, ahead))  # held, as its entry would be
+        else:
+            finish(name, golden, ahead)
+    if not problems:  # a batch that fails needs no policies
+        start_policies_ahead(context, [(ahead.key, ahead.inputs_digest, ahead.render) for _, _, ahead in changed])
+    for name, golden, ahead in changed:
+        finish(name, golden, ahead)
     if problems:
         return Outcome(problems=tuple(problems))
-    # the policies of the changed environments, which `krc diff` asks for at the end, run meanwhile
-    start_policies_ahead(context, [(c, render) for c, render, golden, _ in entries if golden != c.files])
+    # changed environments the compile cache answered: their policies, unless a run already started for the others
+    start_policies_ahead(context, [(c.key, c.inputs_digest, render) for c, render, golden, _ in entries
+                                   if golden != c.files])
     try:
         results = _review_entries(context, entries)
     except KrcError as err:
