@@ -19,9 +19,6 @@ is ignored (never believed) and replaced. Writes are atomic and best effort: a r
 """
 from __future__ import annotations
 
-import functools
-import hashlib
-import importlib.metadata
 import json
 import os
 import tempfile
@@ -30,56 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import limits
+from .content_digests import krc_fingerprint, limit_settings, path_digest, sha256_hex, tree_digest
 from .k8s.objects import RenderedObject
 from .problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
 from .project import Project
 from .user_cache import cache_dir
 
 FORMAT = 2  # bump when the entry layout or what a key covers changes (2: findings keep their help)
-PACKAGE_DIR = Path(__file__).resolve().parent
 FOLDER = "compiled"
 SUMMARIES = "summaries"
 POLICIES = "policy"
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _tree_digest(folder: Path, suffixes: tuple[str, ...] = ()) -> str:
-    """Every file below `folder` (relative path and bytes), in a stable order; an absent folder digests as empty."""
-    digest = hashlib.sha256()
-    if folder.is_dir():
-        for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
-            if suffixes and path.suffix not in suffixes:
-                continue
-            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-            digest.update(_sha256(path.read_bytes()).encode() + b"\n")
-    return digest.hexdigest()
-
-
-@functools.lru_cache(maxsize=1)
-def krc_fingerprint() -> str:
-    """krc's version and a digest of its code and data files: results of other code are never reused."""
-    try:
-        version = importlib.metadata.version("krc")
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
-    return _sha256(f"{version}\0{_tree_digest(PACKAGE_DIR, ('.py', '.json', '.js'))}".encode())
-
-
-def limit_settings() -> str:
-    """The input bounds in force (KRC_MAX_...): a file accepted under one bound may be refused under another, so
-    results are never reused across them."""
-    return ";".join(f"{limit.variable}={os.environ.get(limit.variable, '')}" for limit in limits.ALL)
-
-
-def path_digest(path: Path) -> str:
-    """A file's or folder's content; "" when it does not exist."""
-    if path.is_file():
-        return _sha256(path.read_bytes())
-    return _tree_digest(path) if path.is_dir() else ""
 
 
 @dataclass(frozen=True)
@@ -125,16 +82,16 @@ class Summary:
 
 def result_key(key: str, inputs: str) -> str:
     """Which result an output folder holds: the entry's key with every input it recorded (base.yaml too)."""
-    return _sha256(f"{key}\0{inputs}".encode())
+    return sha256_hex(f"{key}\0{inputs}".encode())
 
 
 def inputs_digest(recorded: Any) -> str:
     """The digest of recorded inputs ([path, sha256] pairs), the same however they were listed."""
-    return _sha256(json.dumps(sorted(recorded), separators=(",", ":")).encode())
+    return sha256_hex(json.dumps(sorted(recorded), separators=(",", ":")).encode())
 
 
 def findings_digest(findings: Iterable[Problem]) -> str:
-    return _sha256(json.dumps([problem_to_json(p) for p in findings], sort_keys=True).encode())
+    return sha256_hex(json.dumps([problem_to_json(p) for p in findings], sort_keys=True).encode())
 
 
 def _entry_facts(payload: Any) -> tuple[tuple[str, str], tuple[Problem, ...], str]:
@@ -145,7 +102,7 @@ def _entry_facts(payload: Any) -> tuple[tuple[str, str], tuple[Problem, ...], st
 
 
 def file_digests(files: dict[str, bytes]) -> dict[str, str]:
-    return {path: _sha256(content) for path, content in sorted(files.items())}
+    return {path: sha256_hex(content) for path, content in sorted(files.items())}
 
 
 class CompileCache:
@@ -160,25 +117,37 @@ class CompileCache:
         self.enabled = enabled
         self.folder = folder or cache_dir()
         self._folder_text = str(self.folder)
-        self._digests: dict[Path, str] = {}  # per run: files do not change under one command
+        # per run (files do not change under one command), by path as text: hundreds of environments' layers are
+        # looked up several times each, and hashing Path objects costs more than the lookups
+        self._digests: dict[str, str] = {}
+        self._root_text = str(project.root)
+        self._environment_files: dict[str, str] = {}
         self._summaries: dict[str, Summary] = {}
         if shared is None and enabled:
-            shared = _sha256("\0".join([str(FORMAT), krc_fingerprint(), _tree_digest(project.templates_dir),
-                                         _tree_digest(project.vendor_dir), options, limit_settings()]).encode())
+            shared = sha256_hex("\0".join([str(FORMAT), krc_fingerprint(), tree_digest(project.templates_dir),
+                                         tree_digest(project.vendor_dir), options, limit_settings()]).encode())
         self.shared = shared or ""
 
-    def digest(self, path: Path) -> str:
+    def digest(self, path: Path | str) -> str:
         """Digest of a file read once per cache object (base.yaml is every environment's layer)."""
-        if path not in self._digests:
-            self._digests[path] = path_digest(path)
-        return self._digests[path]
+        text = os.fspath(path)
+        found = self._digests.get(text)
+        if found is None:
+            found = self._digests[text] = path_digest(text)
+        return found
+
+    def environment_digest(self, name: str) -> str:
+        """The digest of environments/<name>.yaml, the environment's own layer."""
+        file = self._environment_files.get(name)
+        if file is None:
+            file = self._environment_files[name] = str(self.project.environment_file(name))
+        return self.digest(file)
 
     def share_digests(self, other: CompileCache) -> None:
         self._digests = other._digests  # the files `other` read in this run, read once per command
 
     def key(self, name: str) -> str:
-        own = self.project.environment_file(name)
-        return _sha256(f"{self.shared}\0{name}\0{self.digest(own)}".encode())
+        return sha256_hex(f"{self.shared}\0{name}\0{self.environment_digest(name)}".encode())
 
     def _entry_file(self, kind: str, key: str) -> str:
         # a string: a command on hundreds of environments reads thousands of entries; pathlib costs more than reads
@@ -195,7 +164,7 @@ class CompileCache:
                 raw = handle.read()
             header_text, _, payload = raw.partition(b"\n")
             header = json.loads(header_text)
-            if header != {"format": FORMAT, "key": key, "sha256": _sha256(payload)}:
+            if header != {"format": FORMAT, "key": key, "sha256": sha256_hex(payload)}:
                 return None
             return json.loads(payload)
         except (OSError, ValueError, UnicodeDecodeError):
@@ -206,7 +175,7 @@ class CompileCache:
             return
         try:
             body = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-            header = json.dumps({"format": FORMAT, "key": key, "sha256": _sha256(body)}, sort_keys=True).encode()
+            header = json.dumps({"format": FORMAT, "key": key, "sha256": sha256_hex(body)}, sort_keys=True).encode()
             path = Path(self._entry_file(kind, key))
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
@@ -230,7 +199,7 @@ class CompileCache:
             parts = str(relative).split("/")
             if relative.startswith("/") or ".." in parts:  # entries name files inside the project only
                 return False
-            if self.digest(self.project.root / relative) != digest:
+            if self.digest(os.path.join(self._root_text, relative)) != digest:
                 return False
         return True
 
@@ -322,7 +291,7 @@ class CompileCache:
     def policy_key(self, compile_key: str, inputs: str, policies: Sequence[Path], engine: str) -> str:
         """Policy findings depend on the compiled result (key, inputs_digest), the policy files and the engine."""
         parts = [compile_key, inputs, engine] + [f"{p.name}:{self.digest(p)}" for p in policies]
-        return _sha256("\0".join(parts).encode())
+        return sha256_hex("\0".join(parts).encode())
 
     def findings(self, kind: str, key: str) -> list[Problem] | None:
         """A list of findings kept under `kind` (POLICIES, or a derived result such as lint's), when trustworthy."""

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .compile_cache import FORMAT, CompileCache, krc_fingerprint, limit_settings
+from .compile_cache import FORMAT, CompileCache
+from .content_digests import krc_fingerprint, limit_settings
 from .k8s.destinations import Destination
 
 DESTINATIONS = "destinations"
@@ -36,8 +37,7 @@ class DestinationIndex:
         self._common = f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0"
 
     def _entry_key(self, name: str) -> str:
-        own = self.cache.project.environment_file(name)
-        return _sha256(f"{self._common}{name}\0{self.cache.digest(own)}")
+        return _sha256(f"{self._common}{name}\0{self.cache.environment_digest(name)}")
 
     def destination(self, name: str) -> tuple[bool, Destination | None]:
         """(True, its destination or None when it renders no Argo CD Applications) from a trustworthy entry whose

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import compile_cache, output, pipeline
+from compiler import compile_cache, content_digests, output, pipeline
 from compiler.pipeline.context import Context
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
@@ -251,5 +251,6 @@ def test_entries_record_the_layers_they_were_built_from(project: Project, cache_
     pipeline.check_golden(project, ["dev"], CACHED)
     [entry] = entries(cache_dir)
     payload = json.loads(entry.read_bytes().split(b"\n", 1)[1])
-    assert ["environments/base.yaml", compile_cache.path_digest(project.environment_file("base"))] in payload["inputs"]
+    base = project.environment_file("base")
+    assert ["environments/base.yaml", content_digests.path_digest(base)] in payload["inputs"]
     assert os.path.commonpath([entry, cache_dir]) == str(cache_dir)

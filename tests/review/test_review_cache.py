@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from review_support import edit
 
-from compiler import compile_cache, pipeline, record_json, review
+from compiler import compile_cache, content_digests, pipeline, record_json, review
 from compiler.pipeline import review_batch
 from compiler.project import Project
 
@@ -102,7 +102,7 @@ def test_tampered_or_corrupt_entries_are_ignored(accepted: Project, cache_dir: P
     header, _, payload = first.read_bytes().partition(b"\n")
     tampered = json.loads(payload) | {"unchanged": "many"}  # a wrong type, under a checksum that matches it
     body = json.dumps(tampered, sort_keys=True, separators=(",", ":")).encode()
-    forged = json.loads(header) | {"sha256": compile_cache._sha256(body)}
+    forged = json.loads(header) | {"sha256": content_digests.sha256_hex(body)}
     first.write_bytes(json.dumps(forged, sort_keys=True).encode() + b"\n" + body)
     second.write_bytes(second.read_bytes()[:50])  # truncated
     assert pipeline.review_project(accepted, names, run=CACHED) == expected

@@ -1,0 +1,58 @@
+"""What cache keys are made of: digests of files, folders and krc's own code, and the input bounds in force.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import os
+import stat
+from pathlib import Path
+
+from . import limits
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def tree_digest(folder: Path, suffixes: tuple[str, ...] = ()) -> str:
+    """Every file below `folder` (relative path and bytes), in a stable order; an absent folder digests as empty."""
+    digest = hashlib.sha256()
+    if folder.is_dir():
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+            if suffixes and path.suffix not in suffixes:
+                continue
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(sha256_hex(path.read_bytes()).encode() + b"\n")
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def krc_fingerprint() -> str:
+    """krc's version and a digest of its code and data files: results of other code are never reused."""
+    try:
+        version = importlib.metadata.version("krc")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return sha256_hex(f"{version}\0{tree_digest(PACKAGE_DIR, ('.py', '.json', '.js'))}".encode())
+
+
+def limit_settings() -> str:
+    """The input bounds in force (KRC_MAX_...): a file accepted under one bound may be refused under another, so
+    results are never reused across them."""
+    return ";".join(f"{limit.variable}={os.environ.get(limit.variable, '')}" for limit in limits.ALL)
+
+
+def path_digest(path: Path | str) -> str:
+    """A file's or folder's content; "" when it does not exist (or is neither, such as a FIFO)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return ""
+    if stat.S_ISREG(mode):
+        with open(path, "rb") as handle:
+            return sha256_hex(handle.read())
+    return tree_digest(Path(path)) if stat.S_ISDIR(mode) else ""
