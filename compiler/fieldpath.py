@@ -22,7 +22,7 @@ LocationT = TypeVar("LocationT")
 # (parent, segment) or None for the document root
 LinkedPath = tuple[Any, Any] | None
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+_PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")  # whole key (fullmatch: `$` would let "name\n" pass)
 _SEGMENT = re.compile(r'\.?([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 
 
@@ -40,7 +40,7 @@ def render(segments: tuple[Any, ...]) -> str:
     for segment in segments:
         if isinstance(segment, int):
             out.append(f"[{segment}]")
-        elif _PLAIN_KEY.match(segment):
+        elif _PLAIN_KEY.fullmatch(segment):
             out.append(f".{segment}" if out else segment)
         else:
             out.append(f"[{json.dumps(segment, ensure_ascii=False)}]")

@@ -36,7 +36,7 @@ def shown_name(text: str) -> str:
 
 def layer_name_error(name: str) -> str | None:
     """Why `name` cannot name an environment or a layer, or None."""
-    if len(name.lstrip("_")) > MAX_NAME_LENGTH or not _LAYER_NAME.match(name):
+    if len(name.lstrip("_")) > MAX_NAME_LENGTH or not _LAYER_NAME.fullmatch(name):
         return (f"'{shown_name(name)}' is not a valid environment name: names are Kubernetes DNS-1123 labels "
                 f"(lower case letters, digits and '-', starting and ending with a letter or digit, at most "
                 f"{MAX_NAME_LENGTH} characters), optionally after one '_' for a layer")

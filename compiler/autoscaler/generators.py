@@ -28,7 +28,7 @@ def ray_envs_dir(project_root: Path) -> Path:
 
 
 def valid_ray_version(version: str) -> bool:
-    return bool(_RAY_VERSION.match(version))
+    return bool(_RAY_VERSION.fullmatch(version))
 
 
 def install_hint(version: str, project_root: Path) -> str:

@@ -24,7 +24,7 @@ _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 def chart_pin_problem(name: str, version: str) -> str | None:
     """Why a chart name or version cannot be used, or None."""
-    if not isinstance(name, str) or len(name) > 250 or not _CHART_NAME.match(name):
+    if not isinstance(name, str) or len(name) > 250 or not _CHART_NAME.fullmatch(name):
         return (f"chart name {name!r} is not a Helm chart name (lower case letters, digits and '-', starting and "
                 "ending with a letter or digit)")
     if not isinstance(version, str) or len(version) > 128 or not _SEMVER.match(version):
@@ -61,7 +61,7 @@ def read_lock(vendor_dir: Path) -> dict[tuple[str, str], str]:
     for i, entry in enumerate(charts or []):
         fields = [entry.get(k) for k in ("name", "version", "digest")] if isinstance(entry, dict) else [None] * 3
         name, version, digest = (str(f) if isinstance(f, (str, int, float)) else None for f in fields)
-        if name is None or version is None or digest is None or not _DIGEST.match(digest) \
+        if name is None or version is None or digest is None or not _DIGEST.fullmatch(digest) \
                 or chart_pin_problem(name, version):
             raise KrcError(f"{shown}: entry {i + 1} needs a valid name, version and sha256 digest "
                            f"({chart_pin_problem(name or '', version or '') or 'digest: 64 hex digits'}); restore "

@@ -44,7 +44,7 @@ def load_crd_source(spec: str, project_root: Path | None) -> list[dict[str, Any]
                 raise KrcError(f"cannot read {path} ({err.strerror}); check the path") from None
             return crds_from_archive(data, str(path))
         return load_crds_from_path(path)
-    reference = _CHART_REFERENCE.match(spec)
+    reference = _CHART_REFERENCE.fullmatch(spec)
     if reference:
         return _crds_from_repository(reference["name"], reference["version"], project_root)
     raise KrcError(f"'{spec}' is not a file, a directory or NAME@VERSION; give a CRD file, a directory of CRDs, "

@@ -12,6 +12,7 @@ items are reordered (`shown_path` writes that notation, the one every message us
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..problems import Location, Problem
@@ -96,6 +97,13 @@ def named_path(data: Any, raw: Path) -> Path:
     return tuple(out)
 
 
+def _shown_text(text: str) -> str:
+    """A name as written, or quoted as JSON when it holds a quote, backslash, bracket or control character, so a
+    path stays on one line and reads back unambiguously."""
+    return json.dumps(text, ensure_ascii=False) if not text.isprintable() or any(c in text for c in '[]"\\') \
+        else text
+
+
 def shown_path(data: Any, path: Path) -> str:
     """A path in the environment file's own notation: list items by name in brackets, map keys after dots:
     `clusters[ray-cpu-demo].workerGroups[cpu].memory`. Takes raw (index) or named paths alike."""
@@ -106,13 +114,14 @@ def shown_path(data: Any, path: Path) -> str:
             if isinstance(step, int) and 0 <= step < len(value):
                 value = value[step]
                 name = item_name(value)
-                out += f"[{name}]" if name is not None else f"[{step}]"
+                out += f"[{_shown_text(name)}]" if name is not None else f"[{step}]"
             else:
                 value = next((item for item in value if item_name(item) == step), None)
-                out += f"[{step}]"
+                out += f"[{_shown_text(str(step))}]"
         else:
             key = str(step)
-            out += (f'["{key}"]' if "." in key or "/" in key else (f".{key}" if out else key))
+            quoted = "." in key or "/" in key or _shown_text(key) != key or any(c in key for c in " []")
+            out += (f"[{json.dumps(key, ensure_ascii=False)}]" if quoted else (f".{key}" if out else key))
             value = value.get(step) if isinstance(value, dict) else None
     return out or "(top level)"
 

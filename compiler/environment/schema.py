@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 
 from .. import fieldpath
+from ..k8s.patterns import schema_regex
 from ..problems import Location, Problem
 from ..yamlio import Path, Positions
 from . import hints
@@ -35,11 +36,20 @@ def environment_schema() -> dict[str, Any]:
     return schema
 
 
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+    """JSON Schema's `pattern` as ECMA-262 reads it: `$` is the end of the text (k8s/patterns.py), so a name
+    ending in a newline does not pass for a name."""
+    if validator.is_type(instance, "string") and not schema_regex(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
 @functools.cache
 def _validator() -> jsonschema.protocols.Validator:
     schema = environment_schema()
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    base = jsonschema.validators.validator_for(schema)
+    cls = jsonschema.validators.extend(base, {"pattern": _pattern})  # type: ignore[no-untyped-call]
+    validator: jsonschema.protocols.Validator = cls(schema, format_checker=base.FORMAT_CHECKER)
+    return validator
 
 
 def _nearest(positions: Positions, path: Path, fallback: Location) -> Location:

@@ -26,7 +26,7 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
     errors = []
     if len(value) > 253:
         errors.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN.match(value):
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
         errors.append("must consist of lower case alphanumeric characters, '-' or '.', and start and end with an "
                       "alphanumeric character")
     return errors
@@ -41,7 +41,7 @@ def dns1035_label_errors(value: str) -> list[str]:
     errors = []
     if len(value) > 63:
         errors.append("must be no more than 63 characters")
-    if not _DNS1035.match(value):
+    if not _DNS1035.fullmatch(value):
         errors.append("must consist of lower case alphanumeric characters or '-', start with a letter and end "
                       "with a letter or digit")
     return errors
@@ -51,7 +51,7 @@ def dns1123_label_errors(value: str) -> list[str]:
     errors = []
     if len(value) > 63:
         errors.append("must be no more than 63 characters")
-    if not _DNS1123_LABEL.match(value):
+    if not _DNS1123_LABEL.fullmatch(value):
         errors.append("must consist of lower case alphanumeric characters or '-' and start and end with one")
     return errors
 
@@ -66,7 +66,7 @@ def qualified_name_errors(value: str) -> list[str]:
         errors.append("the name part must not be empty")
     elif len(name) > 63:
         errors.append("the name part must be no more than 63 characters")
-    elif not _QUALIFIED_PART.match(name):
+    elif not _QUALIFIED_PART.fullmatch(name):
         errors.append("the name part must consist of alphanumeric characters, '-', '_' or '.', and start and end "
                       "with an alphanumeric character")
     return errors
@@ -77,7 +77,7 @@ def label_value_errors(value: str) -> list[str]:
         return []
     if len(value) > 63:
         return ["must be no more than 63 characters"]
-    if not _QUALIFIED_PART.match(value):
+    if not _QUALIFIED_PART.fullmatch(value):
         return ["must be empty or consist of alphanumeric characters, '-', '_' or '.', and start and end with an "
                 "alphanumeric character"]
     return []
@@ -85,11 +85,11 @@ def label_value_errors(value: str) -> list[str]:
 
 def file_name_problem(kind: object, name: object, namespace: object = None) -> str | None:
     """Why an object's kind, name or namespace cannot be part of a file name, or None."""
-    if not isinstance(kind, str) or not _FILE_KIND.match(kind):
+    if not isinstance(kind, str) or not _FILE_KIND.fullmatch(kind):
         return f"kind '{_shown(kind)}' is not a Kubernetes kind (letters and digits, starting with a letter)"
-    if not isinstance(name, str) or not _FILE_NAME.match(name):
+    if not isinstance(name, str) or not _FILE_NAME.fullmatch(name):
         return (f"{kind} name '{_shown(name)}' is not a Kubernetes object name (lower case letters, digits, "
                 "'-' and '.', at most 253 characters)")
-    if namespace is not None and (not isinstance(namespace, str) or not _FILE_NAME.match(namespace)):
+    if namespace is not None and (not isinstance(namespace, str) or not _FILE_NAME.fullmatch(namespace)):
         return f"{kind} {name} has namespace '{_shown(namespace)}', which is not a namespace name"
     return None

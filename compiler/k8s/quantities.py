@@ -20,7 +20,7 @@ def parse_quantity(value: Any) -> Decimal | None:
         return None
     if isinstance(value, (int, float)):
         return Decimal(str(value))
-    match = _QUANTITY.match(str(value).strip())
+    match = _QUANTITY.fullmatch(str(value).strip())
     if not match:
         return None
     try:

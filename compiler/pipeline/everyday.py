@@ -49,7 +49,7 @@ def init_environment(project: Project, name: str, extends: str, destination: str
                      namespace: str | None) -> Path:
     """`krc init`: a new environment file extending `extends`, checked by loading it; nothing is left behind
     when it does not load."""
-    if not scaffold.ENVIRONMENT_NAME.match(name):
+    if not scaffold.ENVIRONMENT_NAME.fullmatch(name):
         raise KrcError(Problem(f"'{shown_name(name)}' is not a usable environment name",
                                help="use lowercase letters, digits and '-', e.g. staging or prod-eu"))
     path = project.environment_file(name)  # checks the name again before it becomes a path

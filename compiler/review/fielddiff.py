@@ -10,6 +10,7 @@ map keys that are not plain words are quoted: `metadata.annotations["krc.dev/sou
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ LIST_KEYS: dict[str, tuple[str, ...]] = {
 }
 NAME_KEYS = ("groupName", "name")
 CONTEXT_LINES = 3
-_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # the whole key (fullmatch; `$` also matches before "\n")
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,10 @@ class FieldChange:
 
 def key_path(path: str, key: Any) -> str:
     text = str(key)
-    if _PLAIN_KEY.match(text):
+    if _PLAIN_KEY.fullmatch(text):
         return f"{path}.{text}" if path else text
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return f'{path}["{escaped}"]'
+    # quoted as JSON: a key holding a newline or other control character stays on the review's one line
+    return f"{path}[{json.dumps(text, ensure_ascii=False)}]"
 
 
 def text_diff(old: str, new: str) -> tuple[str, ...]:

@@ -10,11 +10,11 @@ compiled CEL programs. The walk in `walker.py` never looks at the schema dict ag
 from __future__ import annotations
 
 import datetime
-import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ..k8s.patterns import schema_regex
 from ..problems import KrcError
 from . import cel, string_formats
 
@@ -31,11 +31,9 @@ ACCEPTED_TYPES: dict[str, frozenset[type]] = {
 INT_OR_STRING = frozenset((int,) + _STRINGISH)
 
 
-@functools.cache
 def _regex(pattern: str) -> re.Pattern[str]:
-    # ECMA/RE2 patterns in CRDs are, in practice, a subset Python's re reads the same way; the API server
-    # searches (unanchored) like re.search.
-    return re.compile(pattern)
+    # the API server searches (unanchored) with Go's regexp, whose `$` is the end of the text (k8s/patterns.py)
+    return schema_regex(pattern)
 
 
 def enum_key(value: Any) -> tuple[type, Any]:

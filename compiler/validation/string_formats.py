@@ -43,7 +43,7 @@ def _date_time(text: str) -> bool:
 
 def _date(text: str) -> bool:
     try:
-        return bool(_DATE.match(text)) and bool(datetime.date.fromisoformat(text))
+        return bool(_DATE.fullmatch(text)) and bool(datetime.date.fromisoformat(text))
     except ValueError:
         return False
 
@@ -78,7 +78,7 @@ STRING_FORMATS: dict[str, tuple[Callable[[str], bool], str]] = {
     "date-time": (_date_time, "an RFC 3339 date-time such as 2026-01-31T12:00:00Z"),
     "date": (_date, "a date such as 2026-01-31"),
     "byte": (_byte, "base64-encoded data"),
-    "uuid": (lambda t: bool(_UUID.match(t)), "a UUID"),
+    "uuid": (lambda t: bool(_UUID.fullmatch(t)), "a UUID"),
     "ipv4": (_ip(4), "an IPv4 address"),
     "ipv6": (_ip(6), "an IPv6 address"),
     "cidr": (_cidr, "a CIDR such as 10.0.0.0/16"),

@@ -148,3 +148,14 @@ def test_an_index_into_a_named_list_resolves_to_the_item_name(project: Project):
     assert env.resolve_dotted("clusters.0.workerGroups.0.maxReplicas") == (
         "clusters", "ray-cpu-demo", "workerGroups", "cpu", "maxReplicas")
     assert env.get(env.resolve_dotted("clusters.0.name")) == "ray-cpu-demo"
+
+
+def test_a_name_ending_in_a_newline_is_refused_at_its_line_on_one_line(project: Project):
+    """Schema patterns read `$` as the end of the text (JSON Schema and the API server do; Python's `$` would let
+    "ray-cpu-demo\\n" pass, and Kubernetes refuses it); the path names the item quoted, so the error is one line."""
+    write(project, "newline", 'extends: dev\nclusters:\n  - name: "ray-cpu-demo\\n"\n    head: {cpu: 1}\n')
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "newline")
+    [line] = [m for m in messages(err) if "not a valid Kubernetes name" in m]
+    assert line.startswith('environments/newline.yaml:3:5: error: clusters["ray-cpu-demo\\n"].name: ')
+    assert "\n" not in line

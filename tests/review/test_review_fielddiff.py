@@ -93,6 +93,13 @@ def test_scalar_types_matter_and_odd_keys_are_quoted():
         ("spec.flag", True, 1), ("spec.n", 1, "1")]
 
 
+def test_a_key_with_a_newline_or_quote_is_quoted_on_one_line():
+    old = {"metadata": {"labels": {"team\n": "a", 'say "hi"': "x", "ok": "1"}}}
+    new = {"metadata": {"labels": {"team\n": "b", 'say "hi"': "y", "ok": "2"}}}
+    assert paths(diff_documents(old, new)) == [
+        "metadata.labels.ok", 'metadata.labels["say \\"hi\\""]', 'metadata.labels["team\\n"]']
+
+
 def test_capacity_counts_max_replicas_hosts_and_the_head():
     spec = cluster("a", "b")["spec"]
     spec["workerGroupSpecs"][1]["numOfHosts"] = 2

@@ -94,7 +94,7 @@ def _number(text: str, field: CronField | None = None) -> int:
     """parseIntOrName: a field's name (any case) or a non-negative decimal integer."""
     if field is not None and text.lower() in field.names:
         return field.low + field.names.index(text.lower())
-    if not _GO_INT.match(text) or abs(int(text)) > _INT64_MAX:
+    if not _GO_INT.fullmatch(text) or abs(int(text)) > _INT64_MAX:
         raise _CronError(f"'{text}' is not a number")
     value = int(text)
     if value < 0:
