@@ -9,27 +9,22 @@ when an entry changed, with the project's current environments only.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from .compile_cache import FORMAT, CompileCache
-from .content_digests import krc_fingerprint, limit_settings
+from .content_digests import krc_fingerprint, limit_settings, sha256_hex
 from .k8s.destinations import Destination
 
 DESTINATIONS = "destinations"
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class DestinationIndex:
     def __init__(self, cache: CompileCache):
         self.cache = cache
         project = cache.project
-        self.key = _sha256(f"{FORMAT}\0{krc_fingerprint()}\0destinations\0{project.root.resolve()}")
+        self.key = sha256_hex(f"{FORMAT}\0{krc_fingerprint()}\0destinations\0{project.root.resolve()}".encode())
         found = cache.read_payload(DESTINATIONS, self.key)
         self.entries: dict[str, Any] = found if isinstance(found, dict) else {}
         self.changed = False
@@ -37,7 +32,7 @@ class DestinationIndex:
         self._common = f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0"
 
     def _entry_key(self, name: str) -> str:
-        return _sha256(f"{self._common}{name}\0{self.cache.environment_digest(name)}")
+        return sha256_hex(f"{self._common}{name}\0{self.cache.environment_digest(name)}".encode())
 
     def destination(self, name: str) -> tuple[bool, Destination | None]:
         """(True, its destination or None when it renders no Argo CD Applications) from a trustworthy entry whose

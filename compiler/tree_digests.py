@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,16 @@ RACY_SECONDS = 2.0
 MEMO_FORMAT = 1
 
 
+def file_signature(stat: os.stat_result) -> list[int]:
+    """What a file's signature is made of: device, inode, size, modification and change times (ns)."""
+    return [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+
+
+def settled(signature: Sequence[int], now_ns: int) -> bool:
+    """Whether a file_signature is old enough to be remembered (older than RACY_SECONDS at `now_ns`)."""
+    return now_ns - max(signature[3], signature[4]) > int(RACY_SECONDS * 1e9)
+
+
 def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:
     """sha256 of every file below `folder` (output.tree_files: links refused), by path, sorted. `remember`:
     use and update the memo (off with --no-cache: every file is read)."""
@@ -32,19 +44,17 @@ def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:
     memo_file = _memo_file(where)
     known = _read_memo(memo_file, where) if remember else {}
     now = time.time_ns()
-    racy = int(RACY_SECONDS * 1e9)
     digests: dict[str, str] = {}
     kept: dict[str, list[Any]] = {}
     for relative, entry in output.tree_files(folder):
-        stat = entry.stat(follow_symlinks=False)
-        signature = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+        signature = file_signature(entry.stat(follow_symlinks=False))
         remembered = known.get(relative)
         if remembered is not None and remembered[:5] == signature:
             digest = str(remembered[5])
         else:
             digest = hashlib.sha256(output.read_file(entry)).hexdigest()
         digests[relative] = digest
-        if now - max(stat.st_mtime_ns, stat.st_ctime_ns) > racy:
+        if settled(signature, now):
             kept[relative] = [*signature, digest]
     if remember and kept != known:
         _write_memo(memo_file, where, kept)

@@ -97,11 +97,14 @@ def named_path(data: Any, raw: Path) -> Path:
     return tuple(out)
 
 
-def _shown_text(text: str) -> str:
-    """A name as written, or quoted as JSON when it holds a quote, backslash, bracket or control character, so a
-    path stays on one line and reads back unambiguously."""
-    return json.dumps(text, ensure_ascii=False) if not text.isprintable() or any(c in text for c in '[]"\\') \
-        else text
+def _needs_quotes(text: str) -> bool:
+    """A quote, backslash, bracket or control character: shown quoted (as JSON), a path stays on one line and
+    reads back unambiguously."""
+    return not text.isprintable() or any(c in text for c in '[]"\\')
+
+
+def _shown_name(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False) if _needs_quotes(text) else text
 
 
 def shown_path(data: Any, path: Path) -> str:
@@ -114,13 +117,13 @@ def shown_path(data: Any, path: Path) -> str:
             if isinstance(step, int) and 0 <= step < len(value):
                 value = value[step]
                 name = item_name(value)
-                out += f"[{_shown_text(name)}]" if name is not None else f"[{step}]"
+                out += f"[{_shown_name(name)}]" if name is not None else f"[{step}]"
             else:
                 value = next((item for item in value if item_name(item) == step), None)
-                out += f"[{_shown_text(str(step))}]"
+                out += f"[{_shown_name(str(step))}]"
         else:
             key = str(step)
-            quoted = "." in key or "/" in key or _shown_text(key) != key or any(c in key for c in " []")
+            quoted = _needs_quotes(key) or any(c in key for c in "./ ")
             out += (f"[{json.dumps(key, ensure_ascii=False)}]" if quoted else (f".{key}" if out else key))
             value = value.get(step) if isinstance(value, dict) else None
     return out or "(top level)"

@@ -80,11 +80,8 @@ class Rendered:
     key: str
     render: Render
     files: output.Files
-    recorded: tuple[tuple[str, str], ...]
-
-    @property
-    def inputs_digest(self) -> str:
-        return inputs_digest([list(pair) for pair in self.recorded])
+    recorded: list[list[str]]
+    inputs_digest: str
 
 
 def rendered(project: Project, cache: CompileCache, key: str, render: Render, argocd_crds: str | None = None) \
@@ -94,7 +91,7 @@ def rendered(project: Project, cache: CompileCache, key: str, render: Render, ar
     except KrcError:  # its findings say so (or, without lint, nothing reads that file)
         named = None
     recorded = cache.recorded_inputs([project.root / f for f in render.environment.files] + ([named] if named else []))
-    return Rendered(key, render, output.render_files(render, False), tuple((path, digest) for path, digest in recorded))
+    return Rendered(key, render, output.render_files(render, False), recorded, inputs_digest(recorded))
 
 
 def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rendered]:
@@ -148,7 +145,7 @@ def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds
                         render.helm_values, tuple(findings or ()), render.chart_objects,
                         inputs_digest=ahead.inputs_digest)
     if findings is not None and cache.key(name) == ahead.key:  # the file did not change while it compiled
-        cache.store(compiled, [list(pair) for pair in ahead.recorded])
+        cache.store(compiled, ahead.recorded)
     return compiled, render
 
 

@@ -38,7 +38,7 @@ Signature = list[Any]  # [path, device, inode, size, mtime_ns, ctime_ns]
 
 
 def _signature(path: str, stat: os.stat_result) -> Signature:
-    return [path, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+    return [path, *stat_memo.file_signature(stat)]
 
 
 class ReviewMemo:
@@ -142,8 +142,7 @@ class ReviewMemo:
             return
         paths = sorted(set(summary.input_files))
         layers: list[Signature | None] = [self.layers.get(path) for path in paths]
-        racy = int(stat_memo.RACY_SECONDS * 1e9)
-        if any(signature is None or self.started - max(signature[4], signature[5]) <= racy
+        if any(signature is None or not stat_memo.settled(signature[1:], self.started)
                for signature in [*golden, *layers]):
             return
         kept = {"key": result.key, "chart": list(result.chart), "objects": result.objects,

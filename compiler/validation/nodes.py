@@ -31,11 +31,6 @@ ACCEPTED_TYPES: dict[str, frozenset[type]] = {
 INT_OR_STRING = frozenset((int,) + _STRINGISH)
 
 
-def _regex(pattern: str) -> re.Pattern[str]:
-    # the API server searches (unanchored) with Go's regexp, whose `$` is the end of the text (k8s/patterns.py)
-    return schema_regex(pattern)
-
-
 def enum_key(value: Any) -> tuple[type, Any]:
     # keyed by type so 1, 1.0 and True stay distinct, as in JSON
     return (float if type(value) is int else type(value), float(value) if type(value) is int else value)
@@ -242,7 +237,7 @@ def _compile_value_checks(node: SchemaNode, schema: dict[str, Any], where: str) 
     if "pattern" in schema:
         node.pattern_text = str(schema["pattern"])
         try:
-            node.pattern = _regex(node.pattern_text)
+            node.pattern = schema_regex(node.pattern_text)  # as the API server reads it
         except re.error as err:
             raise KrcError(f"{where}: pattern {node.pattern_text!r} is not a valid regex ({err}); fix the CRD") from err
     fmt = str(schema.get("format", ""))
