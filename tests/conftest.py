@@ -8,6 +8,7 @@ session if golden/ (the shipped one or the fixture's) changed.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import shutil
@@ -15,15 +16,19 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 
+from compiler import pipeline
 from compiler.charts import vendor, vendored
+from compiler.charts.helm_pin import find_helm, read_helm_pin
 from compiler.charts.package import crd_cache_file, read_chart_bytes
 from compiler.project import Project
 
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
 CHARTS_DIR = SHARED_DIR / "kuberay" / "charts"
 CHART_VERSIONS = ("1.5.2", "1.6.2", "1.7.0")
+HELM_VERSIONS = "helm-versions.json"  # in krc's cache: `helm version` of each Helm binary
 
 if not (CHARTS_DIR / "index.yaml").exists():
     raise RuntimeError(f"tests need the upstream chart repository at {CHARTS_DIR} (../shared beside the checkout)")
@@ -56,10 +61,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 # workers each import krc afresh (about a second of CPU each). The parallel path has tests of its own, which ask
 # for two workers explicitly (tests/test_compile_cache.py).
 os.environ["KRC_JOBS"] = "1"
-# A test process runs the CUE engine and Ray's generator test after test: an idle helper process waits this long for
-# the next request (krc's default, 2 s, suits one command), so most tests find one up rather than start one (0.5 s
-# and 0.9 s of CPU each). Tests of the idle exit set their own.
-os.environ.setdefault("KRC_HELPER_IDLE_SECONDS", "15")
+# A test process runs the CUE engine and Ray's generator test after test, but most tests find their answers in the
+# run's cache, so minutes may pass between two that need a helper: an idle helper waits up to ten minutes for the
+# next request (krc's default, 2 s, suits one command), so each test process starts each helper about once rather
+# than once per test that needs it (0.5 s and 1.6 s of CPU per start; with 15 s, the suite started 45 of them). A
+# helper still ends with the test process that started it (its request pipe closes). Tests of the idle exit set
+# their own.
+os.environ.setdefault("KRC_HELPER_IDLE_SECONDS", "600")
+
+
+# Property tests (hypothesis): `make test` tries 40 examples per property (the costly ones, each a render, a quarter
+# of that; see their modules), a search deep enough to catch a regression in the round trips while the suite stays
+# fast. `pytest --hypothesis-profile=thorough` searches 25 times deeper. No example database: tests write nothing
+# into the checkout, and a failure prints the example that reproduces it.
+settings.register_profile("suite", max_examples=40, deadline=None, database=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None, database=None)
+settings.load_profile("suite")  # the hypothesis plugin loads --hypothesis-profile's choice after this
 
 
 # The slowest tests (seconds each: CUE engine runs, krc processes, a nested pytest run), started first: pytest-xdist
@@ -86,6 +103,12 @@ SLOW_FIRST = (
     "tests/test_lint_results_cache.py::",
     "tests/autoscaler/test_generator_agreement.py::test_every_upstream_sample_agrees_with_the_generator",
 )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (test modules, their parameters, krc's modules) lives as long as the test process:
+    out of the collector's sight, a full collection between tests walks only what the tests make."""
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -135,8 +158,9 @@ def vendor_cache(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def parsed_charts_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: Path) -> Path:
-    """krc's cache as after its first reads of the vendored charts (every chart's CRDs parsed, nothing compiled):
-    tests that need a cache of their own start from a copy, instead of parsing megabytes of CRD YAML each."""
+    """krc's cache as after its first reads of the vendored charts (every chart's CRDs parsed, Helm's version
+    known, nothing compiled): tests that need a cache of their own start from a copy, instead of parsing megabytes
+    of CRD YAML each."""
     folder = tmp_path_factory.mktemp("parsed-charts-cache")
     # krc keeps a chart's parsed CRDs as one entry named by the archive's digest: read each chart through the run's
     # own cache (where vendoring already parsed it, in this worker or another) and take its entry from there
@@ -146,15 +170,46 @@ def parsed_charts_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: 
         read_chart_bytes(data, str(archive))
         entry = crd_cache_file(hashlib.sha256(data).hexdigest()).name
         shutil.copy2(run_cache / entry, folder / entry)
+    # and the pinned Helm's version, which krc asks `helm version` once per binary and remembers
+    find_helm(read_helm_pin(vendor_cache / vendored.LOCK_NAME))
+    shutil.copy2(run_cache / HELM_VERSIONS, folder / HELM_VERSIONS)
+    return folder
+
+
+# What krc keeps of the programs it runs for an environment, by folder of its cache: Helm's output and the answers
+# of Ray's autoscaler-config generator (about 1.6 CPU-s to start), each named by the digest of what was asked
+TOOL_ANSWERS = ("helm-template", "autoscaler")
+
+
+@pytest.fixture(scope="session")
+def tool_answers_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: Path,
+                       parsed_charts_cache: Path) -> Path:
+    """parsed_charts_cache, plus what Helm and Ray's generator answered for the fixture project's environments as
+    they are: gathered once, by a lint in a scratch cache, of which only those answers are kept."""
+    folder = tmp_path_factory.mktemp("tool-answers-cache")
+    shutil.copytree(parsed_charts_cache, folder, dirs_exist_ok=True)
+    scratch = tmp_path_factory.mktemp("scratch-cache")
+    shutil.copytree(parsed_charts_cache, scratch, dirs_exist_ok=True)
+    project = copy_project(tmp_path_factory.mktemp("tool-answers") / "project", vendor_cache)
+    shutil.rmtree(project.policies_dir)  # what the CUE engine answers is not kept: the policy tests count its runs
+    run_cache = os.environ["KRC_CACHE_DIR"]
+    os.environ["KRC_CACHE_DIR"] = str(scratch)
+    try:  # lint: it renders (Helm) and checks every RayCluster as the autoscaler sees it (Ray's generator)
+        pipeline.lint_environments(project, (), run=pipeline.RunOptions(workers=1))
+    finally:
+        os.environ["KRC_CACHE_DIR"] = run_cache
+    for part in TOOL_ANSWERS:
+        shutil.copytree(scratch / part, folder / part)
     return folder
 
 
 @pytest.fixture
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parsed_charts_cache: Path) -> Path:
-    """A krc cache of the test's own (KRC_CACHE_DIR), with the charts' CRDs parsed but nothing compiled: for tests
-    that count what a run compiles, reviews or reads from the cache."""
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool_answers_cache: Path) -> Path:
+    """A krc cache of the test's own (KRC_CACHE_DIR): the charts' CRDs parsed, Helm's and Ray's generator's answers
+    for the fixture project as it is, but nothing krc compiled, linted or reviewed: for tests that count what a run
+    compiles, reviews or reads from the cache."""
     folder = tmp_path / "cache"
-    shutil.copytree(parsed_charts_cache, folder)
+    shutil.copytree(tool_answers_cache, folder)
     monkeypatch.setenv("KRC_CACHE_DIR", str(folder))
     return folder
 

@@ -7,11 +7,14 @@ import json
 import os
 import re
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from compiler import compile_cache, content_digests, output, pipeline
+from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
@@ -20,7 +23,7 @@ from compiler.project import Project
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SEQUENTIAL = pipeline.RunOptions(cache=False, workers=1)
-PARALLEL = pipeline.RunOptions(cache=False, workers=2)
+PARALLEL = pipeline.RunOptions(cache=False, workers=2, repaid_by=1)  # a worker even for one environment
 CACHED = pipeline.RunOptions(cache=True, workers=1)
 
 
@@ -200,6 +203,34 @@ def test_an_error_in_one_environment_writes_nothing_in_parallel(project: Project
     with pytest.raises(KrcError):
         pipeline.render_to_disk(project, project.environment_names(), PARALLEL)
     assert not project.rendered_dir.exists() or list(project.rendered_dir.iterdir()) == []
+
+
+def test_a_worker_is_started_only_for_enough_environments_to_compile():
+    two = pipeline.RunOptions(workers=2)
+    assert two.workers_for("render", 31) == 1 and two.workers_for("render", 64) == 2
+    assert two.workers_for("lint", 11) == 1 and two.workers_for("lint", 24) == 2
+    assert two.workers_for("review", 500) == 2 and pipeline.RunOptions(workers=1).workers_for("lint", 500) == 1
+    assert PARALLEL.workers_for("render", 2) == 2 and PARALLEL.workers_for("render", 0) == 1
+
+
+def test_two_environments_to_compile_start_no_worker(project_without_policies: Project, cache_dir: Path,
+                                                     monkeypatch: pytest.MonkeyPatch):
+    """Two jobs to compile, two cores: a worker's start would cost more than the compile it takes over."""
+    pools: list[int | None] = []
+
+    class Recording(ProcessPoolExecutor):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pools.append(kwargs.get("max_workers"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(jobs_module, "ProcessPoolExecutor", Recording)
+    names = project_without_policies.environment_names()
+    assert compiled(pipeline.render_to_disk(project_without_policies, names, pipeline.RunOptions(workers=2))) == names
+    assert pools == []
+    one = project_without_policies
+    assert pipeline.lint_environments(one, (), run=pipeline.RunOptions(cache=False, workers=2)) == \
+        pipeline.lint_environments(one, (), run=SEQUENTIAL)
+    assert pools == []
 
 
 def policy_project(project: Project) -> Project:

@@ -20,7 +20,7 @@ from compiler.policy.engine import CueEngine
 from compiler.problems import KrcError
 from compiler.project import Project
 
-POOLED = pipeline.RunOptions(cache=True, workers=2, policy_batch=1)
+POOLED = pipeline.RunOptions(cache=True, workers=2, policy_batch=1, repaid_by=1)
 
 
 def _logging_engine(tmp_path: Path, real: CueEngine) -> tuple[CueEngine, Path]:

@@ -76,8 +76,8 @@ def test_render_names_the_template_line_whatever_the_jobs(project: Project, work
     _break_prod(project)
     with pytest.raises(KrcError) as alone:
         pipeline.compile_environment(project, "prod-eks-gpu")
+    run = pipeline.RunOptions(cache=False, workers=workers, repaid_by=1)  # with 2, a worker however few to compile
     with pytest.raises(KrcError) as err:
-        pipeline.render_to_disk(project, project.environment_names(), pipeline.RunOptions(cache=False,
-                                                                                           workers=workers))
+        pipeline.render_to_disk(project, project.environment_names(), run)
     assert alone.value.problems[0] in err.value.problems
     assert not (project.root / "rendered").exists() or not any((project.root / "rendered").iterdir())

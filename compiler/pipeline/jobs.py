@@ -105,15 +105,17 @@ def _up_to_date(context: Context, job: Job, name: str) -> EnvironmentResult | No
     return dataclasses.replace(result, crds=len(context.chart(*summary.chart).crds))
 
 
-def parallel(jobs: Sequence[Job], run: RunOptions, is_cheap: Callable[[Job], bool],
+def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], int],
               context: Context) -> Iterator[Outcome]:
     """Every job's outcome, in order. Cheap jobs (cache hits) run here; the rest, when there are two or more of
-    them, are shared between this process and workers-1 worker processes, each started fresh ('spawn': the Go
-    runtime of gojsonnet does not survive a fork). This process works too rather than wait: a process holding
-    the compiling stack (imports, parsed CRDs, compiled schemas) costs 100-200 MB, so one fewer of them keeps
-    the peak memory down at the same number of busy cores."""
-    heavy = [i for i, job in enumerate(jobs) if not is_cheap(job)]
-    workers = min(run.worker_count(), len(heavy))
+    them and enough environments to compile to repay a worker's start (RunOptions.workers_for), are shared
+    between this process and workers-1 worker processes, each started fresh ('spawn': the Go runtime of
+    gojsonnet does not survive a fork). This process works too rather than wait: a process holding the compiling
+    stack (imports, parsed CRDs, compiled schemas) costs 100-200 MB, so one fewer of them keeps the peak memory
+    down at the same number of busy cores."""
+    counts = [to_compile(job) for job in jobs]
+    heavy = [i for i, count in enumerate(counts) if count]
+    workers = min(run.workers_for(jobs[0].command, sum(counts)), len(heavy)) if heavy else 1
     if workers < 2:
         prestart_engine(context, [jobs[i] for i in heavy])  # it starts up while the jobs compile
         yield from (run_job(job, context) for job in jobs)
@@ -142,14 +144,14 @@ def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions) -> Iterator
     cache = context.cache
     problems: list[Problem] = []
 
-    def cheap(job: Job) -> bool:
+    def to_compile(job: Job) -> int:
         if job.command == "lint":
             basis = lint_basis(context, job)
-            return all(has_lint_result(context, job, basis, name) for name in job.names)
-        return all(cache.has_entry(name) for name in job.names)
+            return sum(not has_lint_result(context, job, basis, name) for name in job.names)
+        return sum(not cache.has_entry(name) for name in job.names)
 
     deferred: list[EnvironmentResult] = []  # in order, from the first result whose policies are pending
-    for outcome in parallel(jobs, run, cheap, context):
+    for outcome in parallel(jobs, run, to_compile, context):
         problems.extend(outcome.problems)
         for result in outcome.results:
             if deferred or result.policies_pending:

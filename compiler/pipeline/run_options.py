@@ -21,6 +21,12 @@ POLICY_BATCH = 25
 RENDER_BATCH = 5
 # Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
 REVIEW_BATCH = 40
+# How many environments to compile repay one more worker process, by command. A worker starts fresh (spawn:
+# importing krc and reading the parsed CRDs cost about 1.5 CPU-s, and 1 s passes before its first result), so for a
+# few changed environments one process finishes first. Measured at 500 environments on 2 cores, medians of 3, one
+# process against two: `krc render` 7.45 against 7.84 s with 32 environments to compile and 13.2 against 11.6 s with
+# 64; `krc diff` even at 24 (14.3 against 14.1 s); `krc lint` 6.1 against 6.3 s at 8 and 12.9 against 11.3 s at 24.
+WORKER_REPAID_BY = {"render": 32, "golden": 32, "check": 32, "review": 24, "lint": 12}
 # The default number of compiling processes when --jobs is not given: a container's CPU limit, which
 # os.cpu_count() does not see (an Argo CD sidecar, a CI runner), or 1 where the caller already runs in parallel.
 JOBS_VARIABLE = "KRC_JOBS"
@@ -39,16 +45,24 @@ def default_workers() -> int:
 @dataclass(frozen=True)
 class RunOptions:
     """How a command works through environments: the compile cache (`--no-cache` turns it off), how many
-    processes compile in parallel (`--jobs`; None: $KRC_JOBS, else one per core), and the most environments one
-    job takes for policies and for `krc diff`. Output is the same whatever they are."""
+    processes compile in parallel at most (`--jobs`; None: $KRC_JOBS, else one per core) and for how many
+    environments to compile a worker is started, and the most environments one job takes for policies and for
+    `krc diff`. Output is the same whatever they are."""
 
     cache: bool = True
     workers: int | None = None
     policy_batch: int = POLICY_BATCH
     review_batch: int = REVIEW_BATCH
+    repaid_by: int | None = None  # environments to compile per worker process (None: WORKER_REPAID_BY's)
 
     def worker_count(self) -> int:
         return max(1, self.workers if self.workers is not None else default_workers())
+
+    def workers_for(self, command: str, to_compile: int) -> int:
+        """How many processes compile `to_compile` environments: one per share that repays a worker's start, at
+        most worker_count()."""
+        share = self.repaid_by if self.repaid_by is not None else WORKER_REPAID_BY.get(command, 1)
+        return max(1, min(self.worker_count(), to_compile // max(1, share)))
 
     def batches(self, names: Sequence[str], most: int) -> list[tuple[str, ...]]:
         """`names` in consecutive jobs of at most `most`, spread so every worker gets some."""

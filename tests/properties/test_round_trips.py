@@ -14,7 +14,7 @@ from compiler.policy import workspace
 from compiler.problems import Location
 from compiler.review.fielddiff import diff_documents
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow])  # examples: the profile's (tests/conftest.py)
 
 keys = st.text(min_size=0, max_size=12)
 segments = st.lists(st.one_of(keys, st.integers(min_value=0, max_value=10_000)), max_size=8).map(tuple)

@@ -42,7 +42,7 @@ def _assert_reviewed_or_refused(project: Project, shown: str) -> None:
         assert "golden/" in result.output, result.output  # the error names the golden file
 
 
-@settings(max_examples=15, deadline=None, derandomize=True, database=None,
+@settings(max_examples=max(5, settings.default.max_examples // 3), derandomize=True,  # a review per example
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_golden_manifest_of_any_shape_is_reviewed_or_named(accepted: Project, data: st.DataObject):

@@ -21,21 +21,25 @@ GUARDED = ("golden", "rendered", "vendor", "environments", "templates")
 
 
 def tree_state(folder: Path) -> tuple[tuple[str, bytes], ...]:
-    """Every entry below `folder`: names, types, link targets and file bytes (links are not followed, so a link
-    that appears or changes is seen)."""
+    """Every entry below `folder`: names, types, link targets, and each file's identity and last change (links are
+    not followed, so a link that appears or changes is seen). A file is named by its inode, size, and modification
+    and change times: a write of any kind, even of the same bytes, moves the change time (ctime), which no caller
+    can set back, and a replacement brings another inode; so this sees everything the file's bytes would show,
+    without reading the megabytes of rendered/ twice per case."""
     if not folder.exists() and not folder.is_symlink():
         return (("", b"absent"),)
     entries = []
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
         dirnames.sort()
         for name in sorted(dirnames + filenames):
-            path = Path(dirpath) / name
-            info = path.lstat()
-            relative = path.relative_to(folder).as_posix()
+            path = os.path.join(dirpath, name)
+            info = os.lstat(path)
+            relative = os.path.relpath(path, folder)
             if stat.S_ISLNK(info.st_mode):
                 entries.append((relative, b"link:" + os.readlink(path).encode("utf-8", "surrogateescape")))
             elif stat.S_ISREG(info.st_mode):
-                entries.append((relative, b"file:" + path.read_bytes()))
+                identity = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, stat.S_IMODE(info.st_mode))
+                entries.append((relative, b"file:" + repr(identity).encode()))
             else:
                 entries.append((relative, f"mode:{stat.S_IFMT(info.st_mode)}".encode()))
     return tuple(entries)
