@@ -4,7 +4,8 @@ For each N (default 1, 10, 100; `--large` adds 500) it builds a synthetic projec
 (bench/synthetic.py) with its own empty cache folder, and times, as fresh processes:
 
   krc render cold (empty cache), render warm (nothing changed), render / check / diff with one environment changed
-  (a new change before each), lint and policy cold (empty cache), lint warm, lint of one environment warm, lint
+  (a new change before each), render with 8 changed (N >= 8),
+  lint and policy cold (empty cache), lint warm, lint of one environment warm, lint
   of all with one changed, policy warm, and argocd generate of one environment, its first request (cold) and a
   later one (warm);
   the floor (bench/floor.py: gojsonnet on the same templates + PyYAML dump + the same writes, one process);
@@ -101,6 +102,9 @@ def measure(command: list[str], cwd: Path, env: dict[str, str], check: bool = Tr
     return Run(wall, usage.ru_utime + usage.ru_stime, peak[0] / 1e6, process.returncode)
 
 
+FEW = 8  # environments a "few changed" figure changes: fewer than repay a worker process (RunOptions.workers_for)
+
+
 def krc_figures(project: Path, cache: Path, n: int, lint: bool = True) -> dict[str, Run]:
     env = {**os.environ, "KRC_CACHE_DIR": str(cache)}
     if (ROOT / ".venv-ray").is_dir():  # lint runs Ray's autoscaler generator, as the repository does
@@ -115,6 +119,10 @@ def krc_figures(project: Path, cache: Path, n: int, lint: bool = True) -> dict[s
     for revision, command in enumerate(("render", "check", "diff"), start=1):
         synthetic.touch_one(project, n // 2, revision)
         runs[f"{command} one changed"] = measure([KRC, command], project, env)
+    if n >= FEW:  # a pull request touching a few environments, spread over the project (and over render's jobs)
+        for i in range(FEW):
+            synthetic.touch_one(project, i * n // FEW, 5)
+        runs[f"render {FEW} changed"] = measure([KRC, "render"], project, env)
     if not lint:
         runs.update(generate_figures(project, env, one))
         return runs
@@ -191,6 +199,10 @@ def report(n: int, runs: dict[str, Run]) -> None:
     if fastest is not None:
         print(f"  ratio Kapitan (faster setup) / krc render cold: {fastest.wall / cold.wall:5.2f} wall, "
               f"{fastest.cpu / cold.cpu:5.2f} cpu")
+    if f"render {FEW} changed" in runs:
+        few, one = runs[f"render {FEW} changed"], runs["render one changed"]
+        print(f"  ratio render {FEW} changed / one changed: {few.wall / one.wall:5.2f} wall, "
+              f"{few.cpu / one.cpu:5.2f} cpu")
     krc_peak = max(r.peak_mb for k, r in runs.items() if "kapitan" not in k and k != "floor")
     print(f"  peak memory, largest of the krc commands: {krc_peak:.0f} MB")
 

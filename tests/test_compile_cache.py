@@ -207,9 +207,11 @@ def test_an_error_in_one_environment_writes_nothing_in_parallel(project: Project
 
 def test_a_worker_is_started_only_for_enough_environments_to_compile():
     two = pipeline.RunOptions(workers=2)
-    assert two.workers_for("render", 31) == 1 and two.workers_for("render", 64) == 2
-    assert two.workers_for("lint", 11) == 1 and two.workers_for("lint", 24) == 2
-    assert two.workers_for("review", 500) == 2 and pipeline.RunOptions(workers=1).workers_for("lint", 500) == 1
+    assert two.workers_for("render", 12) == 1 and two.workers_for("render", 13) == 2
+    assert two.workers_for("lint", 10) == 1 and two.workers_for("lint", 11) == 2
+    assert two.workers_for("review", 16) == 1 and two.workers_for("review", 500) == 2
+    assert pipeline.RunOptions(workers=1).workers_for("lint", 500) == 1
+    assert pipeline.RunOptions(workers=4).workers_for("render", 30) == 3
     assert PARALLEL.workers_for("render", 2) == 2 and PARALLEL.workers_for("render", 0) == 1
 
 

@@ -23,10 +23,12 @@ RENDER_BATCH = 5
 REVIEW_BATCH = 40
 # How many environments to compile repay one more worker process, by command. A worker starts fresh (spawn:
 # importing krc and reading the parsed CRDs cost about 1.5 CPU-s, and 1 s passes before its first result), so for a
-# few changed environments one process finishes first. Measured at 500 environments on 2 cores, medians of 3, one
-# process against two: `krc render` 7.45 against 7.84 s with 32 environments to compile and 13.2 against 11.6 s with
-# 64; `krc diff` even at 24 (14.3 against 14.1 s); `krc lint` 6.1 against 6.3 s at 8 and 12.9 against 11.3 s at 24.
-WORKER_REPAID_BY = {"render": 32, "golden": 32, "check": 32, "review": 24, "lint": 12}
+# few environments one process finishes as soon, with a third less CPU and half the memory. Measured on 2 cores,
+# medians, one process against two: `krc render` of 10 environments from an empty cache 4.96 against 5.02 s, of 20
+# 7.76 against 6.12 s; with 8 of 500 changed 2.75 against 4.07 s, with 16 4.95 against 5.42 s; `krc diff` with 8 of
+# 500 changed 9.1 against 9.6 s, with 24 14.3 against 14.1 s; `krc lint` with 8 of 500 changed 6.1 against 6.3 s,
+# with 24 12.9 against 11.3 s.
+WORKER_REPAID_BY = {"render": 12, "golden": 12, "check": 12, "review": 16, "lint": 10}
 # The default number of compiling processes when --jobs is not given: a container's CPU limit, which
 # os.cpu_count() does not see (an Argo CD sidecar, a CI runner), or 1 where the caller already runs in parallel.
 JOBS_VARIABLE = "KRC_JOBS"
@@ -53,16 +55,16 @@ class RunOptions:
     workers: int | None = None
     policy_batch: int = POLICY_BATCH
     review_batch: int = REVIEW_BATCH
-    repaid_by: int | None = None  # environments to compile per worker process (None: WORKER_REPAID_BY's)
+    repaid_by: int | None = None  # environments to compile per process (None: WORKER_REPAID_BY's)
 
     def worker_count(self) -> int:
         return max(1, self.workers if self.workers is not None else default_workers())
 
     def workers_for(self, command: str, to_compile: int) -> int:
-        """How many processes compile `to_compile` environments: one per share that repays a worker's start, at
-        most worker_count()."""
-        share = self.repaid_by if self.repaid_by is not None else WORKER_REPAID_BY.get(command, 1)
-        return max(1, min(self.worker_count(), to_compile // max(1, share)))
+        """How many processes compile `to_compile` environments: one for each share (or part of one) that repays a
+        worker's start, at most worker_count()."""
+        share = max(1, self.repaid_by if self.repaid_by is not None else WORKER_REPAID_BY.get(command, 1))
+        return max(1, min(self.worker_count(), math.ceil(to_compile / share)))
 
     def batches(self, names: Sequence[str], most: int) -> list[tuple[str, ...]]:
         """`names` in consecutive jobs of at most `most`, spread so every worker gets some."""
