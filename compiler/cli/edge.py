@@ -37,7 +37,9 @@ def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--no-cache and --jobs, for commands that work through many environments (see pipeline.RunOptions)."""
     command = click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-                           help="Processes compiling in parallel (default: $KRC_JOBS, else one per core).")(command)
+                           help="Processes compiling in parallel at most (default: $KRC_JOBS, else one per "
+                           "core); fewer when too few environments need compiling to repay a worker's "
+                           "start.")(command)
     return click.option("--no-cache", is_flag=True, help="Compile everything again; neither read nor write the "
                         "compile cache.")(command)
 
