@@ -20,15 +20,15 @@ from hypothesis import settings
 from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 
 from compiler import pipeline
-from compiler.charts import vendor, vendored
-from compiler.charts.helm_pin import find_helm, read_helm_pin
+from compiler.autoscaler import run as autoscaler_run
+from compiler.charts import helm_template, vendor, vendored
+from compiler.charts.helm_pin import VERSION_MEMO, find_helm, read_helm_pin
 from compiler.charts.package import crd_cache_file, read_chart_bytes
 from compiler.project import Project
 
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
 CHARTS_DIR = SHARED_DIR / "kuberay" / "charts"
 CHART_VERSIONS = ("1.5.2", "1.6.2", "1.7.0")
-HELM_VERSIONS = "helm-versions.json"  # in krc's cache: `helm version` of each Helm binary
 
 if not (CHARTS_DIR / "index.yaml").exists():
     raise RuntimeError(f"tests need the upstream chart repository at {CHARTS_DIR} (../shared beside the checkout)")
@@ -172,13 +172,13 @@ def parsed_charts_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: 
         shutil.copy2(run_cache / entry, folder / entry)
     # and the pinned Helm's version, which krc asks `helm version` once per binary and remembers
     find_helm(read_helm_pin(vendor_cache / vendored.LOCK_NAME))
-    shutil.copy2(run_cache / HELM_VERSIONS, folder / HELM_VERSIONS)
+    shutil.copy2(run_cache / VERSION_MEMO, folder / VERSION_MEMO)
     return folder
 
 
 # What krc keeps of the programs it runs for an environment, by folder of its cache: Helm's output and the answers
 # of Ray's autoscaler-config generator (about 1.6 CPU-s to start), each named by the digest of what was asked
-TOOL_ANSWERS = ("helm-template", "autoscaler")
+TOOL_ANSWERS = (helm_template.CACHE_FOLDER, autoscaler_run.CACHE_FOLDER)
 
 
 @pytest.fixture(scope="session")
@@ -192,12 +192,10 @@ def tool_answers_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: P
     shutil.copytree(parsed_charts_cache, scratch, dirs_exist_ok=True)
     project = copy_project(tmp_path_factory.mktemp("tool-answers") / "project", vendor_cache)
     shutil.rmtree(project.policies_dir)  # what the CUE engine answers is not kept: the policy tests count its runs
-    run_cache = os.environ["KRC_CACHE_DIR"]
-    os.environ["KRC_CACHE_DIR"] = str(scratch)
-    try:  # lint: it renders (Helm) and checks every RayCluster as the autoscaler sees it (Ray's generator)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KRC_CACHE_DIR", str(scratch))
+        # lint: it renders (Helm) and checks every RayCluster as the autoscaler sees it (Ray's generator)
         pipeline.lint_environments(project, (), run=pipeline.RunOptions(workers=1))
-    finally:
-        os.environ["KRC_CACHE_DIR"] = run_cache
     for part in TOOL_ANSWERS:
         shutil.copytree(scratch / part, folder / part)
     return folder

@@ -46,8 +46,11 @@ def _runner_digest() -> str:
     return hashlib.sha256(RUNNER.read_bytes()).hexdigest()
 
 
+CACHE_FOLDER = "autoscaler"  # in krc's cache: the generator's answers, by Ray version and cluster
+
+
 def _cache_file(version: str, key: str) -> Path:
-    return cache_dir() / "autoscaler" / version / f"{key}.json"
+    return cache_dir() / CACHE_FOLDER / version / f"{key}.json"
 
 
 def _read_cached(path: Path) -> dict[str, Any] | None:

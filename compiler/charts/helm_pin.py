@@ -79,8 +79,11 @@ def _candidates() -> list[tuple[str, Path]]:
     return out
 
 
+VERSION_MEMO = "helm-versions.json"  # in krc's cache: `helm version` of each Helm binary, by its stat
+
+
 def _version_cache() -> Path:
-    return cache_dir() / "helm-versions.json"
+    return cache_dir() / VERSION_MEMO
 
 
 def _stat_key(path: Path) -> str:

@@ -41,8 +41,11 @@ class TemplateRequest:
         return hashlib.sha256(json.dumps(facts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+CACHE_FOLDER = "helm-template"  # in krc's cache: Helm's output by TemplateRequest.cache_key
+
+
 def _cache_file(key: str) -> Path:
-    return cache_dir() / "helm-template" / f"{key}.yaml"
+    return cache_dir() / CACHE_FOLDER / f"{key}.yaml"
 
 
 def _store(key: str, text: str) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..k8s.objects import object_ref
 from ..k8s.ray_cluster_specs import cluster_specs
+from ..k8s.shapes import field, mapping, sequence
 from ..rules.support.autoscaler_view import AutoscalerView, GeneratedConfig, NodeType
 from .capacity import Capacity, format_cpu, format_memory, parse_quantity, pod_capacity
 
@@ -122,25 +123,21 @@ def _change(before: object, after: object) -> str:
     return str(after) if before == after else f"{before} -> {after}"
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _ray_container(group: dict[str, Any]) -> dict[str, Any]:
-    containers = _dict(_dict(group.get("template")).get("spec")).get("containers")
-    return _dict(containers[0]) if isinstance(containers, list) and containers else {}
+    containers = sequence(field(group, "template", "spec").get("containers"))
+    return mapping(containers[0]) if containers else {}
 
 
 def _source(group: dict[str, Any], resource: str) -> str:
     """Where the generator took a node type's figure from, in its own order of precedence."""
-    params, own = _dict(group.get("rayStartParams")), _dict(group.get("resources"))
+    params, own = mapping(group.get("rayStartParams")), mapping(group.get("resources"))
     param = {"CPU": "num-cpus", "GPU": "num-gpus", "memory": "memory"}[resource]
     if resource in own:
         return f"the group's resources.{resource} ({own[resource]!r})"
     if param in params:
         return f"rayStartParams {param} {params[param]!r}"
-    k8s = _dict(_ray_container(group).get("resources"))
-    limits, requests = _dict(k8s.get("limits")), _dict(k8s.get("requests"))
+    k8s = mapping(_ray_container(group).get("resources"))
+    limits, requests = mapping(k8s.get("limits")), mapping(k8s.get("requests"))
     if resource == "GPU":
         for where, values in (("limit", limits), ("request", requests)):
             for key, value in values.items():
@@ -205,7 +202,7 @@ def cluster_rows(documents: Iterable[dict[str, Any]], view: AutoscalerView) -> l
             groups = {str(g.get("groupName")): g for g in spec.get("workerGroupSpecs") or [] if isinstance(g, dict)}
             rows = []
             for node in config.node_types:
-                group = _dict(spec.get("headGroupSpec")) if node.is_head else groups.get(node.name, {})
+                group = mapping(spec.get("headGroupSpec")) if node.is_head else groups.get(node.name, {})
                 pod = pod_capacity(group.get("template"))
                 nodes, pods = (1, 1) if node.is_head else (node.max_workers, _pods(group))
                 rows.append(NodeRow(name, node, nodes, pods, pod, _reasons(group, node, pod, nodes, pods)))
