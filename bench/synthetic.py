@@ -102,8 +102,16 @@ def environment(i: int) -> dict[str, Any]:
     }
 
 
+class _WrittenOut(yaml.SafeDumper):
+    """Every value written where it is used, as people write environment files (no &anchors and *aliases for
+    the parts the generator shares between worker groups)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def environment_text(data: dict[str, Any]) -> str:
-    return SCHEMA_LINE + yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+    return SCHEMA_LINE + yaml.dump(data, Dumper=_WrittenOut, sort_keys=False, default_flow_style=False)
 
 
 def build_project(dest: Path, count: int, vendor_from: Path = REPO / "vendor") -> Path:

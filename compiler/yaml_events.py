@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from . import limits
+from .problems import Location
 
 if TYPE_CHECKING:
     from yaml._yaml import CParser
@@ -109,6 +110,103 @@ def _documents(text: str, resolver: _ScalarResolver) -> list[Any]:
     finally:
         parser.dispose()
     return docs
+
+
+def _positioned(text: str, filename: str, resolver: _ScalarResolver) -> list[tuple[Any, dict[Any, Location]]]:
+    """_documents with the place of every value, as yamlio's positioned loader records them: a map entry's
+    place is its key's, a list item's its own. Duplicate keys (an error there) are left to that loader."""
+    if _CParser is None:
+        raise _Unsupported
+    parser = _CParser(text)
+    get_event = parser.get_event
+    plain = resolver.plain
+    docs: list[tuple[Any, dict[Any, Location]]] = []
+    positions: dict[Any, Location] = {}
+    # each frame: [container, pending key or marker, path of the container]
+    stack: list[list[Any]] = []
+    no_key = object()
+    depth_limit, node_limit = limits.YAML_DEPTH.value, limits.YAML_NODES.value
+    nodes = 0
+    try:
+        while True:
+            event: Any = get_event()  # untyped, as in _documents
+            if event is None:
+                break
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                if event.anchor is not None or (event.tag is not None and event.tag != "!"):
+                    raise _Unsupported
+                nodes += 1
+                if nodes > node_limit:
+                    raise _Unsupported
+                value: Any = plain(event.value) if event.implicit[0] and not event.style else event.value
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                if event.anchor is not None or event.tag is not None:
+                    raise _Unsupported
+                path = _child_path(stack, no_key)
+                if not stack or type(stack[-1][0]) is list:  # a map entry's place is its key's, set already
+                    mark = event.start_mark
+                    positions[path] = Location(filename, mark.line + 1, mark.column + 1)
+                stack.append([{} if kind is yaml.MappingStartEvent else [], no_key, path])
+                nodes += 1
+                if len(stack) >= depth_limit or nodes > node_limit:
+                    raise _Unsupported
+                continue
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                value = stack.pop()[0]
+            elif kind is yaml.AliasEvent:
+                raise _Unsupported
+            elif kind is yaml.DocumentEndEvent:
+                positions = {}
+                continue
+            else:  # stream boundaries and a document's start
+                continue
+            if not stack:
+                if kind is yaml.ScalarEvent:
+                    mark = event.start_mark
+                    positions[()] = Location(filename, mark.line + 1, mark.column + 1)
+                docs.append((value, positions))
+                continue
+            frame = stack[-1]
+            container = frame[0]
+            if type(container) is list:
+                if kind is yaml.ScalarEvent:
+                    mark = event.start_mark
+                    positions[frame[2] + (len(container),)] = Location(filename, mark.line + 1, mark.column + 1)
+                container.append(value)
+            elif frame[1] is no_key:
+                if value == "<<" or not isinstance(value, (str, int, float, bool)) or value in container:
+                    raise _Unsupported
+                frame[1] = value
+                mark = event.start_mark  # the key's: where readers of a map entry look
+                positions[frame[2] + (value,)] = Location(filename, mark.line + 1, mark.column + 1)
+            else:
+                container[frame[1]] = value
+                frame[1] = no_key
+    finally:
+        parser.dispose()
+    return docs
+
+
+def _child_path(stack: list[list[Any]], no_key: object) -> tuple[Any, ...]:
+    """The path of the value about to start, from the innermost open container."""
+    if not stack:
+        return ()
+    container, key, path = stack[-1]
+    step = len(container) if type(container) is list else key
+    return (*path, step)
+
+
+def positioned_documents(text: str, filename: str) -> list[tuple[Any, dict[Any, Location]]] | None:
+    """Every document of a stream of plain data with the place of every value, equal to what
+    yamlio.load_all_with_positions gives; None when the stream is not plain data, has a duplicate key, comes
+    near the input bounds or is not valid YAML (that loader then decides, and reports the error)."""
+    if _CParser is None:
+        return None
+    try:
+        return _positioned(text, filename, _ScalarResolver())
+    except (_Unsupported, yaml.YAMLError):
+        return None
 
 
 def plain_stream(text: str) -> list[Any] | None:

@@ -12,7 +12,8 @@ import yaml
 
 from . import limits
 from .problems import KrcError, Location, Problem
-from .yaml_events import plain_documents, plain_stream
+from .yaml_emit import plain_text
+from .yaml_events import plain_documents, plain_stream, positioned_documents
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -182,7 +183,11 @@ def load_with_positions(text: str, filename: str) -> tuple[Any, Positions]:
 
 
 def load_all_with_positions(text: str, filename: str) -> list[tuple[Any, Positions]]:
-    """Every document of a YAML stream, each with the position of every value."""
+    """Every document of a YAML stream, each with the position of every value (plain data straight from the
+    parser's events: yaml_events)."""
+    fast = positioned_documents(text, filename)
+    if fast is not None:
+        return fast
     out = []
     for node in _composed(text, filename):
         builder = _Builder(filename)
@@ -223,10 +228,17 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _CanonicalDumper.add_representer(str, _represent_str)
 
 
+DUMP_WIDTH = 1_000_000  # lines are never folded
+
+
 def dump(data: Any) -> str:
-    """The canonical text of one document; identical input gives identical bytes on any machine."""
+    """The canonical text of one document; identical input gives identical bytes on any machine. Plain data goes
+    to the emitter as events (yaml_emit); anything else through PyYAML's dumper, with the same result."""
+    text = plain_text(data, DUMP_WIDTH)
+    if text is not None:
+        return text
     return yaml.dump(data, Dumper=_CanonicalDumper, sort_keys=True, default_flow_style=False,
-                     allow_unicode=True, width=1_000_000, explicit_start=False)
+                     allow_unicode=True, width=DUMP_WIDTH, explicit_start=False)
 
 
 def dump_all(documents: list[Any]) -> str:

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from compiler import limits, yaml_events, yamlio
-from compiler.problems import KrcError
+from compiler.problems import KrcError, Location
 
 
 @pytest.mark.parametrize("text", [
@@ -59,3 +59,23 @@ def test_one_document_reads_as_the_composed_path_reads_it(text: str):
             yamlio.load(text, "one.yaml")
     else:
         assert yamlio.load(text, "one.yaml") == yaml.safe_load(text)
+
+
+@pytest.mark.parametrize("text", ["a: 1\na: 2\n", "a: &x {n: 1}\nb: *x\n", "~: null key\n", "a: 1\n b: [\n"])
+def test_the_positioned_event_path_leaves_duplicates_and_non_plain_data_to_the_composed_path(text: str):
+    assert yaml_events.positioned_documents(text, "f.yaml") is None
+
+
+def test_a_duplicate_key_is_still_an_error_with_its_place():
+    with pytest.raises(KrcError, match="duplicate key 'a'") as caught:
+        yamlio.load_with_positions("b: 0\na: 1\na: 2\n", "f.yaml")
+    assert str(caught.value.problems[0].location) == "f.yaml:3:1"
+
+
+def test_places_are_where_readers_look():
+    """A map entry at its key, a list item at itself, an empty stream at the top of the file."""
+    data, positions = yamlio.load_with_positions("a:\n  - x\n  - {b: 1}\nc: 2\n", "f.yaml")
+    assert data == {"a": ["x", {"b": 1}], "c": 2}
+    assert {path: (loc.line, loc.column) for path, loc in positions.items()} == {
+        (): (1, 1), ("a",): (1, 1), ("a", 0): (2, 5), ("a", 1): (3, 5), ("a", 1, "b"): (3, 6), ("c",): (4, 1)}
+    assert yamlio.load_with_positions("# nothing\n", "f.yaml") == (None, {(): Location("f.yaml", 1, 1)})

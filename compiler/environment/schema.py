@@ -13,10 +13,12 @@ from importlib import resources
 from typing import Any
 
 import jsonschema
+from referencing import Registry, Resource
 
 from .. import fieldpath
 from ..k8s.patterns import schema_regex
 from ..problems import Location, Problem
+from ..quick_validity import Check, compile_validity
 from ..yamlio import Path, Positions
 from . import hints
 from .layering import named_path, shown_path
@@ -50,6 +52,22 @@ def _validator() -> jsonschema.protocols.Validator:
     cls = jsonschema.validators.extend(base, {"pattern": _pattern})  # type: ignore[no-untyped-call]
     validator: jsonschema.protocols.Validator = cls(schema, format_checker=base.FORMAT_CHECKER)
     return validator
+
+
+def _layer_keeps(required: tuple[str, ...]) -> tuple[str, ...]:
+    """Of a `required` list, what validate_layer reports missing: an item's name (see _layer_may_omit)."""
+    return ("name",) if "name" in required else ()
+
+
+@functools.cache
+def _quick_check(layer: bool) -> Check | None:
+    """The validator's yes/no, compiled: a layer's (only what validate_layer reports fails it) or the merged
+    environment's (anything fails it)."""
+    schema = environment_schema()
+    registry: Registry = Resource.from_contents(schema) @ Registry()
+    return compile_validity(schema, registry, pattern=lambda pattern: schema_regex(pattern).search,
+                            required=_layer_keeps if layer else None,
+                            formats=jsonschema.validators.validator_for(schema).FORMAT_CHECKER)
 
 
 def _nearest(positions: Positions, path: Path, fallback: Location) -> Location:
@@ -160,6 +178,9 @@ def validate_layer(data: Any, positions: Positions, fallback: Location) -> list[
     if not isinstance(data, dict):
         return [Problem("an environment file must be a YAML map of keys (extends:, namespace:, clusters: ...)",
                         fallback, help="start from an existing file, or run 'krc init NAME --extends base'")]
+    quick = _quick_check(layer=True)
+    if quick is not None and quick(data):  # the usual case: nothing to report, said without collecting errors
+        return []
     problems: list[Problem] = []
     for error in _validator().iter_errors(data):
         if not _layer_may_omit(error):
@@ -171,7 +192,9 @@ def check_merged(data: dict[str, Any], locate: Any, fallback: Location) -> list[
     """What only the merged environment can show: required fields no layer set."""
 
     problems: set[Problem] = set()  # jsonschema reports each missing field once per required list
-    for error in _validator().iter_errors(data):
+    quick = _quick_check(layer=False)
+    errors = () if quick is not None and quick(data) else _validator().iter_errors(data)
+    for error in errors:
         if _layer_may_omit(error):
             path = tuple(error.absolute_path)
             where = shown_path(data, path)

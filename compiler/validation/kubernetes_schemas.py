@@ -19,6 +19,7 @@ import jsonschema
 from referencing import Registry, Resource
 
 from ..problems import KrcError
+from ..quick_validity import Check, compile_validity
 
 PACKAGE = "kubernetes_validate"
 _CHECK_OF_VALIDATOR = {
@@ -78,6 +79,14 @@ def _validator(version: str, api_version: str, kind: str) -> jsonschema.protocol
     return jsonschema.Draft202012Validator(schema, registry=_registry(version))
 
 
+@functools.lru_cache(maxsize=128)
+def _quick_check(version: str, api_version: str, kind: str) -> Check | None:
+    validator = _validator(version, api_version, kind)
+    if validator is None:
+        return None
+    return compile_validity(dict(validator.schema), _registry(version))  # type: ignore[arg-type]
+
+
 def knows(version: str, document: dict[str, Any]) -> bool:
     return _validator(version, str(document.get("apiVersion") or ""), str(document.get("kind") or "")) is not None
 
@@ -96,8 +105,12 @@ def _leaves(error: jsonschema.ValidationError) -> list[jsonschema.ValidationErro
 
 def validate(version: str, document: dict[str, Any]) -> list[SchemaError]:
     """Every violation of the object against its kind's strict schema; [] for kinds without a schema."""
-    validator = _validator(version, str(document.get("apiVersion") or ""), str(document.get("kind") or ""))
+    api_version, kind = str(document.get("apiVersion") or ""), str(document.get("kind") or "")
+    validator = _validator(version, api_version, kind)
     if validator is None:
+        return []
+    quick = _quick_check(version, api_version, kind)
+    if quick is not None and quick(document):  # the usual case: valid, said without collecting errors
         return []
     out: list[SchemaError] = []
     for top in validator.iter_errors(document):

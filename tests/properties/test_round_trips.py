@@ -8,7 +8,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from compiler import fieldpath, yaml_events, yamlio
+from compiler import fieldpath, yaml_emit, yaml_events, yamlio
 from compiler.environment.layering import merge_values
 from compiler.policy import workspace
 from compiler.problems import Location
@@ -41,10 +41,62 @@ def test_the_two_yaml_loaders_agree_on_what_the_dumper_writes(stream: list[Any])
     assert yamlio.load_all(text, "<stream>") == safe
 
 
+def _composed_with_positions(text: str) -> list[tuple[Any, dict[Any, Location]]]:
+    """PyYAML's node graph turned into data and places: the path load_all_with_positions takes for what is not
+    plain data."""
+    out = []
+    for node in yamlio._composed(text, "f.yaml"):
+        builder = yamlio._Builder("f.yaml")
+        out.append((builder.build(node, ()), builder.positions))
+    return out
+
+
+@SETTINGS
+@given(st.lists(documents, min_size=1, max_size=3), st.booleans())
+@example([{"a": [1, {"b": None}], "c": "x\ny"}], True)
+def test_the_positioned_loaders_agree(stream: list[Any], flow: bool) -> None:
+    """The event path (yaml_events.positioned_documents) and the composed one give the same data and places, in
+    block style and in flow style."""
+    text = "".join("---\n" + yaml.dump(doc, default_flow_style=flow, Dumper=yamlio.SafeDumper) for doc in stream)
+    fast = yaml_events.positioned_documents(text, "f.yaml")
+    assert fast is not None
+    assert fast == _composed_with_positions(text)
+
+
 @SETTINGS
 @given(documents)
 def test_dump_then_load_gives_the_data_back(document: Any) -> None:
     assert yamlio.load(yamlio.dump(document)) == document
+
+
+# text that reads back as something else when plain, or that the emitter must quote or write as a block
+tricky_text = st.sampled_from(["true", "No", "~", "null", "1", "0x1F", "1_000", "1.5e3", ".inf", "2024-01-01", "<<",
+                               "=", "- x", "a: b", "#c", " lead", "trail ", "x\n", "x\ny", "x\n\n", "\ttab",
+                               "\x85", "\u2028", "\ufeff", "a\u00a0b", "'q'", '"dq"', ""])
+emitted = st.recursive(st.one_of(scalars, tricky_text, st.floats(), st.integers()),
+                       lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                               st.dictionaries(st.one_of(keys, tricky_text), inner, max_size=4),
+                                               st.dictionaries(st.integers(), inner, max_size=3)),
+                       max_leaves=25)
+
+
+@SETTINGS
+@given(emitted)
+@example({"pip": "pip:\n- torch\n"})  # a literal block (the style once went where the start mark belongs)
+def test_the_event_emitter_writes_what_pyyaml_writes(document: Any) -> None:
+    """yaml_emit (what yamlio.dump writes plain data with) and PyYAML's dumper give the same bytes."""
+    pyyaml = yaml.dump(document, Dumper=yamlio._CanonicalDumper, sort_keys=True, default_flow_style=False,
+                       allow_unicode=True, width=yamlio.DUMP_WIDTH, explicit_start=False)
+    assert yaml_emit.plain_text(document, yamlio.DUMP_WIDTH) == pyyaml
+
+
+def test_what_the_emitter_does_not_write_goes_through_pyyaml() -> None:
+    shared = {"a": 1}
+    assert yaml_emit.plain_text({"x": shared, "y": shared}, yamlio.DUMP_WIDTH) is None  # PyYAML: an anchor
+    assert "&id001" in yamlio.dump({"x": shared, "y": shared})
+    assert yaml_emit.plain_text({"when": (1, 2)}, yamlio.DUMP_WIDTH) is None
+    assert yaml_emit.plain_text({1: "a", "b": 2}, yamlio.DUMP_WIDTH) is None  # keys that do not sort
+    assert yamlio.dump({1: "a", "b": 2}) == "1: a\nb: 2\n"
 
 
 maps = st.dictionaries(keys, documents, max_size=5)

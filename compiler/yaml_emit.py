@@ -1,0 +1,142 @@
+"""Plain data straight to libyaml's emitter as events: the fast path of `yamlio.dump`.
+
+PyYAML's dumper first builds a node graph in Python (the representer, with its alias bookkeeping), and its C
+serializer then asks the Python resolver twice per scalar how the value would read back. Every file krc writes is
+plain data (maps, lists, text, numbers, booleans, null) without shared parts, so `plain_text` builds the emitter's
+events directly and resolves each distinct scalar once. The events are the ones PyYAML's serializer would emit
+for the canonical dumper (sorted keys, block style, multi-line text as a literal block), so the bytes are the
+same; for anything else (other types, a list or map that appears twice in a document) it answers None and
+`yamlio.dump` takes PyYAML's path, which decides.
+"""
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+if TYPE_CHECKING:
+    from yaml._yaml import CEmitter
+
+_CEmitter: type[CEmitter] | None
+try:
+    from yaml._yaml import CEmitter as _CEmitter  # where yaml.cyaml takes it from
+except ImportError:  # PyYAML built without libyaml
+    _CEmitter = None
+
+STR, INT, BOOL, NULL, FLOAT = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "bool", "null", "float"))
+MAP, SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_STR_IMPLICIT = (True, True)  # text that reads back as text when plain: no tag, any style
+_STR_QUOTED = (False, True)  # text that would read back as something else when plain ('true', '1'): quoted
+
+
+class _Unsupported(Exception):
+    """Data the fast path does not write; PyYAML's dumper takes over."""
+
+
+class _Resolver(yaml.resolver.Resolver):
+    """How a scalar reads back with the dumper's own resolver, remembered per value (manifests repeat their
+    keys and values many times)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plain_tags: dict[str, str] = {}
+
+    def plain_tag(self, value: str) -> str:
+        try:
+            return self.plain_tags[value]
+        except KeyError:
+            pass
+        if len(self.plain_tags) > 200_000:  # a long-lived process (the Argo CD plugin) stays bounded
+            self.plain_tags.clear()
+        # PyYAML's stubs leave Resolver.resolve unannotated; it returns the tag as a str
+        tag: str = self.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
+        self.plain_tags[value] = tag
+        return tag
+
+
+_RESOLVER = _Resolver()
+
+
+def _float_text(value: float) -> str:
+    """The float as YAML 1.1 writes it (.nan, .inf, and an exponent always after a decimal point)."""
+    if value != value:
+        return ".nan"
+    if value in (float("inf"), float("-inf")):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value).lower()
+    if "." not in text and "e" in text:
+        text = text.replace("e", ".0e", 1)
+    return text
+
+
+class _Events:
+    """The events of one document, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self.containers: set[int] = set()  # ids of the maps and lists seen: a second sighting would be an alias
+
+    def scalar(self, tag: str, value: str, style: str | None = None) -> None:
+        plain = _RESOLVER.plain_tag(value) == tag
+        if tag == STR:
+            implicit = _STR_IMPLICIT if plain else _STR_QUOTED
+        else:  # a number, boolean or null reads back as itself only when plain
+            implicit = (plain, False)
+        self.events.append(yaml.ScalarEvent(None, tag, implicit, value, style=style))
+
+    def add(self, data: Any) -> None:
+        kind = type(data)
+        if kind is str:
+            self.scalar(STR, data, "|" if "\n" in data else None)
+        elif kind is bool:
+            self.scalar(BOOL, "true" if data else "false")
+        elif kind is int:
+            self.scalar(INT, str(data))
+        elif data is None:
+            self.scalar(NULL, "null")
+        elif kind is float:
+            self.scalar(FLOAT, _float_text(data))
+        elif kind is dict or kind is list:
+            if id(data) in self.containers:
+                raise _Unsupported
+            self.containers.add(id(data))
+            if kind is dict:
+                self._mapping(data)
+            else:
+                self.events.append(yaml.SequenceStartEvent(None, SEQ, True, flow_style=False))
+                for item in data:
+                    self.add(item)
+                self.events.append(yaml.SequenceEndEvent())
+        else:
+            raise _Unsupported
+
+    def _mapping(self, data: dict[Any, Any]) -> None:
+        try:
+            items = sorted(data.items())
+        except TypeError:  # keys of types that do not compare: PyYAML keeps them in their order, as would we
+            raise _Unsupported from None
+        self.events.append(yaml.MappingStartEvent(None, MAP, True, flow_style=False))
+        for key, value in items:
+            self.add(key)
+            self.add(value)
+        self.events.append(yaml.MappingEndEvent())
+
+
+def plain_text(data: Any, width: int) -> str | None:
+    """The canonical text of one document of plain data, or None when it is not plain data (the caller's
+    PyYAML dumper then writes it)."""
+    if _CEmitter is None:
+        return None
+    document = _Events()
+    try:
+        document.add(data)
+    except (_Unsupported, RecursionError):
+        return None
+    stream = io.StringIO()
+    emitter = _CEmitter(stream, width=width, allow_unicode=True)
+    for event in (yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False), *document.events,
+                  yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()):
+        emitter.emit(event)
+    emitter.dispose()
+    return stream.getvalue()
