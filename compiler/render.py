@@ -12,7 +12,7 @@ from typing import Any
 
 from .charts import vendored
 from .charts.helm_pin import read_helm_pin
-from .charts.helm_template import TemplateRequest, template_chart
+from .charts.helm_template import TemplateRequest, start_ahead, template_chart
 from .charts.package import Chart
 from .engines import ENGINES, engine_for
 from .engines.jsonnet import JsonnetEngine
@@ -161,6 +161,7 @@ def prepare_templates(project: Project, pairs: list[tuple[Environment, Chart]]) 
                        for (env, _), docs in zip(pairs, values, strict=True)]
     except KrcError:
         return prepared
+    _start_helm_ahead(project, pairs, helm_values)
     rendered = jsonnet.render_many(objects, templates, [{**context, "helmValues": helm}
                                                         for context, helm in zip(contexts, helm_values, strict=True)],
                                    project.root)
@@ -180,17 +181,34 @@ def kubernetes_version(env: Environment) -> str:
     return str(env.data.get("kubernetesVersion") or DEFAULT_KUBERNETES_VERSION)
 
 
+def _template_request(project: Project, env: Environment, chart: Chart,
+                      helm_values: dict[str, Any]) -> TemplateRequest:
+    operator = env.data.get("operator") or {}
+    digest = vendored.read_lock(project.vendor_dir).get((chart.name, chart.version), "")
+    return TemplateRequest(vendored.archive_path(project.vendor_dir, chart.name, chart.version), digest,
+                           chart.name, str(operator.get("namespace") or "default"), kubernetes_version(env),
+                           helm_values)
+
+
+def _start_helm_ahead(project: Project, pairs: list[tuple[Environment, Chart]],
+                      helm_values: list[dict[str, Any]]) -> None:
+    """Helm renders the batch's charts on another core while the environments compile (helm_template)."""
+    try:
+        pin = read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)
+        requests = [_template_request(project, env, chart, values)
+                    for (env, chart), values in zip(pairs, helm_values, strict=True)]
+    except KrcError:
+        return  # each environment's own run reports it
+    start_ahead(pin, requests)
+
+
 def chart_objects(project: Project, env: Environment, chart: Chart,
                   helm_values: dict[str, Any]) -> tuple[RenderedObject, ...]:
     """The operator chart rendered by the pinned Helm with the release name and namespace of the operator
     Application (templates/objects/argocd.jsonnet: release = chart name), CRDs skipped (the CRDs app owns them).
     Each object points at operator.values (else operator) of the environment: that is what shapes it."""
-    operator = env.data.get("operator") or {}
     where = _operator_location(env)
-    digest = vendored.read_lock(project.vendor_dir).get((chart.name, chart.version), "")
-    request = TemplateRequest(vendored.archive_path(project.vendor_dir, chart.name, chart.version), digest,
-                              chart.name, str(operator.get("namespace") or "default"), kubernetes_version(env),
-                              helm_values)
+    request = _template_request(project, env, chart, helm_values)
     pin = read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)
     shown = f"{CHART_TEMPLATE} {chart.name} {chart.version}"
     return tuple(RenderedObject(doc, shown, where) for doc in template_chart(pin, request, where))

@@ -15,6 +15,9 @@ import os
 import subprocess
 import tarfile
 import tempfile
+from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,7 @@ from typing import Any
 from .. import yamlio
 from ..problems import KrcError, Location
 from ..user_cache import cache_dir
-from .helm_pin import HelmPin, find_helm, helm_environment
+from .helm_pin import Helm, HelmPin, find_helm, helm_environment
 
 TEMPLATE_TIMEOUT_SECONDS = 60
 
@@ -89,8 +92,7 @@ def _chart_folder(request: TemplateRequest) -> Path:
     return chosen
 
 
-def _run_helm(pin: HelmPin, request: TemplateRequest, where: Location) -> str:
-    helm = find_helm(pin)
+def _run_helm(helm: Helm, request: TemplateRequest, where: Location) -> str:
     chart = _chart_folder(request) if request.archive_sha256 else request.archive
     with tempfile.TemporaryDirectory(prefix="krc-helm-") as scratch:
         folder = Path(scratch)
@@ -110,14 +112,81 @@ def _run_helm(pin: HelmPin, request: TemplateRequest, where: Location) -> str:
     return result.stdout
 
 
+# `helm template` runs started ahead (start_ahead): while this process renders a batch of environments, Helm
+# renders their charts on threads (each waits on a pipe, so the other cores do the work). The batch's renders
+# wait for Helm one after the other with little work between, so two run at a time where there are two cores;
+# a run that ends early (an error) has at most that many Helm processes to wait for.
+AHEAD_LANES = max(1, min(2, os.cpu_count() or 1))
+_AHEAD_QUEUE: deque[tuple[str, Helm, TemplateRequest]] = deque()
+_AHEAD_RUNNING: dict[str, Future[str | None]] = {}
+_AHEAD_POOL: list[ThreadPoolExecutor] = []
+
+
+def start_ahead(pin: HelmPin, requests: Sequence[TemplateRequest]) -> None:
+    """Queue `helm template` of the requests the cache lacks, in order; template_chart takes their output. Nothing
+    is queued when Helm cannot be found: template_chart reports that, as always."""
+    try:
+        helm = find_helm(pin)
+    except KrcError:
+        return
+    # what an earlier batch left (its environment failed before it needed its chart) is not waited for
+    _AHEAD_QUEUE.clear()
+    for key in [key for key, future in _AHEAD_RUNNING.items() if future.done()]:
+        del _AHEAD_RUNNING[key]
+    known = set(_AHEAD_RUNNING)
+    for request in requests:
+        key = request.cache_key(pin.version)
+        if key not in known and not _cache_file(key).exists():
+            if request.archive_sha256:
+                _chart_folder(request)  # unpacked here, once: threads only read the folder
+            _AHEAD_QUEUE.append((key, helm, request))
+            known.add(key)
+    _top_up()
+
+
+def _top_up() -> None:
+    while _AHEAD_QUEUE and sum(not future.done() for future in _AHEAD_RUNNING.values()) < AHEAD_LANES:
+        if not _AHEAD_POOL:
+            _AHEAD_POOL.append(ThreadPoolExecutor(max_workers=AHEAD_LANES, thread_name_prefix="krc-helm"))
+        key, helm, request = _AHEAD_QUEUE.popleft()
+        _AHEAD_RUNNING[key] = _AHEAD_POOL[0].submit(_run_ahead, key, helm, request)
+
+
+def _run_ahead(key: str, helm: Helm, request: TemplateRequest) -> str | None:
+    """Helm's output, stored in the cache; None when Helm failed (template_chart runs it again to report it)."""
+    try:
+        text = _run_helm(helm, request, Location(CACHE_FOLDER))
+    except KrcError:
+        return None
+    _store(key, text)
+    return text
+
+
+def _taken_ahead(key: str) -> str | None:
+    """The output of a run started ahead for `key` (waiting for it), or None: then the caller runs Helm."""
+    future = _AHEAD_RUNNING.pop(key, None)
+    if future is None:
+        for index, (queued, _, _) in enumerate(_AHEAD_QUEUE):
+            if queued == key:  # not started yet: the caller needs it now
+                del _AHEAD_QUEUE[index]
+                break
+        _top_up()
+        return None
+    text = future.result()
+    _top_up()
+    return text
+
+
 def template_chart(pin: HelmPin, request: TemplateRequest, where: Location) -> list[dict[str, Any]]:
     """The chart's objects in Helm's order (Helm sorts by kind, as it installs)."""
     key = request.cache_key(pin.version)
-    try:
-        text = _cache_file(key).read_text(encoding="utf-8")
-    except OSError:
-        text = _run_helm(pin, request, where)
-        _store(key, text)
+    text = _taken_ahead(key) if _AHEAD_RUNNING or _AHEAD_QUEUE else None
+    if text is None:
+        try:
+            text = _cache_file(key).read_text(encoding="utf-8")
+        except OSError:
+            text = _run_helm(find_helm(pin), request, where)
+            _store(key, text)
     documents = yamlio.load_all(text, f"helm template {request.archive.name}")
     objects = [d for d in documents if d is not None]
     for doc in objects:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from compiler.charts import helm_template, vendored
-from compiler.charts.helm_pin import read_helm_pin
+from compiler.charts.helm_pin import find_helm, read_helm_pin
 from compiler.problems import Location
 from compiler.project import Project
 
@@ -25,7 +25,8 @@ def test_unpacked_chart_renders_what_the_archive_renders(project: Project, versi
     assert folder.is_dir() and (folder / "Chart.yaml").is_file()
     from_archive = helm_template.TemplateRequest(archive, "", "kuberay-operator", "ray-ops", "1.33", VALUES)
     where = Location("environments/x.yaml")
-    assert helm_template._run_helm(pin, request, where) == helm_template._run_helm(pin, from_archive, where)
+    helm = find_helm(pin)
+    assert helm_template._run_helm(helm, request, where) == helm_template._run_helm(helm, from_archive, where)
 
 
 def test_an_archive_with_another_digest_is_not_unpacked(project: Project, tmp_path: Path):

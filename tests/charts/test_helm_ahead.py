@@ -1,0 +1,70 @@
+"""`helm template` started ahead: while a batch of environments renders, Helm renders their charts on threads
+(helm_template.start_ahead); the files are those Helm run in turn gives, and a run that fails ahead is run again
+where it is needed, so its error is the one it always was."""
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler import output, pipeline
+from compiler.charts import helm_template
+from compiler.problems import KrcError
+from compiler.project import Project
+
+SEQUENTIAL = pipeline.RunOptions(cache=False, workers=1)
+
+
+def _recorded_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The thread each real `helm template` run happens on."""
+    threads: list[str] = []
+    real = helm_template._run_helm
+
+    def run(*args: Any) -> str:
+        threads.append(threading.current_thread().name)
+        return real(*args)
+
+    monkeypatch.setattr(helm_template, "_run_helm", run)
+    return threads
+
+
+def test_a_batch_renders_its_charts_ahead_with_the_same_files(project_without_policies: Project,
+                                                               private_cache: Path,
+                                                               monkeypatch: pytest.MonkeyPatch):
+    project = project_without_policies
+    names = project.environment_names()
+    assert len(names) == 2  # one batch of two: Helm starts for both before the first one needs its chart
+    shutil.rmtree(private_cache / helm_template.CACHE_FOLDER)
+    threads = _recorded_runs(monkeypatch)
+    pipeline.render_to_disk(project, names, SEQUENTIAL)
+    assert len(threads) == 2 and all(name.startswith("krc-helm") for name in threads)
+    ahead = output.read_tree(project.rendered_dir)
+
+    shutil.rmtree(private_cache / helm_template.CACHE_FOLDER)
+    threads.clear()
+    for name in names:  # one at a time: no batch, so Helm runs where each chart is needed
+        pipeline.render_to_disk(project, [name], SEQUENTIAL)
+    assert threads == [threading.current_thread().name] * 2
+    assert output.read_tree(project.rendered_dir) == ahead
+
+
+def test_a_run_that_fails_ahead_is_run_again_where_it_is_needed(project_without_policies: Project,
+                                                                 private_cache: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch):
+    project = project_without_policies
+    shutil.rmtree(private_cache / helm_template.CACHE_FOLDER)
+    real = helm_template._run_helm
+    main = threading.current_thread().name
+
+    def fails_ahead(*args: Any) -> str:
+        if threading.current_thread().name != main:
+            raise KrcError("helm template failed ahead")
+        return real(*args)
+
+    monkeypatch.setattr(helm_template, "_run_helm", fails_ahead)
+    results = pipeline.render_to_disk(project, project.environment_names(), SEQUENTIAL)
+    assert len(results) == 2
+    assert sorted(p.name for p in (private_cache / helm_template.CACHE_FOLDER).iterdir()) != []
