@@ -2,11 +2,13 @@
 
 jsonschema's validators walk a document by evolving a validator object per subschema and looking references up in
 a registry on every visit: correct, and most of krc's validation time when nothing is wrong, which is almost
-always. `compile_validity` turns a schema into nested closures that only answer yes or no, for the keywords the
-schemas krc validates with use (type, properties, additionalProperties, items, required, enum, $ref and the
-combinators). Callers ask it first and run the full validator only for a "no", whose errors they report; a schema
-that uses anything else compiles to None, and callers always run the full validator. For a "yes" to be
-trusted the two must agree exactly on validity: tests/validation/test_quick_validity.py compares them.
+always. `compile_validity` turns a draft 2020-12 schema into nested closures that only answer yes or no, for the
+keywords the schemas krc validates with use (type, properties, additionalProperties, items, required, enum, the
+numeric and length bounds, pattern and format as the caller's validator reads them, $ref and the combinators).
+Callers ask it first and run the full validator only for a "no", whose errors they report; a schema that uses
+anything else (or another draft) compiles to None, and callers always run the full validator. For a "yes" to be
+trusted the two must agree exactly on validity: tests/test_quick_validity.py compares them on real documents and
+on random changes to them.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from jsonschema import FormatChecker
 from referencing import Registry
 
 Check = Callable[[Any], bool]
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 # Keywords that never fail an instance (annotations); `$defs` holds schemas reached only through $ref.
 _ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$schema", "$defs",
@@ -210,6 +213,8 @@ def compile_validity(schema: dict[str, Any], registry: Registry, *,
     `pattern` (none: patterns are not compiled). `required(fields)` gives the fields of a `required` list whose
     absence counts when its error would reach the caller; callers that drop some of those errors say so here.
     `formats`: the validator's format checker, when it asserts formats."""
+    if schema.get("$schema", DRAFT) != DRAFT:  # the keywords above as that draft defines them
+        return None
     base = str(schema.get("$id", ""))
     try:
         return _Compiler(registry, pattern, required, formats).schema(schema, base, True)

@@ -175,3 +175,10 @@ def test_both_agree_on_mutated_environment_files(data: st.DataObject):
             data.draw(layer_values)
     assert schema._quick_check(layer=True)(document) == _layer_reports_nothing(document)
     assert schema._quick_check(layer=False)(document) == _merged_is_valid(document)
+
+
+def test_a_schema_of_another_draft_is_left_to_the_full_validator():
+    registry = kubernetes_schemas._registry(VERSION)
+    assert compile_validity({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}, registry) is None
+    assert compile_validity({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"},
+                            registry) is not None
