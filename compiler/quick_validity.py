@@ -6,7 +6,9 @@ always. `compile_validity` turns a draft 2020-12 schema into nested closures tha
 keywords the schemas krc validates with use (type, properties, additionalProperties, items, required, enum, the
 numeric and length bounds, pattern and format as the caller's validator reads them, $ref and the combinators).
 Callers ask it first and run the full validator only for a "no", whose errors they report; a schema that uses
-anything else (or another draft) compiles to None, and callers always run the full validator. For a "yes" to be
+anything else (or another draft) compiles to None, and callers always run the full validator; a referenced schema
+is compiled when a document first reaches it, and one that uses anything else turns every later answer into "no"
+(not known). For a "yes" to be
 trusted the two must agree exactly on validity: tests/test_quick_validity.py compares them on real documents and
 on random changes to them.
 """
@@ -64,17 +66,21 @@ class _Compiler:
         self.by_uri: dict[tuple[str, bool], list[Check]] = {}
 
     def reference(self, ref: str, base: str, surfaces: bool) -> Check:
+        """The referenced schema's check, compiled when a document first reaches it: a Kubernetes kind refers to
+        thousands of definitions, of which one object touches a few dozen (a one-environment command would
+        otherwise spend more compiling than it saves)."""
         uri = urljoin(base, ref)
-        if (uri, surfaces) not in self.by_uri:
-            cell: list[Check] = []
-            self.by_uri[uri, surfaces] = cell
-            try:
-                target = self.registry.resolver(base_uri=base).lookup(ref).contents
-            except Exception as err:  # noqa: BLE001 - the full validator reports an unresolvable reference
-                raise Unsupported(f"$ref {ref}") from err
-            cell.append(self.schema(target, urldefrag(uri).url, surfaces))
-        cell = self.by_uri[uri, surfaces]
-        return lambda instance: cell[0](instance)
+        cell = self.by_uri.setdefault((uri, surfaces), [])
+
+        def check(instance: Any) -> bool:
+            if not cell:
+                try:
+                    target = self.registry.resolver(base_uri=base).lookup(ref).contents
+                except Exception as err:  # noqa: BLE001 - the full validator reports an unresolvable reference
+                    raise Unsupported(f"$ref {ref}") from err
+                cell.append(self.schema(target, urldefrag(uri).url, surfaces))
+            return cell[0](instance)
+        return check
 
     def schema(self, schema: Any, base: str, surfaces: bool) -> Check:
         """`surfaces`: this schema's own errors would reach the caller (not wrapped by anyOf, oneOf or not)."""
@@ -216,7 +222,20 @@ def compile_validity(schema: dict[str, Any], registry: Registry, *,
     if schema.get("$schema", DRAFT) != DRAFT:  # the keywords above as that draft defines them
         return None
     base = str(schema.get("$id", ""))
+    compiler = _Compiler(registry, pattern, required, formats)
     try:
-        return _Compiler(registry, pattern, required, formats).schema(schema, base, True)
+        root = compiler.schema(schema, base, True)
     except (Unsupported, RecursionError):
         return None
+    unsupported: list[bool] = []  # a referenced schema met on the way used what this module does not compile
+
+    def check(instance: Any) -> bool:
+        """True: valid. False: invalid, or not known (the caller's full validator decides either way)."""
+        if unsupported:
+            return False
+        try:
+            return root(instance)
+        except (Unsupported, RecursionError):
+            unsupported.append(True)
+            return False
+    return check

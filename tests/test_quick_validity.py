@@ -11,6 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from project_support import FIXTURE_PROJECT, REPO_ROOT
+from referencing import Registry, Resource
 
 from compiler.environment import layering, schema
 from compiler.quick_validity import TYPE_PREDICATES, compile_validity
@@ -182,3 +183,15 @@ def test_a_schema_of_another_draft_is_left_to_the_full_validator():
     assert compile_validity({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}, registry) is None
     assert compile_validity({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"},
                             registry) is not None
+
+
+def test_a_reference_to_what_it_does_not_compile_is_found_when_reached():
+    """References compile when a document first reaches them; one that cannot be compiled makes the answer "not
+    known" (False) from then on, so the full validator decides."""
+    schema_ = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://example.com/s",
+               "$defs": {"odd": {"pattern": "^a"}},  # pattern: only with the caller's regex dialect
+               "properties": {"a": {"$ref": "#/$defs/odd"}, "b": {"type": "string"}}}
+    check = compile_validity(schema_, Resource.from_contents(schema_) @ Registry())
+    assert check is not None
+    assert check({"b": "x"}) is True  # the reference is not reached
+    assert check({"a": "abc"}) is False and check({"b": "x"}) is False  # reached: not known, then never again
