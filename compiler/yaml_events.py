@@ -51,14 +51,22 @@ class _ScalarResolver(yaml.SafeLoader):
         return result
 
 
-def _documents(text: str, resolver: _ScalarResolver) -> list[Any]:
+Positions = dict[Any, Location]
+
+
+def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None) -> list[tuple[Any, Positions]]:
+    """Every document with, given `filename`, the place of every value as yamlio's positioned loader records it (a
+    map entry at its key, a list item at itself); duplicate keys, an error there, are left to that loader. Without
+    a filename the places are not recorded (the hot path of plain_stream)."""
     if _CParser is None:  # plain_documents checks first; this tells mypy
         raise _Unsupported
     parser = _CParser(text)
     get_event = parser.get_event
     plain = resolver.plain
-    docs: list[Any] = []
-    # each frame: [container, pending key or marker]; mappings wait for a key, then for its value
+    placed = filename is not None
+    docs: list[tuple[Any, Positions]] = []
+    positions: Positions = {}
+    # each frame: [container, pending key or marker, path (placed only)]; mappings wait for a key, then its value
     stack: list[list[Any]] = []
     no_key = object()
     depth_limit, node_limit = limits.YAML_DEPTH.value, limits.YAML_NODES.value
@@ -81,74 +89,14 @@ def _documents(text: str, resolver: _ScalarResolver) -> list[Any]:
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 if event.anchor is not None or event.tag is not None:
                     raise _Unsupported
-                stack.append([{} if kind is yaml.MappingStartEvent else [], no_key])
-                nodes += 1
-                # its children sit one level deeper: near the bound, the composed path judges (and reports)
-                if len(stack) >= depth_limit or nodes > node_limit:
-                    raise _Unsupported
-                continue
-            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                value = stack.pop()[0]
-            elif kind is yaml.AliasEvent:
-                raise _Unsupported
-            else:  # stream and document boundaries
-                continue
-            if not stack:
-                docs.append(value)
-                continue
-            frame = stack[-1]
-            container = frame[0]
-            if type(container) is list:
-                container.append(value)
-            elif frame[1] is no_key:
-                if value == "<<" or not isinstance(value, (str, int, float, bool)):
-                    raise _Unsupported
-                frame[1] = value
-            else:
-                container[frame[1]] = value
-                frame[1] = no_key
-    finally:
-        parser.dispose()
-    return docs
-
-
-def _positioned(text: str, filename: str, resolver: _ScalarResolver) -> list[tuple[Any, dict[Any, Location]]]:
-    """_documents with the place of every value, as yamlio's positioned loader records them: a map entry's
-    place is its key's, a list item's its own. Duplicate keys (an error there) are left to that loader."""
-    if _CParser is None:
-        raise _Unsupported
-    parser = _CParser(text)
-    get_event = parser.get_event
-    plain = resolver.plain
-    docs: list[tuple[Any, dict[Any, Location]]] = []
-    positions: dict[Any, Location] = {}
-    # each frame: [container, pending key or marker, path of the container]
-    stack: list[list[Any]] = []
-    no_key = object()
-    depth_limit, node_limit = limits.YAML_DEPTH.value, limits.YAML_NODES.value
-    nodes = 0
-    try:
-        while True:
-            event: Any = get_event()  # untyped, as in _documents
-            if event is None:
-                break
-            kind = type(event)
-            if kind is yaml.ScalarEvent:
-                if event.anchor is not None or (event.tag is not None and event.tag != "!"):
-                    raise _Unsupported
-                nodes += 1
-                if nodes > node_limit:
-                    raise _Unsupported
-                value: Any = plain(event.value) if event.implicit[0] and not event.style else event.value
-            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                if event.anchor is not None or event.tag is not None:
-                    raise _Unsupported
-                path = _child_path(stack, no_key)
-                if not stack or type(stack[-1][0]) is list:  # a map entry's place is its key's, set already
-                    mark = event.start_mark
-                    positions[path] = Location(filename, mark.line + 1, mark.column + 1)
+                path = None
+                if placed:
+                    path = _child_path(stack)
+                    if not stack or type(stack[-1][0]) is list:  # a map entry's place is its key's, set already
+                        positions[path] = _place(filename, event)
                 stack.append([{} if kind is yaml.MappingStartEvent else [], no_key, path])
                 nodes += 1
+                # its children sit one level deeper: near the bound, the composed path judges (and reports)
                 if len(stack) >= depth_limit or nodes > node_limit:
                     raise _Unsupported
                 continue
@@ -162,24 +110,22 @@ def _positioned(text: str, filename: str, resolver: _ScalarResolver) -> list[tup
             else:  # stream boundaries and a document's start
                 continue
             if not stack:
-                if kind is yaml.ScalarEvent:
-                    mark = event.start_mark
-                    positions[()] = Location(filename, mark.line + 1, mark.column + 1)
+                if placed and kind is yaml.ScalarEvent:
+                    positions[()] = _place(filename, event)
                 docs.append((value, positions))
                 continue
             frame = stack[-1]
             container = frame[0]
             if type(container) is list:
-                if kind is yaml.ScalarEvent:
-                    mark = event.start_mark
-                    positions[frame[2] + (len(container),)] = Location(filename, mark.line + 1, mark.column + 1)
+                if placed and kind is yaml.ScalarEvent:
+                    positions[(*frame[2], len(container))] = _place(filename, event)
                 container.append(value)
             elif frame[1] is no_key:
-                if value == "<<" or not isinstance(value, (str, int, float, bool)) or value in container:
+                if value == "<<" or not isinstance(value, (str, int, float, bool)) or (placed and value in container):
                     raise _Unsupported
                 frame[1] = value
-                mark = event.start_mark  # the key's: where readers of a map entry look
-                positions[frame[2] + (value,)] = Location(filename, mark.line + 1, mark.column + 1)
+                if placed:  # the key's place: where readers of a map entry look
+                    positions[(*frame[2], value)] = _place(filename, event)
             else:
                 container[frame[1]] = value
                 frame[1] = no_key
@@ -188,7 +134,12 @@ def _positioned(text: str, filename: str, resolver: _ScalarResolver) -> list[tup
     return docs
 
 
-def _child_path(stack: list[list[Any]], no_key: object) -> tuple[Any, ...]:
+def _place(filename: str | None, event: Any) -> Location:
+    mark = event.start_mark
+    return Location(filename or "", mark.line + 1, mark.column + 1)
+
+
+def _child_path(stack: list[list[Any]]) -> tuple[Any, ...]:
     """The path of the value about to start, from the innermost open container."""
     if not stack:
         return ()
@@ -204,7 +155,7 @@ def positioned_documents(text: str, filename: str) -> list[tuple[Any, dict[Any, 
     if _CParser is None:
         return None
     try:
-        return _positioned(text, filename, _ScalarResolver())
+        return _documents(text, _ScalarResolver(), filename)
     except (_Unsupported, yaml.YAMLError):
         return None
 
@@ -216,7 +167,7 @@ def plain_stream(text: str) -> list[Any] | None:
     if _CParser is None:
         return None
     try:
-        return _documents(text, _ScalarResolver())
+        return [data for data, _ in _documents(text, _ScalarResolver())]
     except (_Unsupported, yaml.YAMLError):
         return None
 

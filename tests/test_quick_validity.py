@@ -103,23 +103,31 @@ def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
-@SETTINGS
-@given(st.data())
-def test_both_agree_on_mutated_objects(data: st.DataObject):
-    """One change anywhere in a real object: a value replaced, a key removed, or a key added (often unknown)."""
-    document = copy.deepcopy(data.draw(st.sampled_from(OBJECTS)))
+def _mutated(data: st.DataObject, documents: list[dict[str, Any]], values_: st.SearchStrategy[Any],
+             added: list[str]) -> dict[str, Any]:
+    """A copy of one of `documents` with one change anywhere: a value replaced, a key removed, or a key of
+    `added` set in a map."""
+    document = copy.deepcopy(data.draw(st.sampled_from(documents)))
     path = data.draw(st.sampled_from(_paths(document)[1:]))
     parent = document
     for step in path[:-1]:
         parent = parent[step]
     action = data.draw(st.sampled_from(["replace", "remove", "add"]))
     if action == "replace":
-        parent[path[-1]] = data.draw(values)
+        parent[path[-1]] = data.draw(values_)
     elif action == "remove":
         del parent[path[-1]]
     elif isinstance(parent[path[-1]], dict):
-        known = ["name", "labels", "spec", "ports", "replicas", "selector", "port", "protocol", "kind", "x"]
-        parent[path[-1]][data.draw(st.sampled_from(known))] = data.draw(values)
+        parent[path[-1]][data.draw(st.sampled_from(added))] = data.draw(values_)
+    return document
+
+
+@SETTINGS
+@given(st.data())
+def test_both_agree_on_mutated_objects(data: st.DataObject):
+    """One change anywhere in a real object: a value replaced, a key removed, or a key added (often unknown)."""
+    known = ["name", "labels", "spec", "ports", "replicas", "selector", "port", "protocol", "kind", "x"]
+    document = _mutated(data, OBJECTS, values, known)
     if "apiVersion" in document and "kind" in document and kubernetes_schemas.knows(VERSION, document):
         assert _quick(document) == _full_says_valid(document)
 
@@ -161,19 +169,7 @@ def test_the_environment_schema_compiles_for_layers_and_merged_environments():
 def test_both_agree_on_mutated_environment_files(data: st.DataObject):
     """A layer's check ignores missing fields other layers may set (not an item's name); the merged check does
     not; both as the full validator with validate_layer's and check_merged's filters."""
-    document = copy.deepcopy(data.draw(st.sampled_from(LAYERS)))
-    path = data.draw(st.sampled_from(_paths(document)[1:]))
-    parent = document
-    for step in path[:-1]:
-        parent = parent[step]
-    action = data.draw(st.sampled_from(["replace", "remove", "add"]))
-    if action == "replace":
-        parent[path[-1]] = data.draw(layer_values)
-    elif action == "remove":
-        del parent[path[-1]]
-    elif isinstance(parent[path[-1]], dict):
-        parent[path[-1]][data.draw(st.sampled_from(["name", "server", "schedule", "cpu", "x"]))] = \
-            data.draw(layer_values)
+    document = _mutated(data, LAYERS, layer_values, ["name", "server", "schedule", "cpu", "x"])
     assert schema._quick_check(layer=True)(document) == _layer_reports_nothing(document)
     assert schema._quick_check(layer=False)(document) == _merged_is_valid(document)
 
