@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from compiler import output, pipeline
-from compiler.charts import helm_template
+from compiler.charts import helm_template, vendored
+from compiler.charts.helm_pin import read_helm_pin
+from compiler.pipeline import jobs as jobs_module
 from compiler.problems import KrcError
 from compiler.project import Project
 
@@ -68,3 +70,32 @@ def test_a_run_that_fails_ahead_is_run_again_where_it_is_needed(project_without_
     results = pipeline.render_to_disk(project, project.environment_names(), SEQUENTIAL)
     assert len(results) == 2
     assert sorted(p.name for p in (private_cache / helm_template.CACHE_FOLDER).iterdir()) != []
+
+
+def test_no_helm_ahead_where_worker_processes_take_every_core(project_without_policies: Project,
+                                                              private_cache: Path,
+                                                              monkeypatch: pytest.MonkeyPatch):
+    """A pool with a process on every core gives Helm ahead no lane (jobs.parallel: there it only competes), and
+    gives the lanes back once the pool is gone; without a lane nothing starts ahead."""
+    project = project_without_policies
+    lanes: list[int] = []
+    real = jobs_module.use_ahead_lanes
+    monkeypatch.setattr(jobs_module, "use_ahead_lanes", lambda n: (lanes.append(n), real(n)))
+    monkeypatch.setattr(jobs_module.os, "cpu_count", lambda: 2)
+    pipeline.render_to_disk(project, project.environment_names(), pipeline.RunOptions(cache=False, workers=2,
+                                                                                          repaid_by=1))
+    assert lanes == [0, helm_template.AHEAD_LANES]  # this process, during and after its pool
+
+    shutil.rmtree(private_cache / helm_template.CACHE_FOLDER)
+    pin = read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)
+    digest = vendored.read_lock(project.vendor_dir)[("kuberay-operator", "1.6.2")]
+    request = helm_template.TemplateRequest(vendored.archive_path(project.vendor_dir, "kuberay-operator", "1.6.2"),
+                                            digest, "kuberay-operator", "ray-ops", "1.33", {})
+    running = dict(helm_template._AHEAD_RUNNING)  # what earlier tests of this process may have left
+    try:
+        helm_template.use_ahead_lanes(0)
+        helm_template.start_ahead(pin, [request])
+        assert request.cache_key(pin.version) not in {key for key, _, _ in helm_template._AHEAD_QUEUE}
+        assert helm_template._AHEAD_RUNNING == running
+    finally:
+        helm_template.use_ahead_lanes(helm_template.AHEAD_LANES)
