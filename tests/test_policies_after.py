@@ -8,11 +8,13 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_compile_cache import REPO_ROOT, copy_environment, policy_project
 
 from compiler import compile_cache, pipeline
+from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline import policies_after
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
@@ -74,3 +76,30 @@ def test_a_broken_policy_stops_the_engine_runs_and_is_reported_once(tmp_path: Pa
         'policies/broken.cue:3:12: error: CUE cannot evaluate this policy: reference "strings" not found; '
         "fix the policy"]
     assert len(log.read_text().split()) == 2  # the first two runs failed; the third never started
+
+
+def test_a_few_environments_over_several_jobs_share_engine_runs_at_the_end(project: Project, private_cache: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    """Without workers too: a few environments to lint in jobs of their own (a pull request's, spread over the
+    project) leave their policies to policies_after, which shares them between its two engines, instead of one
+    engine run per job; the findings are those of one run for all."""
+    project = policy_project(project)
+    copy_environment(project, "dev")
+    names = project.environment_names()
+    finished: list[list[str]] = []
+    real = jobs_module.finish_policies
+
+    def finish(context: Any, jobs: Any, results: Any) -> Any:
+        finished.append([result.name for result in results])
+        return real(context, jobs, results)
+
+    monkeypatch.setattr(jobs_module, "finish_policies", finish)
+    engine = find_engine([REPO_ROOT])
+    spread = policy_and_lint(project, names, pipeline.RunOptions(cache=True, workers=1, policy_batch=1), None,
+                             with_findings=True, engine=engine)
+    assert finished == [names]  # every environment's policies, once, at the end
+    whole = policy_and_lint(project, names, pipeline.RunOptions(cache=False, workers=1), None, with_findings=True,
+                            engine=engine)
+    assert spread == whole
+    assert {f.message.split(":")[0] for f in spread if f.rule == "policy/dev-no-gpu"} == {
+        "environment dev", "environment dev-copy"}

@@ -29,7 +29,7 @@ from .context import (
     use_engine_lock,
 )
 from .lint_batch import has_lint_result, lint_basis, lint_batch
-from .policies_after import finish_policies
+from .policies_after import ENGINE_BATCH, finish_policies
 from .policies_ahead import prestart_engine
 from .review_batch import review_batch
 from .run_options import RunOptions
@@ -121,12 +121,15 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     workers = min(run.workers_for(jobs[0].command, sum(counts)), len(heavy)) if heavy else 1
     if workers < 2:
         prestart_engine(context, [jobs[i] for i in heavy])  # it starts up while the jobs compile
+        if len(heavy) > 1 and sum(counts) <= ENGINE_BATCH:
+            # a few environments to lint, spread over several jobs (a pull request's): their policies in one
+            # engine run at the end (policies_after) instead of one run per job, each paying CUE's start
+            jobs = _policies_deferred(jobs)
         yield from (run_job(job, context) for job in jobs)
         return
     # a lint job's engine runs wait for this process once the workers are gone (policies_after: memory); they
     # need the compile cache to find the workers' renders again
-    jobs = [dataclasses.replace(job, defer_policies=True) if job.command == "lint" and job.engine is not None
-            and job.cache else job for job in jobs]
+    jobs = _policies_deferred(jobs)
     spawn = multiprocessing.get_context("spawn")
     lock = spawn.Lock()
     lanes = (os.cpu_count() or 1) - workers  # cores no process compiles on: Helm ahead's (helm_template)
@@ -141,6 +144,12 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
                 yield future.result() if future is not None else run_job(job, context)
     finally:
         _start_worker(None, AHEAD_LANES)
+
+
+def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
+    """Lint jobs that leave their engine runs to policies_after (which finds their renders in the compile cache)."""
+    return [dataclasses.replace(job, defer_policies=True) if job.command == "lint" and job.engine is not None
+            and job.cache else job for job in jobs]
 
 
 def _start_worker(lock: Any, lanes: int) -> None:

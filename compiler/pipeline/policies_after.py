@@ -1,5 +1,7 @@
 """The policies a parallel `krc lint` / `krc policy` left for later: run by the main process once its workers are
-gone.
+gone. A run without workers leaves them here too when it lints a few environments spread over several jobs (a
+pull request's): one engine run per job would pay CUE's start each time; here they share the two engines (8
+environments of 500 changed: `krc lint` 5.0-5.2 -> 3.9 s).
 
 Why: memory. Each worker process holds the compiling stack (about 100 MB at 500 environments), and a CUE engine
 run takes 110 MB plus about 2 MB per environment. Run inside the jobs, an engine of 25 environments beside both
@@ -50,7 +52,8 @@ def finish_policies(context: Context, jobs: Sequence[Job], results: Sequence[Env
     policies = tuple(policy_files(context.project.policies_dir))
     out = list(results)
     todo = [i for i, result in enumerate(out) if result.policies_pending]
-    chunks = [todo[i:i + ENGINE_BATCH] for i in range(0, len(todo), ENGINE_BATCH)]
+    size = max(1, min(ENGINE_BATCH, -(-len(todo) // ENGINES)))  # a few environments: shared by both engines
+    chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
     problems: list[Problem] = []
     bases = {job.names: lint_basis(context, job) for job in jobs}
     for first in range(0, len(chunks), ENGINES):
