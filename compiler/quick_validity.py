@@ -25,9 +25,10 @@ from referencing import Registry
 Check = Callable[[Any], bool]
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
-# Keywords that never fail an instance (annotations); `$defs` holds schemas reached only through $ref.
-_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$schema", "$defs",
-                          "$comment", "deprecated", "readOnly", "writeOnly"})
+# Keywords that never fail an instance (annotations); `$defs` holds schemas reached only through $ref, and `$id`
+# (only the root's is compiled) names the base references are read against.
+_NOT_CHECKS = frozenset({"description", "title", "default", "examples", "$schema", "$defs", "$id",
+                         "$comment", "deprecated", "readOnly", "writeOnly"})
 
 
 class Unsupported(Exception):
@@ -93,7 +94,7 @@ class _Compiler:
         if "$id" in schema and urljoin(base, str(schema["$id"])) != base:
             raise Unsupported("$id below the root")
         compiled = [self.keyword(name, value, schema, base, surfaces) for name, value in schema.items()
-                    if name not in _ANNOTATIONS and not name.startswith("x-") and name != "$id"]
+                    if name not in _NOT_CHECKS and not name.startswith("x-")]
         checks = [check for check in compiled if check is not None]
         if not checks:
             return lambda instance: True
@@ -235,7 +236,9 @@ def compile_validity(schema: dict[str, Any], registry: Registry, *,
             return False
         try:
             return root(instance)
-        except (Unsupported, RecursionError):
+        except Unsupported:
             unsupported.append(True)
+            return False
+        except RecursionError:  # this instance nests too deep for the closures; the next one may not
             return False
     return check

@@ -11,6 +11,7 @@ same; for anything else (other types, a list or map that appears twice in a docu
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -71,10 +72,10 @@ def _float_text(value: float) -> str:
 
 
 class _Events:
-    """The events of one document, in order."""
+    """One document's events, handed to the emitter as they come."""
 
-    def __init__(self) -> None:
-        self.events: list[Any] = []
+    def __init__(self, emit: Callable[[Any], None]) -> None:
+        self.emit = emit
         self.containers: set[int] = set()  # ids of the maps and lists seen: a second sighting would be an alias
 
     def scalar(self, tag: str, value: str, style: str | None = None) -> None:
@@ -83,7 +84,7 @@ class _Events:
             implicit = _STR_IMPLICIT if plain else _STR_QUOTED
         else:  # a number, boolean or null reads back as itself only when plain
             implicit = (plain, False)
-        self.events.append(yaml.ScalarEvent(None, tag, implicit, value, style=style))
+        self.emit(yaml.ScalarEvent(None, tag, implicit, value, style=style))
 
     def add(self, data: Any) -> None:
         kind = type(data)
@@ -104,23 +105,23 @@ class _Events:
             if kind is dict:
                 self._mapping(data)
             else:
-                self.events.append(yaml.SequenceStartEvent(None, SEQ, True, flow_style=False))
+                self.emit(yaml.SequenceStartEvent(None, SEQ, True, flow_style=False))
                 for item in data:
                     self.add(item)
-                self.events.append(yaml.SequenceEndEvent())
+                self.emit(yaml.SequenceEndEvent())
         else:
             raise _Unsupported
 
     def _mapping(self, data: dict[Any, Any]) -> None:
         try:
             items = sorted(data.items())
-        except TypeError:  # keys of types that do not compare: PyYAML keeps them in their order, as would we
+        except TypeError:  # keys of types that do not compare: PyYAML writes them in their order; left to it
             raise _Unsupported from None
-        self.events.append(yaml.MappingStartEvent(None, MAP, True, flow_style=False))
+        self.emit(yaml.MappingStartEvent(None, MAP, True, flow_style=False))
         for key, value in items:
             self.add(key)
             self.add(value)
-        self.events.append(yaml.MappingEndEvent())
+        self.emit(yaml.MappingEndEvent())
 
 
 def plain_text(data: Any, width: int) -> str | None:
@@ -128,15 +129,16 @@ def plain_text(data: Any, width: int) -> str | None:
     PyYAML dumper then writes it)."""
     if _CEmitter is None:
         return None
-    document = _Events()
-    try:
-        document.add(data)
-    except (_Unsupported, RecursionError):
-        return None
     stream = io.StringIO()
     emitter = _CEmitter(stream, width=width, allow_unicode=True)
-    for event in (yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False), *document.events,
-                  yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()):
-        emitter.emit(event)
-    emitter.dispose()
+    try:
+        emitter.emit(yaml.StreamStartEvent())
+        emitter.emit(yaml.DocumentStartEvent(explicit=False))
+        _Events(emitter.emit).add(data)
+        emitter.emit(yaml.DocumentEndEvent(explicit=False))
+        emitter.emit(yaml.StreamEndEvent())
+    except (_Unsupported, RecursionError):
+        return None  # what was written so far is dropped with the stream
+    finally:
+        emitter.dispose()
     return stream.getvalue()

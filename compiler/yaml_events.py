@@ -64,6 +64,7 @@ def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None
     get_event = parser.get_event
     plain = resolver.plain
     placed = filename is not None
+    shown = filename or ""  # what places name (only when placed)
     docs: list[tuple[Any, Positions]] = []
     positions: Positions = {}
     # each frame: [container, pending key or marker, path (placed only)]; mappings wait for a key, then its value
@@ -93,7 +94,7 @@ def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None
                 if placed:
                     path = _child_path(stack)
                     if not stack or type(stack[-1][0]) is list:  # a map entry's place is its key's, set already
-                        positions[path] = _place(filename, event)
+                        positions[path] = _place(shown, event)
                 stack.append([{} if kind is yaml.MappingStartEvent else [], no_key, path])
                 nodes += 1
                 # its children sit one level deeper: near the bound, the composed path judges (and reports)
@@ -111,21 +112,21 @@ def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None
                 continue
             if not stack:
                 if placed and kind is yaml.ScalarEvent:
-                    positions[()] = _place(filename, event)
+                    positions[()] = _place(shown, event)
                 docs.append((value, positions))
                 continue
             frame = stack[-1]
             container = frame[0]
             if type(container) is list:
                 if placed and kind is yaml.ScalarEvent:
-                    positions[(*frame[2], len(container))] = _place(filename, event)
+                    positions[(*frame[2], len(container))] = _place(shown, event)
                 container.append(value)
             elif frame[1] is no_key:
                 if value == "<<" or not isinstance(value, (str, int, float, bool)) or (placed and value in container):
                     raise _Unsupported
                 frame[1] = value
                 if placed:  # the key's place: where readers of a map entry look
-                    positions[(*frame[2], value)] = _place(filename, event)
+                    positions[(*frame[2], value)] = _place(shown, event)
             else:
                 container[frame[1]] = value
                 frame[1] = no_key
@@ -134,9 +135,9 @@ def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None
     return docs
 
 
-def _place(filename: str | None, event: Any) -> Location:
+def _place(filename: str, event: Any) -> Location:
     mark = event.start_mark
-    return Location(filename or "", mark.line + 1, mark.column + 1)
+    return Location(filename, mark.line + 1, mark.column + 1)
 
 
 def _child_path(stack: list[list[Any]]) -> tuple[Any, ...]:

@@ -191,3 +191,16 @@ def test_a_reference_to_what_it_does_not_compile_is_found_when_reached():
     assert check is not None
     assert check({"b": "x"}) is True  # the reference is not reached
     assert check({"a": "abc"}) is False and check({"b": "x"}) is False  # reached: not known, then never again
+
+
+def test_an_instance_too_deep_for_the_check_is_left_to_the_full_validator_alone():
+    """Nesting deeper than the closures can follow says "not known" for that instance only."""
+    schema_ = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://example.com/tree",
+               "type": "object", "properties": {"child": {"$ref": "#"}}}
+    check = compile_validity(schema_, Resource.from_contents(schema_) @ Registry())
+    assert check is not None
+    deep: dict[str, Any] = {}
+    for _ in range(5000):
+        deep = {"child": deep}
+    assert check(deep) is False
+    assert check({"child": {"child": {}}}) is True

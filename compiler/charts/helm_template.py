@@ -117,48 +117,68 @@ def _run_helm(helm: Helm, request: TemplateRequest, where: Location) -> str:
 # wait for Helm one after the other with little work between, so two run at a time where there are two cores;
 # a run that ends early (an error) has at most that many Helm processes to wait for.
 AHEAD_LANES = max(1, min(2, os.cpu_count() or 1))
-_LANES = [AHEAD_LANES]  # fewer while other processes compile too (use_ahead_lanes)
-_AHEAD_QUEUE: deque[tuple[str, Helm, TemplateRequest]] = deque()
-_AHEAD_RUNNING: dict[str, Future[str | None]] = {}
-_AHEAD_POOL: list[ThreadPoolExecutor] = []
+
+
+class _Ahead:
+    """The runs of this process: queued in the batch's order, a few under way on threads, taken by template_chart."""
+
+    def __init__(self) -> None:
+        self.lanes = AHEAD_LANES  # fewer while other processes compile too (use_ahead_lanes)
+        self.queue: deque[tuple[str, Helm, TemplateRequest]] = deque()
+        self.running: dict[str, Future[str | None]] = {}  # by cache key
+        self.pool: ThreadPoolExecutor | None = None
+
+    def start(self, helm: Helm, requests: Sequence[TemplateRequest]) -> None:
+        # what an earlier batch left (its environment failed before it needed its chart) is not waited for
+        self.queue.clear()
+        self.running = {key: future for key, future in self.running.items() if not future.done()}
+        known = set(self.running)
+        for request in requests:
+            key = request.cache_key(helm.version)
+            if key not in known and not _cache_file(key).exists():
+                if request.archive_sha256:
+                    _chart_folder(request)  # unpacked here, once: threads only read the folder
+                self.queue.append((key, helm, request))
+                known.add(key)
+        self.top_up()
+
+    def top_up(self) -> None:
+        while self.queue and sum(not future.done() for future in self.running.values()) < self.lanes:
+            if self.pool is None:
+                self.pool = ThreadPoolExecutor(max_workers=AHEAD_LANES, thread_name_prefix="krc-helm")
+            key, helm, request = self.queue.popleft()
+            self.running[key] = self.pool.submit(_run_ahead, key, helm, request)
+
+    def take(self, key: str) -> str | None:
+        """The output of a run started ahead for `key` (waiting for it), or None: then the caller runs Helm (a run
+        not started yet is dropped: the caller needs it now)."""
+        future = self.running.pop(key, None)
+        if future is None:
+            self.queue = deque(item for item in self.queue if item[0] != key)
+        text = future.result() if future is not None else None
+        self.top_up()
+        return text
+
+
+_AHEAD = _Ahead()
 
 
 def use_ahead_lanes(lanes: int) -> None:
     """How many Helm runs may be under way ahead: none where every core already compiles (worker processes),
     where Helm ahead only competes with them (measured: 2-3% more CPU, no gain)."""
-    _LANES[0] = max(0, min(AHEAD_LANES, lanes))
+    _AHEAD.lanes = max(0, min(AHEAD_LANES, lanes))
 
 
 def start_ahead(pin: HelmPin, requests: Sequence[TemplateRequest]) -> None:
     """Queue `helm template` of the requests the cache lacks, in order; template_chart takes their output. Nothing
-    is queued when Helm cannot be found: template_chart reports that, as always."""
-    if not _LANES[0]:
+    is queued without a lane, or when Helm cannot be found: template_chart reports that, as always."""
+    if not _AHEAD.lanes:
         return
     try:
         helm = find_helm(pin)
     except KrcError:
         return
-    # what an earlier batch left (its environment failed before it needed its chart) is not waited for
-    _AHEAD_QUEUE.clear()
-    for key in [key for key, future in _AHEAD_RUNNING.items() if future.done()]:
-        del _AHEAD_RUNNING[key]
-    known = set(_AHEAD_RUNNING)
-    for request in requests:
-        key = request.cache_key(pin.version)
-        if key not in known and not _cache_file(key).exists():
-            if request.archive_sha256:
-                _chart_folder(request)  # unpacked here, once: threads only read the folder
-            _AHEAD_QUEUE.append((key, helm, request))
-            known.add(key)
-    _top_up()
-
-
-def _top_up() -> None:
-    while _AHEAD_QUEUE and sum(not future.done() for future in _AHEAD_RUNNING.values()) < _LANES[0]:
-        if not _AHEAD_POOL:
-            _AHEAD_POOL.append(ThreadPoolExecutor(max_workers=AHEAD_LANES, thread_name_prefix="krc-helm"))
-        key, helm, request = _AHEAD_QUEUE.popleft()
-        _AHEAD_RUNNING[key] = _AHEAD_POOL[0].submit(_run_ahead, key, helm, request)
+    _AHEAD.start(helm, requests)
 
 
 def _run_ahead(key: str, helm: Helm, request: TemplateRequest) -> str | None:
@@ -171,25 +191,10 @@ def _run_ahead(key: str, helm: Helm, request: TemplateRequest) -> str | None:
     return text
 
 
-def _taken_ahead(key: str) -> str | None:
-    """The output of a run started ahead for `key` (waiting for it), or None: then the caller runs Helm."""
-    future = _AHEAD_RUNNING.pop(key, None)
-    if future is None:
-        for index, (queued, _, _) in enumerate(_AHEAD_QUEUE):
-            if queued == key:  # not started yet: the caller needs it now
-                del _AHEAD_QUEUE[index]
-                break
-        _top_up()
-        return None
-    text = future.result()
-    _top_up()
-    return text
-
-
 def template_chart(pin: HelmPin, request: TemplateRequest, where: Location) -> list[dict[str, Any]]:
     """The chart's objects in Helm's order (Helm sorts by kind, as it installs)."""
     key = request.cache_key(pin.version)
-    text = _taken_ahead(key) if _AHEAD_RUNNING or _AHEAD_QUEUE else None
+    text = _AHEAD.take(key) if _AHEAD.running or _AHEAD.queue else None
     if text is None:
         try:
             text = _cache_file(key).read_text(encoding="utf-8")

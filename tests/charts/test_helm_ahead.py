@@ -91,11 +91,11 @@ def test_no_helm_ahead_where_worker_processes_take_every_core(project_without_po
     digest = vendored.read_lock(project.vendor_dir)[("kuberay-operator", "1.6.2")]
     request = helm_template.TemplateRequest(vendored.archive_path(project.vendor_dir, "kuberay-operator", "1.6.2"),
                                             digest, "kuberay-operator", "ray-ops", "1.33", {})
-    running = dict(helm_template._AHEAD_RUNNING)  # what earlier tests of this process may have left
+    running = dict(helm_template._AHEAD.running)  # what earlier tests of this process may have left
     try:
         helm_template.use_ahead_lanes(0)
         helm_template.start_ahead(pin, [request])
-        assert request.cache_key(pin.version) not in {key for key, _, _ in helm_template._AHEAD_QUEUE}
-        assert helm_template._AHEAD_RUNNING == running
+        assert request.cache_key(pin.version) not in {key for key, _, _ in helm_template._AHEAD.queue}
+        assert helm_template._AHEAD.running == running
     finally:
         helm_template.use_ahead_lanes(helm_template.AHEAD_LANES)
