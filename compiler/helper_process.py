@@ -156,10 +156,10 @@ class HelperPool:
 
     def keep_idle(self, keep: bool) -> None:
         """Whether a helper waits for the next request after its answer (the default), or ends at once: where
-        several krc processes work side by side, idle helpers in each would add up (see pipeline.jobs)."""
+        several krc processes work side by side, idle helpers in each would add up (see pipeline.jobs). Helpers
+        idle already are left to answer a next request or end at their idle time, rather than killed: a
+        long-lived caller (a test session, a plugin host) keeps the ones it started up."""
         self._keep_idle = keep
-        if not keep:
-            self.close()
 
     def take(self, argv: Sequence[str], env: Mapping[str, str] | None) -> HelperProcess:
         key = _key(argv, env)

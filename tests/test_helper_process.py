@@ -93,12 +93,17 @@ def test_closing_the_pool_ends_its_idle_helpers(echo: list[str], pool: HelperPoo
 def test_beside_other_krc_processes_no_helper_waits_idle(echo: list[str], pool: HelperPool,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     idle = pool.take(echo, None)
+    idle.send({})
+    before = idle.receive(10)["pid"]
     pool.give_back(idle)
     use_engine_lock(object())  # a command with worker processes (pipeline.jobs) sets this in each of them
     try:
-        assert not idle.alive()  # the idle one ended at once
+        assert idle.alive()  # one idle from before is left to its idle time, not killed
         first = helper_process.ask(echo, None, {}, 10)["pid"]
-        assert helper_process.ask(echo, None, {}, 10)["pid"] != first  # each answered, then ended
+        assert first == before and not idle.alive()  # it answered the next request, then ended
+        second = helper_process.ask(echo, None, {}, 10)["pid"]
+        assert second != first
+        assert helper_process.ask(echo, None, {}, 10)["pid"] != second  # each answered, then ended
     finally:
         use_engine_lock(None)
     again = helper_process.ask(echo, None, {}, 10)["pid"]

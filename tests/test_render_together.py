@@ -8,6 +8,8 @@ import pytest
 from compiler import output, pipeline
 from compiler.charts import vendored
 from compiler.environment.model import load_environment
+from compiler.pipeline import context as pipeline_context
+from compiler.pipeline import environments as pipeline_environments
 from compiler.pipeline.environments import chart_pin
 from compiler.problems import KrcError
 from compiler.project import Project
@@ -81,3 +83,21 @@ def test_render_names_the_template_line_whatever_the_jobs(project: Project, work
         pipeline.render_to_disk(project, project.environment_names(), run)
     assert alone.value.problems[0] in err.value.problems
     assert not (project.root / "rendered").exists() or not any((project.root / "rendered").iterdir())
+
+
+def test_an_environment_whose_render_failed_is_not_rendered_again(project: Project, monkeypatch: pytest.MonkeyPatch):
+    """Its error from the joint render is the one reported: a template that runs past KRC_TEMPLATE_SECONDS costs
+    the limit once, not twice."""
+    _break_prod(project)
+    renders: list[str] = []
+
+    def counted(project: Project, env, chart, prepared=None) -> Render:
+        renders.append(env.name)
+        return render_environment(project, env, chart, prepared)
+
+    monkeypatch.setattr(pipeline_context, "render_environment", counted)
+    monkeypatch.setattr(pipeline_environments, "render_environment", counted)
+    with pytest.raises(KrcError) as err:
+        pipeline.render_to_disk(project, project.environment_names(), pipeline.RunOptions(cache=False, workers=1))
+    assert err.value.problems[0].location.file == "templates/objects/raycronjobs.jsonnet"
+    assert sorted(renders) == sorted(project.environment_names())

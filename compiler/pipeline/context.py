@@ -94,10 +94,12 @@ def rendered(project: Project, cache: CompileCache, key: str, render: Render, ar
     return Rendered(key, render, output.render_files(render, False), recorded, inputs_digest(recorded))
 
 
-def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rendered]:
+def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rendered | KrcError]:
     """The environments the cache lacks, rendered with their Jsonnet templates evaluated together
-    (prepare_templates), each with its cache key as it was before rendering. Environments that fail are left out:
-    compile_cached renders them on their own and reports their problems as always."""
+    (prepare_templates), each with its cache key as it was before rendering. An environment whose render failed
+    gets its error, the one its own render reports (prepare_templates leaves the environments of a failed joint run
+    to evaluate alone), for compile_cached to raise: rendering it again would cost a runaway template its time
+    limit twice. Environments that fail before rendering are left out: compile_cached reports them as always."""
     project, cache = context.project, context.cache
     keys, pairs = [], []
     for name in names:
@@ -111,26 +113,28 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rende
             keys.append(key)
         except KrcError:
             continue
-    found: dict[str, Rendered] = {}
+    found: dict[str, Rendered | KrcError] = {}
     if not pairs:  # every one is in the cache: no need to even list the templates
         return found
     for key, (env, chart), prepared in zip(keys, pairs, prepare_templates(project, pairs), strict=True):
         try:
             found[env.name] = rendered(project, cache, key, render_environment(project, env, chart, prepared))
-        except KrcError:
-            continue
+        except KrcError as err:
+            found[env.name] = err
     return found
 
 
 def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
                    lint: bool = True, peers: tuple[Destination, ...] = (),
-                   ahead: Rendered | None = None) -> tuple[Compiled, Render | None]:
+                   ahead: Rendered | KrcError | None = None) -> tuple[Compiled, Render | None]:
     """One environment's compiled result from the cache, else compiled (and kept when its key held still).
     With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out.
-    `ahead`: its render from rendered_together (made without `argocd_crds`)."""
+    `ahead`: its render from rendered_together (made without `argocd_crds`), or the error that render raised."""
     found = cache.lookup(name)
     if found is not None:
         return found, None
+    if isinstance(ahead, KrcError):
+        raise ahead
     if ahead is None:
         key = cache.key(name)
         ahead = rendered(project, cache, key, compile_environment(project, name), argocd_crds)
@@ -232,7 +236,7 @@ _ENGINE_LOCK: list[Any] = [None]
 
 def use_engine_lock(lock: Any) -> None:
     """Set in every process of a command with workers (None once they are gone). Meanwhile no helper process
-    (CUE, Ray's generator) waits idle for a next request: one per process would add up to the peak memory."""
+    (CUE, Ray's generator) stays idle after its answer: one per process would add up to the peak memory."""
     _ENGINE_LOCK[0] = lock
     helper_process.POOL.keep_idle(lock is None)
 

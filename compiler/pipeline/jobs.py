@@ -59,7 +59,8 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
     return Outcome(tuple(results), tuple(problems))
 
 
-def _write_or_compare(context: Context, job: Job, name: str, rendered: Rendered | None) -> EnvironmentResult:
+def _write_or_compare(context: Context, job: Job, name: str, rendered: Rendered | KrcError | None) \
+        -> EnvironmentResult:
     """render/golden: one environment staged beside its target; check: compared with golden/."""
     project = context.project
     known = _up_to_date(context, job, name) if rendered is None else None

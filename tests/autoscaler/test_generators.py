@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import stat
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from process_support import wait_until_ended
 
 from compiler import pipeline
 from compiler.autoscaler import Batch, autoscaler_views
@@ -26,12 +26,13 @@ def _krc(project: Project, *args: str) -> tuple[int, str, str]:
 
 
 def _counting_envs(tmp_path: Path, version: str, real: str = "2.58.0") -> Path:
-    """A KRC_RAY_ENVS folder whose `version` runs the real generator of `real` and logs every start and every
-    request (each is one line on its stdin)."""
+    """A KRC_RAY_ENVS folder whose `version` runs the real generator of `real` and logs every start, every
+    request (each is one line on its stdin) and the generator's process id."""
     envs = tmp_path / "ray-envs"
     python = envs / version / "bin" / "python"
     python.parent.mkdir(parents=True)
     python.write_text(f"#!/bin/sh\necho start >> {envs / 'starts.log'}\ntee -a {envs / 'requests.log'} | "
+                      f"/bin/sh -c 'echo $$ >> \"$1\"; shift; exec \"$@\"' sh {envs / 'pids.log'} "
                       f'{REAL_ENVS / real / "bin" / "python"} "$@"\n', encoding="utf-8")
     python.chmod(python.stat().st_mode | stat.S_IXUSR)
     return envs
@@ -202,7 +203,8 @@ def test_an_idle_generator_exits_and_the_next_request_starts_another(project: Pr
     monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "1")
     documents = _documents(project, "dev")
     first = autoscaler_views(project.root, [Batch("2.58.0", documents)])
-    time.sleep(2.5)  # idle past KRC_HELPER_IDLE_SECONDS: the generator has exited by itself
+    # idle past KRC_HELPER_IDLE_SECONDS, the generator exits by itself
+    assert wait_until_ended(int((envs / "pids.log").read_text().split()[0]))
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "another-cache"))
     assert autoscaler_views(project.root, [Batch("2.58.0", documents)]) == first
     assert (_starts(envs), _requests(envs)) == (2, 2)

@@ -1,14 +1,15 @@
 """Vendoring charts from a real Helm repository served over HTTP on 127.0.0.1, and from file://."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import http.server
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
+from http_support import base_url, serving
 
 from compiler.charts import repository, vendor, vendored
 from compiler.charts.package import read_chart
@@ -29,19 +30,12 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture
 def serve(tmp_path: Path):
     """Serve a folder on 127.0.0.1 (an ephemeral port); yields a function folder -> base URL."""
-    servers = []
+    with contextlib.ExitStack() as servers:
+        def start(folder: Path) -> str:
+            server = servers.enter_context(serving(functools.partial(_QuietHandler, directory=str(folder))))
+            return f"{base_url(server)}/charts"
 
-    def start(folder: Path) -> str:
-        handler = functools.partial(_QuietHandler, directory=str(folder))
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/charts"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+        yield start
 
 
 @pytest.fixture

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import functools
 import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from http_support import base_url, serving
 
 from compiler.crddiff import load_crd_source
 
@@ -38,13 +38,5 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def chart_server() -> Iterator[str]:
     """A real HTTP chart repository on 127.0.0.1 serving the upstream charts; yields its URL."""
-    handler = functools.partial(_QuietHandler, directory=str(CHARTS))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(functools.partial(_QuietHandler, directory=str(CHARTS))) as server:
+        yield f"{base_url(server)}/"

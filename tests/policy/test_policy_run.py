@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from process_support import wait_until_ended
 
 from compiler.policy import PolicyInput, PolicyRun, evaluate_each
 from compiler.policy.engine import CueEngine
@@ -82,9 +83,9 @@ def test_an_engine_that_cannot_start_leaves_no_workspace(tmp_path: Path, monkeyp
 
 
 def _logging_serve_command(tmp_path: Path, wasm: CueEngine) -> tuple[str, ...]:
-    """The WebAssembly engine's serving argv behind a shell that logs each start."""
+    """The WebAssembly engine's serving argv behind a shell that logs each start (the engine's process id)."""
     log = tmp_path / "starts.log"
-    return ("/bin/sh", "-c", f'echo start >> "{log}"; exec "$@"', "engine", *wasm.serve_command)
+    return ("/bin/sh", "-c", f'echo $$ >> "{log}"; exec "$@"', "engine", *wasm.serve_command)
 
 
 def _starts(tmp_path: Path) -> int:
@@ -100,7 +101,8 @@ def test_one_engine_process_serves_run_after_run_until_it_has_been_idle(
     runs = [evaluate_each(folder, _inputs(*gpus), engine=logged) for gpus in ((4, 12), (9,), (1, 2, 30))]
     assert [[len(each) for each in run] for run in runs] == [[0, 1], [1], [0, 0, 1]]
     assert _starts(tmp_path) == 1  # each run a new CUE instance in the same Node process
-    time.sleep(2.5)  # idle past KRC_HELPER_IDLE_SECONDS: the engine has exited; the next run starts another
+    # idle past KRC_HELPER_IDLE_SECONDS, the engine exits by itself; the next run starts another
+    assert wait_until_ended(int((tmp_path / "starts.log").read_text().split()[0]))
     assert evaluate_each(folder, _inputs(9), engine=logged) == runs[1]
     assert _starts(tmp_path) == 2
 

@@ -5,11 +5,11 @@ import http.server
 import json
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 import yaml
+from http_support import base_url, serving
 from review_support import run, set_chart_version
 
 from compiler.project import Project
@@ -94,12 +94,8 @@ class FakeGitHub(http.server.BaseHTTPRequestHandler):
 def github():
     FakeGitHub.comments = [{"id": i, "body": f"unrelated {i}"} for i in range(150)]  # two pages
     FakeGitHub.calls, FakeGitHub.deny = [], False
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeGitHub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield FakeGitHub, f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    with serving(FakeGitHub) as server:
+        yield FakeGitHub, base_url(server)
 
 
 def test_the_comment_is_created_once_then_updated_in_place(github, tmp_path: Path):

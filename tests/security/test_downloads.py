@@ -2,15 +2,16 @@
 served over http that points at a local file."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.server
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
+from http_support import base_url, serving
 
 from compiler.charts import repository, vendor
 from compiler.problems import KrcError
@@ -54,24 +55,16 @@ class _Static(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[callable]:
-    started = []
+    with contextlib.ExitStack() as servers:
+        def start(handler: type[http.server.BaseHTTPRequestHandler]) -> str:
+            return base_url(servers.enter_context(serving(handler)))
 
-    def start(handler: type[http.server.BaseHTTPRequestHandler]) -> str:
-        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        httpd.daemon_threads = True
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        started.append(httpd)
-        return f"http://127.0.0.1:{httpd.server_address[1]}"
-
-    yield start
-    for httpd in started:
-        httpd.shutdown()
-        httpd.server_close()
+        yield start
 
 
 def test_a_trickling_server_is_abandoned_at_the_overall_deadline(server, monkeypatch, tmp_path: Path):
     monkeypatch.delenv(repository.REPOSITORY_OVERRIDE_VARIABLE, raising=False)
-    monkeypatch.setenv("KRC_DOWNLOAD_DEADLINE", "2")
+    monkeypatch.setenv("KRC_DOWNLOAD_DEADLINE", "1")
     _Trickle.body = b"entries: {}\n" * 100
     url = server(_Trickle)
     started = time.monotonic()
