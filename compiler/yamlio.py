@@ -13,7 +13,7 @@ import yaml
 from . import limits
 from .problems import KrcError, Location, Problem
 from .yaml_emit import plain_text
-from .yaml_events import plain_documents, plain_stream, positioned_documents
+from .yaml_events import first_too_deep, plain_documents, plain_stream, positioned_documents
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -110,7 +110,9 @@ def _check_bounds(root: yaml.Node, filename: str) -> None:
                     else list(node.value) if isinstance(node, yaml.SequenceNode) else [])
         if not done:
             stack.append((node, depth, True))
-            stack.extend((child, depth + 1, False) for child in children if id(child) not in sizes)
+            # reversed: children are judged in document order, so the place reported is the first too deep in
+            # reading order, as yaml_events.first_too_deep finds it
+            stack.extend((child, depth + 1, False) for child in reversed(children) if id(child) not in sizes)
             continue
         size = 1 + sum(sizes.get(id(child), 1) for child in children)
         if size > node_limit:
@@ -119,7 +121,11 @@ def _check_bounds(root: yaml.Node, filename: str) -> None:
 
 
 def _composed(text: str, filename: str) -> list[yaml.Node]:
-    """Every non-empty document of a stream as a node graph, checked against the bounds."""
+    """Every non-empty document of a stream as a node graph, checked against the bounds (nesting before composing
+    anything: a hostile file of deep lists is refused in milliseconds)."""
+    too_deep = first_too_deep(text, filename)
+    if too_deep is not None:
+        raise KrcError(limits.YAML_DEPTH.exceeded("this nesting"), too_deep)
     try:
         nodes = [n for n in yaml.compose_all(text, Loader=SafeLoader) if n is not None]
     except yaml.YAMLError as err:

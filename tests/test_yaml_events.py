@@ -40,6 +40,30 @@ def test_the_depth_bound_holds_on_either_path(depth: int):
         assert yamlio.load_all(text, "deep.yaml") == [yaml.safe_load(text)]
 
 
+@pytest.mark.parametrize("text", [
+    "a: " + "{k: [" * 60 + "1" + "]}" * 60 + "\n",  # maps and lists, in flow style
+    "".join("  " * i + f"k{i}:\n" for i in range(120)) + "  " * 120 + "v\n",  # block style, the value too deep
+    "ok: [1]\n---\n" + "[" * 150 + "]" * 150 + "\n",  # in the second document
+])
+def test_too_deep_is_found_before_composing_where_the_composed_check_finds_it(text: str):
+    """first_too_deep reads events only; the composed bounds check would compose the whole graph first."""
+    found = yaml_events.first_too_deep(text, "deep.yaml")
+    assert found is not None
+    with pytest.raises(KrcError) as composed:
+        for node in yaml.compose_all(text, Loader=yamlio.SafeLoader):
+            if node is not None:
+                yamlio._check_bounds(node, "deep.yaml")
+    assert composed.value.problems[0].location == found
+    with pytest.raises(KrcError, match="nesting") as loaded:
+        yamlio.load_all(text, "deep.yaml")
+    assert loaded.value.problems[0].location == found
+
+
+def test_nothing_too_deep_or_not_yaml_is_left_to_the_composed_path():
+    assert yaml_events.first_too_deep("a: [1, {b: 2}]\n", "ok.yaml") is None
+    assert yaml_events.first_too_deep("a: 1\n b: [\n" + "[" * 150, "broken.yaml") is None
+
+
 def test_the_node_bound_holds_on_either_path(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv(limits.YAML_NODES.variable, "10")
     assert yamlio.load_all("[1, 2, 3, 4, 5, 6, 7, 8]\n") == [[1, 2, 3, 4, 5, 6, 7, 8]]
