@@ -25,15 +25,17 @@ from compiler.project import Project
 POOLED = pipeline.RunOptions(cache=True, workers=2, policy_batch=1, repaid_by=1)
 
 
-def _logging_engine(tmp_path: Path, real: CueEngine) -> tuple[CueEngine, Path]:
-    """The real engine, started through a script that first notes which process started it."""
+def _logging_engine(tmp_path: Path, real: CueEngine, served: bool = False) -> tuple[CueEngine, Path]:
+    """The real engine, started through a script that first notes which process started it. `served`: the
+    engine kept up between runs as krc runs the WebAssembly one (helper_process), else one process per run."""
     log = tmp_path / "engine-parents.log"
     script = tmp_path / "logging_cue.py"
     script.write_text("import os, sys\n"
                       f"with open({str(log)!r}, 'a') as out:\n    out.write(f'{{os.getppid()}}\\n')\n"
-                      f"command = {list(real.command)!r}\n"
-                      "os.execv(command[0], [*command, *sys.argv[1:]])\n")
-    return CueEngine((sys.executable, str(script)), f"{real.description}, logged"), log
+                      "os.execv(sys.argv[1], sys.argv[1:])\n")
+    logged = (sys.executable, str(script))
+    serve = (*logged, *real.serve_command) if served and real.serve_command else ()
+    return CueEngine((*logged, *real.command), f"{real.description}, logged", serve, real.wasm_package), log
 
 
 def test_the_engine_runs_in_the_main_process_after_the_workers(tmp_path: Path, project: Project,
@@ -42,7 +44,7 @@ def test_the_engine_runs_in_the_main_process_after_the_workers(tmp_path: Path, p
     copy_environment(project, "dev")
     names = project.environment_names()
     real = find_engine([REPO_ROOT])
-    logged, log = _logging_engine(tmp_path, real)
+    logged, log = _logging_engine(tmp_path, real, served=True)
 
     pooled = policy_and_lint(project, names, POOLED, None, with_findings=True, engine=logged)
     assert set(log.read_text().split()) == {str(os.getpid())}  # no engine started in a worker

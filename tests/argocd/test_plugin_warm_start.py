@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from argocd_sidecar import argocd_environ, parameters, run_sidecar
+from argocd_sidecar import argocd_environ, parameters, run, run_sidecar
 
 from compiler import pipeline
 from compiler.charts import vendored
@@ -45,9 +45,8 @@ def _loaded(modules: set[str], name: str) -> bool:
 def test_a_warm_generate_loads_none_of_the_compiling_stack_and_prints_the_same_bytes(app_dir: Path,
                                                                                        cache_dir: Path):
     environ = argocd_environ(cache_dir, parameters("prod-eks-gpu"))
-    cold, cold_modules = _probe(app_dir, environ)
+    cold = run(app_dir, environ)  # compiled in this process: what the probe must not load is loaded here already
     assert cold.returncode == 0, cold.stderr
-    assert _loaded(cold_modules, "compiler.render")  # the probe sees what a compiling run loads
 
     warm, warm_modules = _probe(app_dir, environ)
     assert warm.returncode == 0, warm.stderr
@@ -75,18 +74,22 @@ def test_a_cached_error_level_finding_still_fails_with_nothing_on_stdout(app_dir
     (app_dir / "environments" / "dev-gpu.yaml").write_text(
         "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n      - name: gpu\n        gpu: 1\n")
     environ = argocd_environ(cache_dir, parameters("dev-gpu"))
-    for _ in range(2):  # compiled (and cached with its findings), then answered from the cache
-        result, modules = _probe(app_dir, environ)
-        assert result.returncode == 2 and result.stdout == b""
-        assert b"resources/gpu-in-cpu-only-environment" in result.stderr
+    compiled = run(app_dir, environ)  # compiled (and cached with its findings) in this process
+    assert compiled.returncode == 2 and compiled.stdout == b""
+    result, modules = _probe(app_dir, environ)  # then answered from the cache
+    assert result.returncode == 2 and result.stdout == b""
+    assert b"resources/gpu-in-cpu-only-environment" in result.stderr
+    assert "resources/gpu-in-cpu-only-environment" in compiled.stderr
     assert not _loaded(modules, "compiler.render")
 
 
 def test_a_changed_layer_is_compiled_again(app_dir: Path, cache_dir: Path):
     environ = argocd_environ(cache_dir, parameters("dev", crds="exclude"))
-    before, _ = _probe(app_dir, environ)
+    before = run(app_dir, environ)  # compiled and cached in this process
+    assert before.returncode == 0, before.stderr
     base = app_dir / "environments" / "base.yaml"
     base.write_text(base.read_text().replace("namespace: kuberay-system", "namespace: kuberay-operators", 1))
     after, modules = _probe(app_dir, environ)
     assert after.returncode == 0 and b"kuberay-operators" in after.stdout and after.stdout != before.stdout
-    assert _loaded(modules, "compiler.render")  # the cached result was not believed
+    # the cached result was not believed; this also shows the probe sees what a compiling run loads
+    assert _loaded(modules, "compiler.render")
