@@ -152,7 +152,8 @@ def _child_path(stack: list[list[Any]]) -> tuple[Any, ...]:
 def first_too_deep(text: str, filename: str) -> Location | None:
     """Where the stream first nests deeper than KRC_MAX_YAML_DEPTH, in document order (a key or value one level
     below its map or list, as the composed bounds check counts), found from the parser's events before anything is
-    composed: composing 10,000 nested lists alone takes half a second. None when nothing is too deep, or the stream
+    composed: composing 10,000 nested lists alone takes half a second. An alias is not judged where it stands (the
+    composed check judges the node it names, where the anchor stands). None when nothing is too deep, or the stream
     stops being valid YAML first (the composed path then reports that)."""
     if _CParser is None:
         return None
@@ -166,8 +167,7 @@ def first_too_deep(text: str, filename: str) -> Location | None:
             if event is None:
                 return None
             kind = type(event)
-            if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent or kind is yaml.ScalarEvent \
-                    or kind is yaml.AliasEvent:
+            if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent or kind is yaml.ScalarEvent:
                 if depth + 1 > limit:
                     return _place(filename, event)
                 if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:

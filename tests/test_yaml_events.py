@@ -61,6 +61,12 @@ def test_too_deep_is_found_before_composing_where_the_composed_check_finds_it(te
 
 def test_nothing_too_deep_or_not_yaml_is_left_to_the_composed_path():
     assert yaml_events.first_too_deep("a: [1, {b: 2}]\n", "ok.yaml") is None
+    # an alias deep down names a node anchored near the top: the composed check judges that node where it stands
+    aliased = "a: &x {n: 1}\nb: " + "[" * 120 + "*x" + "]" * 120 + "\n"
+    assert yaml_events.first_too_deep(aliased, "alias.yaml") is not None  # the lists around the alias, not it
+    shallow_alias = "a: &x {n: 1}\nb: " + "[" * 99 + "*x" + "]" * 99 + "\n"  # the alias one level past the bound
+    assert yaml_events.first_too_deep(shallow_alias, "alias.yaml") is None
+    assert yamlio.load_all(shallow_alias, "alias.yaml")[0]["b"] == yaml.safe_load(shallow_alias)["b"]
     assert yaml_events.first_too_deep("a: 1\n b: [\n" + "[" * 150, "broken.yaml") is None
 
 
