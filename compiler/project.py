@@ -53,11 +53,12 @@ def read_confined(path: Path, root: Path, limit: limits.Limit, shown: str) -> by
     Symbolic links may point anywhere inside `root`; one that leaves it, a FIFO (which would block the read
     forever), a device or a folder is refused, naming `shown`.
     """
-    if not inside(path, root):
-        raise KrcError(f"{shown} leads outside the project (to {path.resolve()}); krc reads only files inside "
+    resolved = path.resolve()  # once: each resolve walks every component of the path with a system call
+    if not resolved.is_relative_to(root.resolve()):
+        raise KrcError(f"{shown} leads outside the project (to {resolved}); krc reads only files inside "
                        "the project: replace the link with the file", Location(shown))
     try:
-        fd = os.open(path.resolve(), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         raise KrcError(f"{shown} does not exist", Location(shown)) from None
     except OSError as err:

@@ -129,3 +129,14 @@ def test_a_helper_inherits_only_what_it_needs_to_run(monkeypatch: pytest.MonkeyP
     env = helper_process.helper_environment(NO_COLOR="1")
     assert "NODE_OPTIONS" not in env and "PYTHONPATH" not in env
     assert env["NO_COLOR"] == "1" and env["KRC_HELPER_IDLE_SECONDS"] == "7" and env["PATH"] == os.environ["PATH"]
+
+
+def test_end_idle_ends_only_the_idle_helpers_of_the_commands_it_names(echo: list[str], pool: HelperPool) -> None:
+    other = [*echo, "other"]
+    first, second = pool.take(echo, None), pool.take(other, None)
+    for helper in (first, second):
+        pool.give_back(helper)
+    pool.end_idle(lambda argv: "other" in argv)
+    assert not second.alive() and first.alive()
+    assert pool.take(echo, None) is first  # the other one is still idle and taken again
+    pool.give_back(first)

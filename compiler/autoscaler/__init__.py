@@ -14,7 +14,7 @@ from typing import Any
 from ..k8s.ray_cluster_specs import cluster_specs
 from ..rules.support.autoscaler_view import AutoscalerView, GeneratedConfig, SpecKey, spec_key
 from .generators import Generator, find_generator, install_hint, valid_ray_version
-from .run import generate, generator_input
+from .run import end_idle_generators, generate, generator_input
 
 
 @dataclass(frozen=True)
@@ -63,5 +63,5 @@ def autoscaler_views(project_root: Path, batches: Sequence[Batch]) -> list[Autos
     return views
 
 
-__all__ = ["AutoscalerView", "Batch", "GeneratedConfig", "Generator", "autoscaler_views", "find_generator",
-           "install_hint", "valid_ray_version"]
+__all__ = ["AutoscalerView", "Batch", "GeneratedConfig", "Generator", "autoscaler_views", "end_idle_generators",
+           "find_generator", "install_hint", "valid_ray_version"]

@@ -96,6 +96,13 @@ def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[s
     return results
 
 
+def end_idle_generators() -> None:
+    """End this process's generators waiting idle for a next request (every Ray version's): for a command that has
+    asked them all it will ask, before it starts work that needs the memory (krc lint's CUE runs at the end)."""
+    runner = str(RUNNER)
+    helper_process.POOL.end_idle(lambda argv: runner in argv)
+
+
 def generate(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, GeneratedConfig]:
     """The generator's answer for every cluster (id -> RayCluster), from the cache or one process for the rest."""
     runner = _runner_digest()

@@ -2,8 +2,8 @@
 from .changes import CrdChange, Severity, has_breaking, severity_counts, sorted_changes
 from .compare import compare_crds
 from .report import FORMATS, format_changes, format_json, format_markdown, format_text, summary_line
-from .sources import DEFAULT_REPOSITORY, load_crd_source
+from .sources import DEFAULT_REPOSITORY, chart_crd_records, load_crd_source
 
 __all__ = ["CrdChange", "Severity", "has_breaking", "severity_counts", "sorted_changes", "compare_crds",
            "FORMATS", "format_changes", "format_json", "format_markdown", "format_text", "summary_line",
-           "DEFAULT_REPOSITORY", "load_crd_source"]
+           "DEFAULT_REPOSITORY", "chart_crd_records", "load_crd_source"]

@@ -22,11 +22,15 @@ def crds_from_archive(data: bytes, origin: str) -> list[dict[str, Any]]:
     return [crd.document for crd in package.read_chart_once(data, origin).crds]
 
 
-def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict[str, Any]]:
-    """The vendored chart when the project has it locked, else the chart repository."""
+def chart_crd_records(name: str, version: str, project_root: Path | None) -> tuple[package.Crd, ...]:
+    """The chart's CRDs as records (each with its digest, worked out once per chart): the vendored chart when the
+    project has it locked, else the chart repository."""
     vendor_dir = project_root / "vendor" if project_root is not None else None
-    chart = vendor.vendored_or_downloaded(vendor_dir, name, version, DEFAULT_REPOSITORY)
-    return [crd.document for crd in chart.crds]
+    return vendor.vendored_or_downloaded(vendor_dir, name, version, DEFAULT_REPOSITORY).crds
+
+
+def _crds_from_repository(name: str, version: str, project_root: Path | None) -> list[dict[str, Any]]:
+    return [crd.document for crd in chart_crd_records(name, version, project_root)]
 
 
 def load_crd_source(spec: str, project_root: Path | None) -> list[dict[str, Any]]:

@@ -61,13 +61,14 @@ class _Importer:
             return found + _BATCH_SCHEME, prefix.encode() + content
         self.base = base
         candidate = Path(base) / relative
-        if not candidate.resolve().is_relative_to(self.root):
+        resolved = candidate.resolve()
+        if not resolved.is_relative_to(self.root):
             return self.refuse(candidate, f"import '{relative}' leaves templates/; keep libraries under templates/")
-        if not candidate.exists():
+        if not resolved.exists():
             return self.refuse(candidate, f"import '{relative}' not found under templates/")
         try:
-            shown = "templates/" + candidate.resolve().relative_to(self.root).as_posix()
-            return str(candidate.resolve()), read_confined(candidate, self.root, limits.TEMPLATE_FILE_BYTES, shown)
+            shown = "templates/" + resolved.relative_to(self.root).as_posix()
+            return str(resolved), read_confined(candidate, self.root, limits.TEMPLATE_FILE_BYTES, shown)
         except KrcError as err:
             return self.refuse(candidate, f"import '{relative}': {err.problems[0].message}")
 

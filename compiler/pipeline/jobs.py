@@ -29,7 +29,7 @@ from .context import (
     use_engine_lock,
 )
 from .lint_batch import has_lint_result, lint_basis, lint_batch
-from .policies_after import ENGINE_BATCH, finish_policies
+from .policies_after import SHARED_AT_MOST, finish_policies
 from .policies_ahead import prestart_engine
 from .review_batch import review_batch
 from .run_options import RunOptions
@@ -122,7 +122,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     workers = min(run.workers_for(jobs[0].command, sum(counts)), len(heavy)) if heavy else 1
     if workers < 2:
         prestart_engine(context, [jobs[i] for i in heavy])  # it starts up while the jobs compile
-        if len(heavy) > 1 and sum(counts) <= ENGINE_BATCH:
+        if len(heavy) > 1 and sum(counts) <= SHARED_AT_MOST:
             # a few environments to lint, spread over several jobs (a pull request's): their policies in one
             # engine run at the end (policies_after) instead of one run per job, each paying CUE's start
             jobs = _policies_deferred(jobs)

@@ -4,12 +4,14 @@ pull request's): one engine run per job would pay CUE's start each time; here th
 environments of 500 changed: `krc lint` 5.0-5.2 -> 3.9 s).
 
 Why: memory. Each worker process holds the compiling stack (about 100 MB at 500 environments), and a CUE engine
-run takes 110 MB plus about 2 MB per environment. Run inside the jobs, an engine of 25 environments beside both
+run takes 114 MB plus about 2 MB per environment. Run inside the jobs, an engine of 25 environments beside both
 processes and Ray's generator came to 485 MB for a cold `krc lint` of 500 environments; here only this process and
-two engine runs of 10 environments are left (398-401 MB: two engines of about 135 MB and this process), and two
-runs at a time keep both cores busy; the two engines stay up from run to run (helper_process). Runs of 5 cost 6 s
-more CPU at 500 environments and left the peak where it was. The inputs come back from the compile cache the
-workers filled, so a job defers its policies only when the cache is on.
+two engine runs are left, and two runs at a time keep both cores busy; the two engines stay up from run to run
+(helper_process). Runs of 6 environments: at 500, the two engines (126 MB each), this process (113 MB) and the
+pool's resource tracker (13 MB) come to about 380 MB, where runs of 10 reached 401-411 MB, in the same time (83.0
+against 82.9 s). Ray's generators are done by then: ended first, not left to their idle time (with 10
+environments to lint, one waiting idle beside both engines took the peak to 420 MB). The inputs come back from the
+compile cache the workers filled, so a job defers its policies only when the cache is on.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..autoscaler import end_idle_generators
 from ..compile_cache import Compiled
 from ..policy import PolicyRun, policy_files, policy_input
 from ..problems import KrcError, Problem
@@ -31,7 +34,10 @@ from .lint_batch import (
     with_policy_findings,
 )
 
-ENGINE_BATCH = 10  # environments per engine run here (see the module's docstring)
+ENGINE_BATCH = 6  # environments per engine run here (see the module's docstring)
+# Without workers, a few environments to lint spread over several jobs (at most this many) leave their policies
+# here, shared by the two engines (8 of 500 changed: 5.0-5.2 -> 3.9 s); more would wait long for their findings
+SHARED_AT_MOST = 10
 ENGINES = 2  # engine runs at a time
 
 
@@ -48,6 +54,7 @@ def finish_policies(context: Context, jobs: Sequence[Job], results: Sequence[Env
         -> list[EnvironmentResult]:
     """`results` with every pending environment's policy findings added (its `lint.rules` settings applied when
     its job asks) and its finished result kept in the lint cache; KrcError with every problem found."""
+    end_idle_generators()  # Ray's generators have answered all this command asks: their memory goes to CUE
     job_of = {name: job for job in jobs for name in job.names}
     policies = tuple(policy_files(context.project.policies_dir))
     out = list(results)

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import crddiff, output, yamlio
-from ..k8s.crds import crd_digest
 from ..k8s.objects import key_of
 from ..problems import KrcError
 from ..validation import SchemaSet
@@ -173,12 +172,14 @@ def unavailable_words(chart: str, old_version: str) -> str:
 
 def _old_crds(project_root: Path, old: CrdLock, notes: list[str]) -> list[dict[str, Any]] | None:
     try:
-        documents = crddiff.load_crd_source(f"{old.chart}@{old.version}", project_root)
+        records = crddiff.chart_crd_records(old.chart, old.version, project_root)
     except KrcError as err:
         notes.append(f"the CRDs of {old.chart} {old.version} are not available ({err.problems[0].message}); run "
                      f"'krc crd-diff {old.chart}@{old.version} rendered/<env>/crds/' once they are")
         return None
-    digests = {d["metadata"]["name"]: crd_digest(d) for d in documents}
+    # each record's digest is worked out once per chart, not once per environment that upgrades from it
+    digests = {crd.name: crd.digest for crd in records}
+    documents = [crd.document for crd in records]
     if digests != old.digests:
         notes.append(f"the CRDs of {old.chart} {old.version} do not match the golden crds.lock.yaml digests; "
                      "the comparison uses the chart as published")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from process_support import wait_until_ended
+from process_support import has_ended, wait_until_ended
 
 from compiler import pipeline
-from compiler.autoscaler import Batch, autoscaler_views
+from compiler.autoscaler import Batch, autoscaler_views, end_idle_generators
 from compiler.cli import main
 from compiler.project import Project
 from compiler.yamlio import load
@@ -208,3 +208,16 @@ def test_an_idle_generator_exits_and_the_next_request_starts_another(project: Pr
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "another-cache"))
     assert autoscaler_views(project.root, [Batch("2.58.0", documents)]) == first
     assert (_starts(envs), _requests(envs)) == (2, 2)
+
+
+def test_ending_idle_generators_ends_the_process_kept_up(project: Project, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What krc lint does before its CUE runs at the end: the generator's memory goes to the engines."""
+    envs = _counting_envs(tmp_path, "2.58.0")
+    monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    autoscaler_views(project.root, [Batch("2.58.0", _documents(project, "dev"))])
+    pid = int((envs / "pids.log").read_text().split()[0])
+    assert not has_ended(pid)  # kept up for a next request
+    end_idle_generators()
+    assert wait_until_ended(pid, within=10)
