@@ -39,9 +39,8 @@ DEFAULT_IDLE_SECONDS = 2.0
 _INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 
 
-def helper_environment(**settings: str) -> dict[str, str]:
-    """A helper's whole environment: what it inherits of krc's, `settings`, and how long it may wait idle
-    ($KRC_HELPER_IDLE_SECONDS, checked here)."""
+def idle_seconds() -> float:
+    """How long a helper may wait idle for its next request: $KRC_HELPER_IDLE_SECONDS (checked here), else 2 s."""
     raw = os.environ.get(IDLE_VARIABLE, "").strip()
     try:
         idle = float(raw) if raw else DEFAULT_IDLE_SECONDS
@@ -49,8 +48,13 @@ def helper_environment(**settings: str) -> dict[str, str]:
         idle = -1.0
     if not 0 < idle <= 86400:
         raise KrcError(f"{IDLE_VARIABLE}={raw!r} is not a number of seconds between 0 and 86400; unset it or give one")
+    return idle
+
+
+def helper_environment(**settings: str) -> dict[str, str]:
+    """A helper's whole environment: what it inherits of krc's, `settings`, and how long it may wait idle."""
     inherited = {name: os.environ[name] for name in _INHERITED if name in os.environ}
-    return {**inherited, **settings, IDLE_VARIABLE: f"{idle:g}"}
+    return {**inherited, **settings, IDLE_VARIABLE: f"{idle_seconds():g}"}
 
 
 class HelperFailed(Exception):

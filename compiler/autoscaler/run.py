@@ -98,7 +98,11 @@ def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[s
 
 def end_idle_generators() -> None:
     """End this process's generators waiting idle for a next request (every Ray version's): for a command that has
-    asked them all it will ask, before it starts work that needs the memory (krc lint's CUE runs at the end)."""
+    asked them all it will ask, before it starts work that needs the memory (krc lint's CUE runs at the end).
+    Unless the caller set a longer idle time than the default: a long-lived caller (a test session) keeps its
+    generators up on purpose, for its next commands."""
+    if helper_process.idle_seconds() > helper_process.DEFAULT_IDLE_SECONDS:
+        return
     runner = str(RUNNER)
     helper_process.POOL.end_idle(lambda argv: runner in argv)
 

@@ -9,9 +9,10 @@ processes and Ray's generator came to 485 MB for a cold `krc lint` of 500 enviro
 two engine runs are left, and two runs at a time keep both cores busy; the two engines stay up from run to run
 (helper_process). Runs of 6 environments: at 500, the two engines (126 MB each), this process (113 MB) and the
 pool's resource tracker (13 MB) come to about 380 MB, where runs of 10 reached 401-411 MB, in the same time (83.0
-against 82.9 s). Ray's generators are done by then: ended first, not left to their idle time (with 10
-environments to lint, one waiting idle beside both engines took the peak to 420 MB). The inputs come back from the
-compile cache the workers filled, so a job defers its policies only when the cache is on.
+against 82.9 s). Ray's generators are done by then: ended first, not left to their idle time (with 10 environments
+to lint, one waiting idle beside both engines took the peak to 420 MB), unless the caller asked for a longer idle
+time. The inputs come back from the compile cache the workers filled, so a job defers its policies only when the
+cache is on.
 """
 from __future__ import annotations
 

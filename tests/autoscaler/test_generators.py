@@ -216,8 +216,11 @@ def test_ending_idle_generators_ends_the_process_kept_up(project: Project, tmp_p
     envs = _counting_envs(tmp_path, "2.58.0")
     monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "60")  # longer than the default: a caller keeping it on purpose
     autoscaler_views(project.root, [Batch("2.58.0", _documents(project, "dev"))])
     pid = int((envs / "pids.log").read_text().split()[0])
-    assert not has_ended(pid)  # kept up for a next request
+    end_idle_generators()
+    assert not has_ended(pid)  # kept up for a next request, as the caller asked
+    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "2")  # krc's default: no one keeps it
     end_idle_generators()
     assert wait_until_ended(pid, within=10)
