@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from compiler import output, pipeline, tree_digests, yamlio
+from compiler.charts import vendored
+from compiler.k8s.crds import crd_digest
 from compiler.problems import KrcError
 from compiler.project import Project
 
@@ -130,6 +132,20 @@ def test_objects_point_back_at_the_environment_item(project: Project):
     cluster = next(o for o in render.objects if o.document["kind"] == "RayCluster")
     assert str(cluster.location) == f"environments/dev.yaml:{line_of(project, 'dev', '  - name: ray-cpu-demo')}:5"
     assert cluster.template == "templates/objects/rayclusters.jsonnet"
+
+
+def test_rendered_crds_are_the_charts_as_shipped_and_the_lock_names_their_digests(project: Project):
+    pipeline.render_to_disk(project, project.environment_names())
+    for name in project.environment_names():
+        folder = project.rendered_dir / name
+        lock = yamlio.load((folder / "crds.lock.yaml").read_text(), "crds.lock.yaml")
+        chart = vendored.load_vendored_chart(project.vendor_dir, lock["chart"], lock["version"])
+        assert {c["name"]: c["sha256"] for c in lock["crds"]} == {crd.name: crd.digest for crd in chart.crds}
+        assert {p.name: p.read_text() for p in (folder / "crds").iterdir()} == {
+            f"{crd.name}.yaml": crd.text for crd in chart.crds}
+        # the record's digest is that of the shipped file's canonical form (checked on one: each is 1 MB of YAML)
+        smallest = min(chart.crds, key=lambda crd: len(crd.text))
+        assert crd_digest(yamlio.load(smallest.text, smallest.source)) == smallest.digest
 
 
 def test_render_is_byte_identical_across_runs_and_paths(tmp_path: Path, vendor_cache: Path, project: Project):

@@ -9,6 +9,7 @@ from argocd_sidecar import argocd_environ, finish, parameters, run, run_sidecar,
 
 from compiler import pipeline, yamlio
 from compiler.argocd.selection import CRD_ANNOTATIONS
+from compiler.k8s.crds import crd_digest
 from compiler.project import Project
 
 
@@ -18,12 +19,16 @@ def _documents(stdout: bytes) -> list[dict]:
     return yamlio.load_all(stdout.decode("utf-8"), "stdout")
 
 
-def _rendered(project: Project, environment: str) -> tuple[list[dict], list[dict], list[dict]]:
-    """What `krc render` writes for the environment: (manifests, CRDs, the operator chart's objects), parsed."""
+def _rendered(project: Project, environment: str) -> tuple[list[dict], dict[str, str], list[dict]]:
+    """What `krc render` writes for the environment: its manifests and the operator chart's objects, parsed, and
+    the digest of each CRD's canonical form by name, from the crds.lock.yaml it writes beside crds/ (the test of
+    the lock naming the digests of the files in crds/ is in tests/test_pipeline.py)."""
     pipeline.render_to_disk(project, [environment])
     folder = project.rendered_dir / environment
-    return tuple([yamlio.load_all(p.read_text(), str(p))[0] for p in sorted((folder / sub).glob("*"))]
-                 for sub in ("manifests", "crds", "chart"))  # type: ignore[return-value]
+    manifests, chart = ([yamlio.load_all(p.read_text(), str(p))[0] for p in sorted((folder / sub).glob("*"))]
+                        for sub in ("manifests", "chart"))
+    lock = yamlio.load((folder / "crds.lock.yaml").read_text(), "crds.lock.yaml")
+    return manifests, {crd["name"]: crd["sha256"] for crd in lock["crds"]}, chart
 
 
 def _key(document: dict) -> tuple:
@@ -47,7 +52,8 @@ def test_generate_matches_render_for_every_environment(project: Project, app_dir
         manifests, crds, chart = _rendered(project, environment)
 
         generated_crds = [d for d in documents if d["kind"] == "CustomResourceDefinition"]
-        assert len(crds) == 4 and [_without_argocd_annotations(c) for c in generated_crds] == crds
+        assert len(crds) == 4 and {c["metadata"]["name"]: crd_digest(_without_argocd_annotations(c))
+                                   for c in generated_crds} == crds
         for crd in generated_crds:  # server-side apply, first wave, never pruned or deleted
             assert CRD_ANNOTATIONS.items() <= crd["metadata"]["annotations"].items()
             assert "ServerSideApply=true" in crd["metadata"]["annotations"]["argocd.argoproj.io/sync-options"]
