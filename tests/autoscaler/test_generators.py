@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from process_support import has_ended, wait_until_ended
 
-from compiler import pipeline
+from compiler import helper_process, pipeline
 from compiler.autoscaler import Batch, autoscaler_views, end_idle_generators
 from compiler.cli import main
 from compiler.project import Project
@@ -213,14 +213,19 @@ def test_an_idle_generator_exits_and_the_next_request_starts_another(project: Pr
 def test_ending_idle_generators_ends_the_process_kept_up(project: Project, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """What krc lint does before its CUE runs at the end: the generator's memory goes to the engines."""
+    pool = helper_process.HelperPool()  # of its own: the test process's generator stays up for the other tests
+    monkeypatch.setattr(helper_process, "POOL", pool)
     envs = _counting_envs(tmp_path, "2.58.0")
     monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "60")  # longer than the default: a caller keeping it on purpose
-    autoscaler_views(project.root, [Batch("2.58.0", _documents(project, "dev"))])
-    pid = int((envs / "pids.log").read_text().split()[0])
-    end_idle_generators()
-    assert not has_ended(pid)  # kept up for a next request, as the caller asked
-    monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "2")  # krc's default: no one keeps it
-    end_idle_generators()
-    assert wait_until_ended(pid, within=10)
+    try:
+        autoscaler_views(project.root, [Batch("2.58.0", _documents(project, "dev"))])
+        pid = int((envs / "pids.log").read_text().split()[0])
+        end_idle_generators()
+        assert not has_ended(pid)  # kept up for a next request, as the caller asked
+        monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "2")  # krc's default: no one keeps it
+        end_idle_generators()
+        assert wait_until_ended(pid, within=10)
+    finally:
+        pool.close()
