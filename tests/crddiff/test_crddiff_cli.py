@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,13 +147,9 @@ def test_markdown_budget_keeps_the_summary_and_counts_what_it_left_out():
 
 def test_output_does_not_depend_on_the_hash_seed(tmp_path, pair):
     """Sets and dict unions inside the walk must not leak their order: run the real CLI under two seeds."""
-    import os
-    import subprocess
-    import sys
-
     krc = Path(sys.executable).parent / "krc"
     outputs = set()
-    for seed in ("1", "2", "3"):
+    for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         done = subprocess.run([str(krc), "--project", str(tmp_path), "crd-diff", *pair, "--format", "json"],
                               capture_output=True, env=env, check=False)
