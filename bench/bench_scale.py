@@ -62,15 +62,12 @@ def _tree_rss(root: int) -> int:
     to a peak now and then."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
-    commands: dict[int, bytes] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
                 fields = handle.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                commands[int(entry)] = handle.read()
             parents[int(entry)] = int(fields[1])
             rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
         except (OSError, IndexError, ValueError):
@@ -81,8 +78,17 @@ def _tree_rss(root: int) -> int:
         children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in members]
         members.update(children)
         frontier.extend(children)
+    commands = {pid: _command_line(pid) for pid in members}  # the tree's only, not every process's
     return sum(rss.get(pid, 0) for pid in members
-               if pid == root or commands.get(pid) != commands.get(parents.get(pid, -1)))
+               if pid == root or commands[pid] != commands.get(parents.get(pid, -1)))
+
+
+def _command_line(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
 
 
 def measure(command: list[str], cwd: Path, env: dict[str, str], check: bool = True) -> Run:

@@ -167,13 +167,13 @@ def first_too_deep(text: str, filename: str) -> Location | None:
             if event is None:
                 return None
             kind = type(event)
-            if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent or kind is yaml.ScalarEvent:
-                if depth + 1 > limit:
-                    return _place(filename, event)
-                if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                    depth += 1
-            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
                 depth -= 1
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent or kind is yaml.ScalarEvent:
+                if depth >= limit:  # this node sits at depth + 1
+                    return _place(filename, event)
+                if kind is not yaml.ScalarEvent:
+                    depth += 1
     except yaml.YAMLError:
         return None
     finally:

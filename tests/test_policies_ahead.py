@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -116,8 +117,8 @@ def test_beside_worker_processes_a_review_starts_no_engine(project: Project, pri
     assert context.cache.findings(POLICIES, key) is None
 
 
-def _is_engine(argv: tuple[str, ...] | list[bytes]) -> bool:
-    return any((a.encode() if isinstance(a, str) else a).endswith(b"cue_wasm.js") for a in argv)
+def _is_engine(argv: Sequence[str]) -> bool:
+    return any(a.endswith("cue_wasm.js") for a in argv)
 
 
 def _serving_engines_of_this_process() -> list[int]:
@@ -126,10 +127,10 @@ def _serving_engines_of_this_process() -> list[int]:
     for entry in Path("/proc").iterdir():
         try:
             stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
         except (OSError, ValueError, IndexError):
             continue
-        if int(stat[1]) == os.getpid() and stat[0] != "Z" and b"--serve" in argv and _is_engine(argv):
+        if int(stat[1]) == os.getpid() and stat[0] != "Z" and "--serve" in argv and _is_engine(argv):
             found.append(int(entry.name))
     return found
 
