@@ -257,7 +257,7 @@ class CompileCache:
 
     def recorded_inputs(self, inputs: Iterable[Path]) -> list[list[str]]:
         """[path, sha256] of each file, sorted: the path relative to the project, absolute when outside it."""
-        root = self.project.root.resolve()
+        root = self.project.resolved_root
         recorded = []
         for path in set(inputs):
             resolved = path.resolve()

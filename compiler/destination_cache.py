@@ -55,7 +55,7 @@ class DestinationIndex:
 
     def store(self, name: str, destination: Destination | None, layers: Iterable[Path]) -> None:
         """Kept in memory until `save`; not kept when a layer lies outside the project."""
-        root = self.cache.project.root.resolve()
+        root = self.cache.project.resolved_root
         recorded = []
         for path in sorted(set(layers)):
             resolved = path.resolve()

@@ -7,6 +7,7 @@ import re
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from . import limits
@@ -43,18 +44,18 @@ def layer_name_error(name: str) -> str | None:
     return None
 
 
-def inside(path: Path, root: Path) -> bool:
-    return path.resolve().is_relative_to(root.resolve())
-
-
 def read_confined(path: Path, root: Path, limit: limits.Limit, shown: str) -> bytes:
     """The bytes of a regular file that resolves inside `root`, at most `limit` of them.
 
     Symbolic links may point anywhere inside `root`; one that leaves it, a FIFO (which would block the read
     forever), a device or a folder is refused, naming `shown`.
     """
-    resolved = path.resolve()  # once: each resolve walks every component of the path with a system call
-    if not resolved.is_relative_to(root.resolve()):
+    return _read_resolved(path.resolve(), root.resolve(), limit, shown)
+
+
+def _read_resolved(resolved: Path, root: Path, limit: limits.Limit, shown: str) -> bytes:
+    """read_confined of paths already resolved: each resolve walks every component with a system call."""
+    if not resolved.is_relative_to(root):
         raise KrcError(f"{shown} leads outside the project (to {resolved}); krc reads only files inside "
                        "the project: replace the link with the file", Location(shown))
     try:
@@ -165,12 +166,19 @@ class Project:
         """Environments to render: every environments/*.yaml except layers (base, _*)."""
         return [n for n in self.layer_names() if n not in LAYER_ONLY and not n.startswith("_")]
 
+    @cached_property
+    def resolved_root(self) -> Path:
+        """The root with its links resolved, once per Project: messages and confinement checks compare with it for
+        every file a run reads."""
+        return self.root.resolve()
+
     def is_inside(self, path: Path) -> bool:
-        return inside(path, self.root)
+        return path.resolve().is_relative_to(self.resolved_root)
 
     def read_file(self, path: Path, limit: limits.Limit) -> bytes:
         """A project file's bytes, confined to the project (see read_confined)."""
-        return read_confined(path, self.root, limit, self.relative(path))
+        resolved = path.resolve()
+        return _read_resolved(resolved, self.resolved_root, limit, self._relative_resolved(resolved, path))
 
     def checked_output_dir(self, folder: Path) -> Path:
         """A folder krc writes (rendered/<env>, golden/<env>): every step below the root must be a real folder
@@ -189,8 +197,11 @@ class Project:
 
     def relative(self, path: Path) -> str:
         """A path as users see it in messages: relative to the project root when inside it."""
+        return self._relative_resolved(path.resolve(), path)
+
+    def _relative_resolved(self, resolved: Path, path: Path) -> str:
         try:
-            return path.resolve().relative_to(self.root.resolve()).as_posix()
+            return resolved.relative_to(self.resolved_root).as_posix()
         except ValueError:
             return str(path)
 

@@ -54,14 +54,29 @@ def template_context(env: Environment, chart: Chart) -> dict[str, Any]:
     }
 
 
-def _object_templates(project: Project) -> list[Path]:
+@dataclass(frozen=True)
+class ObjectTemplate:
+    """A template under templates/objects/ and its name in messages."""
+
+    path: Path
+    shown: str
+
+    @property
+    def suffix(self) -> str:
+        return self.path.suffix
+
+
+def object_templates(project: Project) -> tuple[ObjectTemplate, ...]:
+    """The object templates, sorted; KrcError for a link leading outside templates/ (before any engine starts).
+    Listed once per run, not per environment: resolving each path walks every component with a system call."""
     folder = project.templates_dir / OBJECTS_DIR
     found = sorted(p for p in folder.rglob("*") if p.suffix in ENGINES and (p.is_file() or p.is_symlink()))
-    for path in found:  # the engines read through the same confinement; fail before any engine starts
-        if not path.resolve().is_relative_to(project.templates_dir.resolve()):
+    templates = project.templates_dir.resolve()
+    for path in found:  # the engines read through the same confinement
+        if not path.resolve().is_relative_to(templates):
             raise KrcError(f"{project.relative(path)} leads outside templates/; krc reads only files inside the "
                            "project: replace the link with the file", Location(project.relative(path)))
-    return found
+    return tuple(ObjectTemplate(path, project.relative(path)) for path in found)
 
 
 def _check_object(doc: Any, shown: str) -> None:
@@ -109,35 +124,38 @@ def _helm_values(project: Project, env: Environment, values_template: Path, docs
 Prepared = dict[str, list[list[Any]]]
 
 
-def render_environment(project: Project, env: Environment, chart: Chart, prepared: Prepared | None = None) -> Render:
-    """`prepared`: what a batch (prepare_templates) already rendered of this environment."""
+def render_environment(project: Project, env: Environment, chart: Chart, prepared: Prepared | None = None,
+                       templates: tuple[ObjectTemplate, ...] | None = None) -> Render:
+    """`prepared`: what a batch (prepare_templates) already rendered of this environment; `templates`: the
+    object templates as object_templates listed them for the batch."""
     prepared = prepared or {}
     context = template_context(env, chart)
-    templates = project.templates_dir
+    templates_dir = project.templates_dir
     values_template = _values_template(project)
-    [docs] = prepared.get("values") or engine_for(values_template).render([values_template], templates, context,
+    [docs] = prepared.get("values") or engine_for(values_template).render([values_template], templates_dir, context,
                                                                          project.root)
     helm_values = _helm_values(project, env, values_template, docs)
     # object templates see the final Helm values (the Argo CD operator Application carries them inline)
     context = {**context, "helmValues": helm_values}
 
     objects: list[RenderedObject] = []
+    listed = object_templates(project) if templates is None else templates
     for suffix, engine in ENGINES.items():
-        batch = [t for t in _object_templates(project) if t.suffix == suffix]
+        batch = [t for t in listed if t.suffix == suffix]
         rendered = prepared.get(suffix) if batch else []
         if rendered is None:
-            rendered = engine.render(batch, templates, context, project.root)
+            rendered = engine.render([t.path for t in batch], templates_dir, context, project.root)
         for template, documents in zip(batch, rendered, strict=True):
-            shown = project.relative(template)
             for doc in documents:
-                _check_object(doc, shown)
-                objects.append(RenderedObject(doc, shown, _located(env, doc)))
+                _check_object(doc, template.shown)
+                objects.append(RenderedObject(doc, template.shown, _located(env, doc)))
     _check_unique(objects)
     return Render(env, chart, helm_values, tuple(objects),
                   chart_objects=chart_objects(project, env, chart, helm_values))
 
 
-def prepare_templates(project: Project, pairs: list[tuple[Environment, Chart]]) -> list[Prepared]:
+def prepare_templates(project: Project, pairs: list[tuple[Environment, Chart]],
+                      templates: tuple[ObjectTemplate, ...] | None = None) -> list[Prepared]:
     """The Jsonnet templates of many environments evaluated together, one engine run for the values of all and
     one for the objects of all (templates and libraries parsed once), for render_environment to take: the same
     results as its own runs. An environment gets nothing where a run failed: render_environment then evaluates
@@ -146,14 +164,15 @@ def prepare_templates(project: Project, pairs: list[tuple[Environment, Chart]]) 
     jsonnet = ENGINES[".jsonnet"]
     try:
         values_template = _values_template(project)
-        objects = [t for t in _object_templates(project) if t.suffix == ".jsonnet"]
+        listed = object_templates(project) if templates is None else templates
+        objects = [t.path for t in listed if t.suffix == ".jsonnet"]
     except KrcError:
         return prepared
     if len(pairs) < 2 or values_template.suffix != ".jsonnet" or not isinstance(jsonnet, JsonnetEngine):
         return prepared
-    templates = project.templates_dir
+    templates_dir = project.templates_dir
     contexts = [template_context(env, chart) for env, chart in pairs]
-    values = jsonnet.render_many([values_template], templates, contexts, project.root)
+    values = jsonnet.render_many([values_template], templates_dir, contexts, project.root)
     if values is None:
         return prepared
     try:
@@ -162,7 +181,7 @@ def prepare_templates(project: Project, pairs: list[tuple[Environment, Chart]]) 
     except KrcError:
         return prepared
     _start_helm_ahead(project, pairs, helm_values)
-    rendered = jsonnet.render_many(objects, templates, [{**context, "helmValues": helm}
+    rendered = jsonnet.render_many(objects, templates_dir, [{**context, "helmValues": helm}
                                                         for context, helm in zip(contexts, helm_values, strict=True)],
                                    project.root)
     for index, mine in enumerate(prepared):

@@ -91,9 +91,9 @@ def test_an_environment_whose_render_failed_is_not_rendered_again(project: Proje
     _break_prod(project)
     renders: list[str] = []
 
-    def counted(project: Project, env, chart, prepared=None) -> Render:
+    def counted(project: Project, env, chart, prepared=None, templates=None) -> Render:
         renders.append(env.name)
-        return render_environment(project, env, chart, prepared)
+        return render_environment(project, env, chart, prepared, templates)
 
     monkeypatch.setattr(pipeline_context, "render_environment", counted)
     monkeypatch.setattr(pipeline_environments, "render_environment", counted)

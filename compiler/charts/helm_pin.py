@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +48,18 @@ class HelmPin:
 
 
 def read_helm_pin(lock_path: Path) -> HelmPin:
-    shown = lock_path.name
     try:
-        data = yamlio.load(lock_path.read_text(encoding="utf-8"), str(lock_path)) or {}
+        text = lock_path.read_text(encoding="utf-8")
     except OSError:
-        raise KrcError(f"{shown} is missing; run 'krc vendor' and commit it") from None
+        raise KrcError(f"{lock_path.name} is missing; run 'krc vendor' and commit it") from None
+    return _parsed_pin(text, lock_path)
+
+
+# Parsed once per text: every environment of a run renders its chart with the pinned Helm
+@lru_cache(maxsize=8)
+def _parsed_pin(text: str, lock_path: Path) -> HelmPin:
+    shown = lock_path.name
+    data = yamlio.load(text, str(lock_path)) or {}
     helm: Any = data.get("helm") if isinstance(data, dict) else None
     try:
         source = helm["source"]

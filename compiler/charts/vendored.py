@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from .. import yamlio
@@ -53,6 +54,12 @@ def read_lock(vendor_dir: Path) -> dict[tuple[str, str], str]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise KrcError(f"cannot read {shown} ({err}); restore it from git", Location(shown)) from None
+    return dict(_parsed_lock(text, shown))
+
+
+# Parsed once per text: every environment of a run reads the lock (its chart's digest) and a run has one lock
+@lru_cache(maxsize=8)
+def _parsed_lock(text: str, shown: str) -> tuple[tuple[tuple[str, str], str], ...]:
     data = yamlio.load(text, shown) or {}
     charts = data.get("charts") if isinstance(data, dict) else None
     if not isinstance(charts, (list, type(None))):
@@ -67,7 +74,7 @@ def read_lock(vendor_dir: Path) -> dict[tuple[str, str], str]:
                            f"({chart_pin_problem(name or '', version or '') or 'digest: 64 hex digits'}); restore "
                            "the file from git or delete the entry and run 'krc vendor'", Location(shown))
         lock[(name, version)] = digest
-    return lock
+    return tuple(lock.items())
 
 
 def sha256_file(path: Path) -> str:

@@ -20,7 +20,7 @@ from ..k8s.destinations import Destination
 from ..policy import CueEngine, PolicyRun
 from ..problems import KrcError, Problem
 from ..project import Project
-from ..render import Render, prepare_templates, render_environment
+from ..render import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
 from .run_options import RunOptions
 
@@ -116,9 +116,14 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rende
     found: dict[str, Rendered | KrcError] = {}
     if not pairs:  # every one is in the cache: no need to even list the templates
         return found
-    for key, (env, chart), prepared in zip(keys, pairs, prepare_templates(project, pairs), strict=True):
+    try:
+        templates: tuple[ObjectTemplate, ...] | None = object_templates(project)  # once for the batch
+    except KrcError:
+        templates = None  # each environment's own render reports it where it always did (after its values)
+    for key, (env, chart), prepared in zip(keys, pairs, prepare_templates(project, pairs, templates), strict=True):
         try:
-            found[env.name] = rendered(project, cache, key, render_environment(project, env, chart, prepared))
+            found[env.name] = rendered(project, cache, key, render_environment(project, env, chart, prepared,
+                                                                               templates))
         except KrcError as err:
             found[env.name] = err
     return found
