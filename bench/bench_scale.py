@@ -9,8 +9,8 @@ For each N (default 1, 10, 100; `--large` adds 500) it builds a synthetic projec
   of all with one changed, policy warm, and argocd generate of one environment, its first request (cold) and a
   later one (warm);
   the floor (bench/floor.py: gojsonnet on the same templates + PyYAML dump + the same writes, one process);
-  Kapitan (bench/kapitan.py: its own virtual environment) in its default setup and with --use-go-jsonnet, N <= 100
-  unless --large.
+  Kapitan (bench/kapitan.py: its own virtual environment; the same objects, values file and chart objects by the
+  same Helm) in its default setup and with --use-go-jsonnet, N <= 100 unless --large.
 
 Each figure is wall seconds, CPU seconds (user + sys of the whole process tree) and peak memory (the sum of the
 resident sets of the process and its children, sampled every 20 ms). Ratios are printed per N.
@@ -37,9 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("KRC_CHART_REPOSITORY", (ROOT.parent / "shared" / "kuberay" / "charts").resolve().as_uri())
 
+from compiler.charts import vendored  # noqa: E402
+from compiler.charts.helm_pin import HELM_GO_RUNTIME, find_helm, read_helm_pin  # noqa: E402
 from compiler.pipeline import compile_environment  # noqa: E402
 from compiler.project import Project  # noqa: E402
-from compiler.render import template_context  # noqa: E402
+from compiler.render import template_context, template_request  # noqa: E402
 
 KRC = str(Path(sys.executable).with_name("krc"))
 
@@ -168,10 +170,14 @@ def kapitan_project(krc_project: Path, dest: Path) -> Path:
     contexts, own = {}, {}
     for name in project.environment_names():
         render = compile_environment(project, name)
-        contexts[name] = {**template_context(render.environment, render.chart), "helmValues": render.helm_values}
+        request = template_request(project, render.environment, render.chart, render.helm_values)
+        contexts[name] = {**template_context(render.environment, render.chart), "helmValues": render.helm_values,
+                          "helmRelease": {"release": request.release, "namespace": request.namespace,
+                                          "kube_version": request.kube_version}}
         data = yaml.safe_load(project.environment_file(name).read_text(encoding="utf-8"))
         own[name] = {k: v for k, v in data.items() if k != "extends"}
-    return kapitan.build_inventory(krc_project, dest, contexts, own)
+    helm = find_helm(read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)).path
+    return kapitan.build_inventory(krc_project, dest, contexts, own, helm)
 
 
 def main() -> None:
@@ -195,7 +201,9 @@ def main() -> None:
                 inventory = kapitan_project(project, Path(tmp) / f"kapitan{n}")
                 for label, go in (("kapitan default", False), ("kapitan go-jsonnet", True)):
                     shutil.rmtree(inventory / "compiled", ignore_errors=True)
-                    runs[label] = measure(kapitan.compile_command(kapitan_bin, go), inventory, dict(os.environ))
+                    # Kapitan's Helm runs with the Go runtime settings krc's and the floor's run with
+                    runs[label] = measure(kapitan.compile_command(kapitan_bin, go), inventory,
+                                          {**os.environ, **HELM_GO_RUNTIME})
             report(n, runs)
             shutil.rmtree(project)
             shutil.rmtree(floor_out, ignore_errors=True)

@@ -6,8 +6,10 @@ The inventory: a class with base.yaml's data, a class per chart version (the sam
 templates), and a target per environment with its own data (reclass merges maps deeply, as krc's layers do here)
 and its Helm values as krc computed them. The templates are krc's own, with `std.extVar(...)` read from the
 inventory instead and krc's `yaml` native replaced by Kapitan's `yaml_dump`; Kapitan renders the objects and the
-values file (jsonnet, YAML output). Kapitan runs no Helm: the chart objects krc and the floor write are extra work
-on their side.
+values file (jsonnet, YAML output), and the operator chart with the same pinned Helm, release, namespace,
+Kubernetes version and values krc gives it (Kapitan's `helm` input, on the chart unpacked once per version, CRDs
+left out as krc's `--skip-crds` does, Helm with the same Go runtime settings). Left to krc alone: the chart's CRD
+files it writes per environment, validation, lint and the compile cache.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,6 @@ import yaml
 
 KAPITAN_VERSION = "0.36.3"
 GOJSONNET_VERSION = "0.22.0"
-CONTEXT_KEYS = ("env", "environment", "chart", "helmValues")
 
 
 def bench_cache() -> Path:
@@ -53,10 +55,24 @@ def _dump(path: Path, data: Any) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=True), encoding="utf-8")
 
 
+def _unpacked_charts(krc_project: Path, dest: Path, versions: set[str]) -> dict[str, str]:
+    """Each chart version's archive from the project's vendor/, unpacked once: version -> folder (relative)."""
+    folders = {}
+    for version in sorted(versions):
+        target = dest / "charts" / version
+        with tarfile.open(krc_project / "vendor" / "charts" / f"kuberay-operator-{version}.tgz") as archive:
+            archive.extractall(target, filter="data")
+        [chart] = [p for p in target.iterdir() if p.is_dir()]
+        folders[version] = chart.relative_to(dest).as_posix()
+    return folders
+
+
 def build_inventory(krc_project: Path, dest: Path, contexts: dict[str, dict[str, Any]],
-                    own_data: dict[str, dict[str, Any]]) -> Path:
+                    own_data: dict[str, dict[str, Any]], helm: Path) -> Path:
     """DEST as a Kapitan project. `contexts`: per environment, what krc's templates saw (env, environment,
-    chart, helmValues); `own_data`: each environment file's own data (without `extends`)."""
+    chart, helmValues) and how krc runs Helm for it (helmRelease: release, namespace, kube_version);
+    `own_data`: each environment file's own data (without `extends`); `helm`: the pinned Helm binary."""
+    charts = _unpacked_charts(krc_project, dest, {c["chart"]["version"] for c in contexts.values()})
     templates = dest / "templates"
     shutil.copytree(krc_project / "templates", templates)
     for path in templates.rglob("*sonnet"):
@@ -91,10 +107,16 @@ def build_inventory(krc_project: Path, dest: Path, contexts: dict[str, dict[str,
         chart_class = dest / "inventory" / "classes" / f"chart-{version.replace('.', '-')}.yml"
         if not chart_class.exists():
             _dump(chart_class, {"parameters": {"chart": context["chart"]}})
+        release = context["helmRelease"]
+        chart_step = {"output_path": "chart", "input_type": "helm", "input_paths": [charts[version]],
+                      "helm_path": str(helm), "helm_values": context["helmValues"],
+                      "helm_params": {"name": release["release"], "namespace": release["namespace"],
+                                      "kube_version": release["kube_version"], "include_crds": False}}
         _dump(dest / "inventory" / "targets" / f"{name}.yml", {
             "classes": ["base", f"chart-{version.replace('.', '-')}"],
+            # reclass appends a target's compile steps to its classes'
             "parameters": {"env": own_data[name], "environment": name, "helmValues": context["helmValues"],
-                           "kapitan": {"vars": {"target": name}}}})
+                           "kapitan": {"vars": {"target": name}, "compile": [chart_step]}}})
     return dest
 
 

@@ -200,8 +200,9 @@ def kubernetes_version(env: Environment) -> str:
     return str(env.data.get("kubernetesVersion") or DEFAULT_KUBERNETES_VERSION)
 
 
-def _template_request(project: Project, env: Environment, chart: Chart,
-                      helm_values: dict[str, Any]) -> TemplateRequest:
+def template_request(project: Project, env: Environment, chart: Chart, helm_values: dict[str, Any]) -> TemplateRequest:
+    """How krc runs `helm template` for the environment: chart archive and digest, release, namespace, Kubernetes
+    version and values."""
     operator = env.data.get("operator") or {}
     digest = vendored.read_lock(project.vendor_dir).get((chart.name, chart.version), "")
     return TemplateRequest(vendored.archive_path(project.vendor_dir, chart.name, chart.version), digest,
@@ -214,7 +215,7 @@ def _start_helm_ahead(project: Project, pairs: list[tuple[Environment, Chart]],
     """Helm renders the batch's charts on another core while the environments compile (helm_template)."""
     try:
         pin = read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)
-        requests = [_template_request(project, env, chart, values)
+        requests = [template_request(project, env, chart, values)
                     for (env, chart), values in zip(pairs, helm_values, strict=True)]
     except KrcError:
         return  # each environment's own run reports it
@@ -227,7 +228,7 @@ def chart_objects(project: Project, env: Environment, chart: Chart,
     Application (templates/objects/argocd.jsonnet: release = chart name), CRDs skipped (the CRDs app owns them).
     Each object points at operator.values (else operator) of the environment: that is what shapes it."""
     where = _operator_location(env)
-    request = _template_request(project, env, chart, helm_values)
+    request = template_request(project, env, chart, helm_values)
     pin = read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)
     shown = f"{CHART_TEMPLATE} {chart.name} {chart.version}"
     return tuple(RenderedObject(doc, shown, where) for doc in template_chart(pin, request, where))
