@@ -50,10 +50,10 @@ def read_confined(path: Path, root: Path, limit: limits.Limit, shown: str) -> by
     Symbolic links may point anywhere inside `root`; one that leaves it, a FIFO (which would block the read
     forever), a device or a folder is refused, naming `shown`.
     """
-    return _read_resolved(path.resolve(), root.resolve(), limit, shown)
+    return read_resolved(path.resolve(), root.resolve(), limit, shown)
 
 
-def _read_resolved(resolved: Path, root: Path, limit: limits.Limit, shown: str) -> bytes:
+def read_resolved(resolved: Path, root: Path, limit: limits.Limit, shown: str) -> bytes:
     """read_confined of paths already resolved: each resolve walks every component with a system call."""
     if not resolved.is_relative_to(root):
         raise KrcError(f"{shown} leads outside the project (to {resolved}); krc reads only files inside "
@@ -178,7 +178,7 @@ class Project:
     def read_file(self, path: Path, limit: limits.Limit) -> bytes:
         """A project file's bytes, confined to the project (see read_confined)."""
         resolved = path.resolve()
-        return _read_resolved(resolved, self.resolved_root, limit, self._relative_resolved(resolved, path))
+        return read_resolved(resolved, self.resolved_root, limit, self._relative_resolved(resolved, path))
 
     def checked_output_dir(self, folder: Path) -> Path:
         """A folder krc writes (rendered/<env>, golden/<env>): every step below the root must be a real folder

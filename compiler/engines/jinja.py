@@ -23,7 +23,7 @@ from jinja2.exceptions import SecurityError
 
 from .. import limits, yamlio
 from ..problems import KrcError, Location
-from ..project import decode_text, read_confined
+from ..project import decode_text, read_resolved
 
 
 def _to_yaml(value: Any) -> str:
@@ -36,6 +36,7 @@ class _ConfinedLoader(jinja2.BaseLoader):
 
     def __init__(self, templates_dir: str):
         self.root = Path(templates_dir)
+        self.resolved_root = self.root.resolve()  # once per loader, not per template and include
 
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
         parts = template.split("/")
@@ -45,7 +46,8 @@ class _ConfinedLoader(jinja2.BaseLoader):
         if not path.exists() and not path.is_symlink():
             raise jinja2.TemplateNotFound(template)
         shown = f"templates/{template}"
-        text = decode_text(read_confined(path, self.root, limits.TEMPLATE_FILE_BYTES, shown), shown)
+        text = decode_text(read_resolved(path.resolve(), self.resolved_root, limits.TEMPLATE_FILE_BYTES, shown),
+                           shown)
         return text, str(path), lambda: False
 
 

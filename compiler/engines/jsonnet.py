@@ -22,7 +22,7 @@ import _gojsonnet as _jsonnet
 from .. import limits, yamlio
 from ..environment.layering import merge_values
 from ..problems import KrcError, Location
-from ..project import read_confined
+from ..project import read_resolved
 
 # A place in a Jsonnet error message: "path/to/file.jsonnet:12:5-20" or "file.jsonnet:(12:5)-(14:2)"
 _FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):(?P<col>\d+)\)?"
@@ -68,7 +68,7 @@ class _Importer:
             return self.refuse(candidate, f"import '{relative}' not found under templates/")
         try:
             shown = "templates/" + resolved.relative_to(self.root).as_posix()
-            return str(resolved), read_confined(candidate, self.root, limits.TEMPLATE_FILE_BYTES, shown)
+            return str(resolved), read_resolved(resolved, self.root, limits.TEMPLATE_FILE_BYTES, shown)
         except KrcError as err:
             return self.refuse(candidate, f"import '{relative}': {err.problems[0].message}")
 
