@@ -36,6 +36,7 @@ from .k8s.names import file_name_problem
 from .problems import KrcError, Location
 from .project import Project, shown_name
 from .render import Render
+from .shared_files import SharedFiles
 
 VALUES_FILE = "helm/kuberay-operator.values.yaml"
 CRD_LOCK_FILE = "crds.lock.yaml"
@@ -113,7 +114,7 @@ def crd_files(chart: Chart) -> Files:
     for crd in chart.crds:
         if file_name_problem("CustomResourceDefinition", crd.name):
             raise KrcError(f"the chart's CRD '{shown_name(crd.name)}' has no valid name; use the published chart")
-    return {f"{CRDS_DIR}/{crd.name}.yaml": crd.text.encode("utf-8") for crd in chart.crds}
+    return {f"{CRDS_DIR}/{crd.name}.yaml": crd.shipped_bytes for crd in chart.crds}
 
 
 def tree_files(folder: Path) -> list[tuple[str, os.DirEntry[str]]]:
@@ -158,8 +159,9 @@ def read_tree(folder: Path) -> Files:
     return dict(sorted((relative, read_file(entry)) for relative, entry in tree_files(folder)))
 
 
-def stage_tree(target: Path, files: Files) -> Path:
-    """Write one folder in full beside `target` (not yet in place); `commit_staged` swaps it in."""
+def stage_tree(target: Path, files: Files, shared: SharedFiles | None = None) -> Path:
+    """Write one folder in full beside `target` (not yet in place); `commit_staged` swaps it in. With `shared`,
+    a large file already staged in this run is hard-linked (shared_files)."""
     for relative in files:
         _safe_relative(relative)
     try:
@@ -173,7 +175,10 @@ def stage_tree(target: Path, files: Files) -> Path:
             path = stage / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             _Steps.step()
-            path.write_bytes(content)
+            if shared is None:
+                path.write_bytes(content)
+            else:
+                shared.write(path, content)
         os.chmod(stage, 0o755)
     except BaseException as err:
         shutil.rmtree(stage, ignore_errors=True)

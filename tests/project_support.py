@@ -3,6 +3,7 @@ policies, deploy/) from the repository. Regenerate the fixture's golden/ after a
 `make fixture-golden`."""
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -26,3 +27,12 @@ def copy_project(destination: Path, vendor_cache: Path | None = None, *, data: P
     if vendor_cache is not None:
         shutil.copytree(vendor_cache, destination / "vendor")
     return Project(destination)
+
+
+def copy_environment(project: Project, name: str) -> None:
+    """A second environment like `name`, deploying to a cluster of its own (two environments may not share one:
+    environment/destination-collision)."""
+    text = project.environment_file(name).read_text(encoding="utf-8")
+    copy = re.sub(r"(\n  destination: )\{[^}]*\}", rf"\1{{name: {name}-copy}}", text)
+    assert copy != text
+    project.environment_file(f"{name}-copy").write_text(copy, encoding="utf-8")

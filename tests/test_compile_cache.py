@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
 import shutil
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from project_support import copy_environment
 
 from compiler import compile_cache, content_digests, output, pipeline
 from compiler.pipeline import jobs as jobs_module
@@ -165,15 +165,6 @@ def test_up_to_date_outputs_are_answered_from_the_summaries(project: Project, ca
     for summary in (cache_dir / compile_cache.SUMMARIES).rglob("*.json"):
         summary.write_bytes(summary.read_bytes()[:40])
     assert pipeline.render_to_disk(project, names, CACHED) == again
-
-
-def copy_environment(project: Project, name: str) -> None:
-    """A second environment like `name`, deploying to a cluster of its own (two environments may not share one:
-    environment/destination-collision)."""
-    text = project.environment_file(name).read_text(encoding="utf-8")
-    copy = re.sub(r"(\n  destination: )\{[^}]*\}", rf"\1{{name: {name}-copy}}", text)
-    assert copy != text
-    project.environment_file(f"{name}-copy").write_text(copy, encoding="utf-8")
 
 
 def test_parallel_output_is_byte_identical_to_sequential(tmp_path: Path, project_without_policies: Project,

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_compile_cache import REPO_ROOT, copy_environment, policy_project
+from project_support import copy_environment
+from test_compile_cache import REPO_ROOT, policy_project
 
 from compiler import compile_cache, pipeline
 from compiler.pipeline import jobs as jobs_module

@@ -42,6 +42,12 @@ class Crd:
         return document
 
     @functools.cached_property
+    def shipped_bytes(self) -> bytes:
+        """The file as shipped, encoded once: every environment's rendered/ copy is this one object, which lets a
+        run hard-link the copies after the first (shared_files)."""
+        return self.text.encode("utf-8")
+
+    @functools.cached_property
     def digest(self) -> str:
         return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()  # = k8s.crds.crd_digest(document)
 

@@ -1,0 +1,61 @@
+"""Large files of one content object are written once per run and hard-linked after that (compiler/shared_files.py):
+the chart's CRDs in every rendered/<env>/crds/."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from project_support import copy_environment
+
+from compiler import output, pipeline
+from compiler.charts import vendored
+from compiler.project import Project
+from compiler.shared_files import SMALLEST_LINKED, SharedFiles
+
+LARGE = b"x" * SMALLEST_LINKED
+
+
+def test_the_same_object_is_linked_an_equal_one_is_written(tmp_path: Path):
+    shared = SharedFiles()
+    equal = bytes(bytearray(LARGE))  # the same bytes, another object: nothing says it is the chart's
+    for name, content in (("a", LARGE), ("b", LARGE), ("c", equal)):
+        shared.write(tmp_path / name, content)
+    assert [(tmp_path / n).read_bytes() == LARGE for n in "abc"] == [True] * 3
+    assert os.path.samefile(tmp_path / "a", tmp_path / "b")
+    assert not os.path.samefile(tmp_path / "a", tmp_path / "c")
+
+
+def test_small_files_are_always_written(tmp_path: Path):
+    shared, small = SharedFiles(), b"y" * (SMALLEST_LINKED - 1)
+    shared.write(tmp_path / "a", small)
+    shared.write(tmp_path / "b", small)
+    assert os.stat(tmp_path / "a").st_nlink == os.stat(tmp_path / "b").st_nlink == 1
+
+
+def test_a_first_copy_that_is_gone_or_replaced_is_never_linked(tmp_path: Path):
+    """Its staged folder was discarded, or another file took its name: the bytes are written again."""
+    shared = SharedFiles()
+    shared.write(tmp_path / "a", LARGE)
+    (tmp_path / "a").unlink()
+    shared.write(tmp_path / "b", LARGE)  # the first copy is gone: written, and now the first copy
+    (tmp_path / "b").rename(tmp_path / "moved")
+    (tmp_path / "b").write_bytes(b"other")  # same name, another file
+    shared.write(tmp_path / "c", LARGE)
+    assert (tmp_path / "c").read_bytes() == LARGE and os.stat(tmp_path / "c").st_nlink == 1
+    assert (tmp_path / "b").read_bytes() == b"other"
+
+
+def test_rendered_crds_of_one_chart_are_one_file_on_disk(project: Project):
+    copy_environment(project, "dev")  # dev and dev-copy pin the same chart
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names)
+    chart = vendored.load_vendored_chart(project.vendor_dir, "kuberay-operator", "1.7.0")
+    first, second = (project.rendered_dir / n / output.CRDS_DIR for n in ("dev", "dev-copy"))
+    for crd in chart.crds:
+        assert (second / f"{crd.name}.yaml").read_text() == crd.text
+        assert os.path.samefile(first / f"{crd.name}.yaml", second / f"{crd.name}.yaml")
+    before = output.read_tree(project.rendered_dir)
+    # again, after the first copies' folders were swapped into place: the same bytes, whatever was linked
+    (project.environment_file("dev")).write_text(project.environment_file("dev").read_text() + "\n")
+    pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=False))
+    assert output.read_tree(project.rendered_dir) == before
