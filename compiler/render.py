@@ -68,7 +68,8 @@ class ObjectTemplate:
 
 def object_templates(project: Project) -> tuple[ObjectTemplate, ...]:
     """The object templates, sorted; KrcError for a link leading outside templates/ (before any engine starts).
-    Listed once per run, not per environment: resolving each path walks every component with a system call."""
+    Listed once per batch of environments (rendered_together), not twice per environment: resolving each path
+    walks every component with a system call."""
     folder = project.templates_dir / OBJECTS_DIR
     found = sorted(p for p in folder.rglob("*") if p.suffix in ENGINES and (p.is_file() or p.is_symlink()))
     templates = project.templates_dir.resolve()
