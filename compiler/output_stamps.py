@@ -13,11 +13,14 @@ from typing import Any
 
 from .user_cache import cache_dir
 
-FORMAT = 2  # bump when the stamps' layout or what they hold changes (2: result keys, with every layer)
+FORMAT = 3  # bump when the stamps' layout or what they hold changes (3: no ctime for files with several links)
 
 
 def tree_signature(folder: Path) -> list[list[Any]] | None:
-    """Every file below `folder` with its size, inode and times: any write to the folder changes it."""
+    """Every file below `folder` with its size, inode and times: any write to the folder changes it. A file with
+    several links (the chart CRDs a render shares between folders, shared_files) is signed without its ctime:
+    removing another folder's link to it changes its link count, hence its ctime, and must not make every
+    folder sharing it look touched. Its inode, size and mtime still change with any write to it."""
     if not folder.is_dir() or folder.is_symlink():
         return None
     signature: list[list[Any]] = []
@@ -29,8 +32,8 @@ def tree_signature(folder: Path) -> list[list[Any]] | None:
                     walk(entry.path, f"{prefix}{entry.name}/")
                 else:
                     stat = entry.stat(follow_symlinks=False)
-                    signature.append([prefix + entry.name, stat.st_size, stat.st_ino, stat.st_mtime_ns,
-                                      stat.st_ctime_ns])
+                    signed = [prefix + entry.name, stat.st_size, stat.st_ino, stat.st_mtime_ns]
+                    signature.append(signed + [stat.st_ctime_ns] if stat.st_nlink == 1 else signed)
 
     walk(str(folder), "")
     return signature

@@ -59,3 +59,34 @@ def test_rendered_crds_of_one_chart_are_one_file_on_disk(project: Project):
     (project.environment_file("dev")).write_text(project.environment_file("dev").read_text() + "\n")
     pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=False))
     assert output.read_tree(project.rendered_dir) == before
+
+
+def test_a_changed_environment_leaves_the_folders_sharing_its_crds_alone(project: Project):
+    """Re-rendering one environment removes its old links, which changes the shared files' link count and ctime;
+    the other folders still hold what krc wrote, so the next render leaves them in place."""
+    copy_environment(project, "dev")
+    copy_environment(project, "dev-copy")  # dev, dev-copy and dev-copy-copy share the chart's CRD files
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names)
+    changed = project.environment_file("dev-copy-copy")
+    changed.write_text(changed.read_text() + "\n")
+    pipeline.render_to_disk(project, names)  # dev-copy-copy's folder and its links are replaced
+    folders = {name: os.stat(project.rendered_dir / name).st_ino for name in names}
+    results = pipeline.render_to_disk(project, names)
+    assert not any(r.staged for r in results)
+    assert {name: os.stat(project.rendered_dir / name).st_ino for name in names} == folders
+
+
+def test_a_shared_crd_file_edited_in_place_is_restored_in_every_folder(project: Project):
+    """An edit in place reaches every folder linked to the file; each of them is written again."""
+    copy_environment(project, "dev")
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names)
+    expected = output.read_tree(project.rendered_dir)
+    shared = project.rendered_dir / "dev" / output.CRDS_DIR / "rayjobs.ray.io.yaml"
+    with shared.open("r+b") as handle:  # in place, as an editor keeping the inode would
+        handle.write(b"# edited\n")
+    assert (project.rendered_dir / "dev-copy" / output.CRDS_DIR / "rayjobs.ray.io.yaml").read_bytes().startswith(
+        b"# edited")
+    pipeline.render_to_disk(project, names)
+    assert output.read_tree(project.rendered_dir) == expected
