@@ -20,7 +20,7 @@ def tree_signature(folder: Path) -> list[list[Any]] | None:
     """Every file below `folder` with its size, inode and times: any write to the folder changes it. A file with
     several links (the chart CRDs a render shares between folders, shared_files) is signed without its ctime:
     removing another folder's link to it changes its link count, hence its ctime, and must not make every
-    folder sharing it look touched. Its inode, size and mtime still change with any write to it."""
+    folder sharing it look touched. Its mtime still changes with any write to it, its inode with any replacement."""
     if not folder.is_dir() or folder.is_symlink():
         return None
     signature: list[list[Any]] = []
