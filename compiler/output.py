@@ -159,9 +159,12 @@ def read_tree(folder: Path) -> Files:
     return dict(sorted((relative, read_file(entry)) for relative, entry in tree_files(folder)))
 
 
-def stage_tree(target: Path, files: Files, shared: SharedFiles | None = None) -> Path:
-    """Write one folder in full beside `target` (not yet in place); `commit_staged` swaps it in. With `shared`,
-    a large file already staged in this run is hard-linked (shared_files)."""
+_SHARED = SharedFiles()  # per process, not per job: a worker stages many jobs' chart CRDs (shared_files)
+
+
+def stage_tree(target: Path, files: Files) -> Path:
+    """Write one folder in full beside `target` (not yet in place); `commit_staged` swaps it in. A large content
+    object this process already staged is hard-linked to that copy (shared_files)."""
     for relative in files:
         _safe_relative(relative)
     try:
@@ -175,10 +178,7 @@ def stage_tree(target: Path, files: Files, shared: SharedFiles | None = None) ->
             path = stage / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             _Steps.step()
-            if shared is None:
-                path.write_bytes(content)
-            else:
-                shared.write(path, content)
+            _SHARED.write(path, content)
         os.chmod(stage, 0o755)
     except BaseException as err:
         shutil.rmtree(stage, ignore_errors=True)

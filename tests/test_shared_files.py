@@ -56,7 +56,7 @@ def test_rendered_crds_of_one_chart_are_one_file_on_disk(project: Project):
         assert os.path.samefile(first / f"{crd.name}.yaml", second / f"{crd.name}.yaml")
     before = output.read_tree(project.rendered_dir)
     # again, after the first copies' folders were swapped into place: the same bytes, whatever was linked
-    (project.environment_file("dev")).write_text(project.environment_file("dev").read_text() + "\n")
+    project.environment_file("dev").write_text(project.environment_file("dev").read_text() + "\n")
     pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=False))
     assert output.read_tree(project.rendered_dir) == before
 

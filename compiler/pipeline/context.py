@@ -21,7 +21,6 @@ from ..policy import CueEngine, PolicyRun
 from ..problems import KrcError, Problem
 from ..project import Project
 from ..render import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
-from ..shared_files import SharedFiles
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
 from .run_options import RunOptions
 
@@ -35,11 +34,6 @@ class PoliciesAhead:
     keys: tuple[str, ...]
 
 
-# The chart CRDs staged in rendered/ by this process: written once, then linked (shared_files). One per process,
-# not per Context: a worker makes a Context per job and works through many jobs of a run
-SHARED_FILES = SharedFiles()
-
-
 class Context:
     """What one command's work shares, in one process: the project, its cache, the charts read so far."""
 
@@ -50,7 +44,6 @@ class Context:
         self._charts: dict[tuple[str, str], Chart] = {}
         self._peers: tuple[Destination, ...] | None = None
         self.policies_ahead: PoliciesAhead | None = None  # at most one engine run under way (policies_ahead)
-        self.shared_files = SHARED_FILES
 
     @classmethod
     def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> Context:

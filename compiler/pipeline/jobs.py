@@ -82,8 +82,7 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: Rendered 
             return result  # golden/<env>/ already holds exactly this render: left as it is
         if job.command == "render":
             files = dict(sorted({**files, **output.crd_files(chart)}.items()))
-        return dataclasses.replace(result, staged=output.stage_tree(output_root(project, job.command) / name, files,
-                                                                    context.shared_files))
+        return dataclasses.replace(result, staged=output.stage_tree(output_root(project, job.command) / name, files))
     golden = output.read_tree(project.golden_dir / name)
     return dataclasses.replace(result, mismatch=golden_mismatch(name, compiled.files, golden))
 
