@@ -172,8 +172,8 @@ def kapitan_project(krc_project: Path, dest: Path) -> Path:
         render = compile_environment(project, name)
         request = template_request(project, render.environment, render.chart, render.helm_values)
         contexts[name] = {**template_context(render.environment, render.chart), "helmValues": render.helm_values,
-                          "helmRelease": {"release": request.release, "namespace": request.namespace,
-                                          "kube_version": request.kube_version}}
+                          "helmRelease": {"archive": str(request.archive), "release": request.release,
+                                          "namespace": request.namespace, "kube_version": request.kube_version}}
         data = yaml.safe_load(project.environment_file(name).read_text(encoding="utf-8"))
         own[name] = {k: v for k, v in data.items() if k != "extends"}
     helm = find_helm(read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)).path

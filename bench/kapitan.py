@@ -55,12 +55,12 @@ def _dump(path: Path, data: Any) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=True), encoding="utf-8")
 
 
-def _unpacked_charts(krc_project: Path, dest: Path, versions: set[str]) -> dict[str, str]:
-    """Each chart version's archive from the project's vendor/, unpacked once: version -> folder (relative)."""
+def _unpacked_charts(dest: Path, archives: dict[str, str]) -> dict[str, str]:
+    """Each chart version's archive (the one krc's Helm renders) unpacked once: version -> folder (relative)."""
     folders = {}
-    for version in sorted(versions):
+    for version, archive_path in sorted(archives.items()):
         target = dest / "charts" / version
-        with tarfile.open(krc_project / "vendor" / "charts" / f"kuberay-operator-{version}.tgz") as archive:
+        with tarfile.open(archive_path) as archive:
             archive.extractall(target, filter="data")
         [chart] = [p for p in target.iterdir() if p.is_dir()]
         folders[version] = chart.relative_to(dest).as_posix()
@@ -70,9 +70,9 @@ def _unpacked_charts(krc_project: Path, dest: Path, versions: set[str]) -> dict[
 def build_inventory(krc_project: Path, dest: Path, contexts: dict[str, dict[str, Any]],
                     own_data: dict[str, dict[str, Any]], helm: Path) -> Path:
     """DEST as a Kapitan project. `contexts`: per environment, what krc's templates saw (env, environment,
-    chart, helmValues) and how krc runs Helm for it (helmRelease: release, namespace, kube_version);
+    chart, helmValues) and how krc runs Helm for it (helmRelease: archive, release, namespace, kube_version);
     `own_data`: each environment file's own data (without `extends`); `helm`: the pinned Helm binary."""
-    charts = _unpacked_charts(krc_project, dest, {c["chart"]["version"] for c in contexts.values()})
+    charts = _unpacked_charts(dest, {c["chart"]["version"]: c["helmRelease"]["archive"] for c in contexts.values()})
     templates = dest / "templates"
     shutil.copytree(krc_project / "templates", templates)
     for path in templates.rglob("*sonnet"):
