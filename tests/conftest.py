@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import run_shared
 from hypothesis import settings
 from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 
@@ -52,9 +53,17 @@ if _OWN_CACHE:
 os.environ["KRC_CACHE_DIR"] = os.environ[TEST_CACHE_VARIABLE]
 
 
+# Folders the session fixtures build once per run for every test process (tests/run_shared.py), likewise made here
+# and removed by the process that made them.
+_OWN_SHARED = not os.environ.get(run_shared.SHARED_VARIABLE)
+if _OWN_SHARED:
+    os.environ[run_shared.SHARED_VARIABLE] = tempfile.mkdtemp(prefix="krc-test-shared-")
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if _OWN_CACHE:
-        shutil.rmtree(os.environ[TEST_CACHE_VARIABLE], ignore_errors=True)
+    for own, variable in ((_OWN_CACHE, TEST_CACHE_VARIABLE), (_OWN_SHARED, run_shared.SHARED_VARIABLE)):
+        if own:
+            shutil.rmtree(os.environ[variable], ignore_errors=True)
 
 
 # One compiling process per command: pytest-xdist already runs a test process per core, and a pool's spawned
@@ -153,34 +162,38 @@ def charts_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def vendor_cache(tmp_path_factory) -> Path:
-    """A vendor/ folder with every upstream chart version, filled once per session through file://."""
-    folder = tmp_path_factory.mktemp("vendor")
-    # the committed lock carries the Helm pin besides the charts' digests
-    shutil.copy(REPO_ROOT / "vendor" / vendored.LOCK_NAME, folder / vendored.LOCK_NAME)
-    pins = [vendor.ChartPin("kuberay-operator", v, CHARTS_DIR.as_uri()) for v in CHART_VERSIONS]
-    vendor.vendor(folder, pins)
-    return folder
+def vendor_cache() -> Path:
+    """A vendor/ folder with every upstream chart version, filled once per run through file://."""
+
+    def build(folder: Path) -> None:
+        # the committed lock carries the Helm pin besides the charts' digests
+        shutil.copy(REPO_ROOT / "vendor" / vendored.LOCK_NAME, folder / vendored.LOCK_NAME)
+        pins = [vendor.ChartPin("kuberay-operator", v, CHARTS_DIR.as_uri()) for v in CHART_VERSIONS]
+        vendor.vendor(folder, pins)
+
+    return run_shared.once("vendor", build)
 
 
 @pytest.fixture(scope="session")
-def parsed_charts_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: Path) -> Path:
+def parsed_charts_cache(vendor_cache: Path) -> Path:
     """krc's cache as after its first reads of the vendored charts (every chart's CRDs parsed, Helm's version
     known, nothing compiled): tests that need a cache of their own start from a copy, instead of parsing megabytes
     of CRD YAML each."""
-    folder = tmp_path_factory.mktemp("parsed-charts-cache")
-    # krc keeps a chart's parsed CRDs as one entry named by the archive's digest: read each chart through the run's
-    # own cache (where vendoring already parsed it, in this worker or another) and take its entry from there
-    run_cache = Path(os.environ["KRC_CACHE_DIR"])
-    for archive in sorted((vendor_cache / "charts").glob("*.tgz")):
-        data = archive.read_bytes()
-        read_chart_bytes(data, str(archive))
-        entry = crd_cache_file(hashlib.sha256(data).hexdigest()).name
-        shutil.copy2(run_cache / entry, folder / entry)
-    # and the pinned Helm's version, which krc asks `helm version` once per binary and remembers
-    find_helm(read_helm_pin(vendor_cache / vendored.LOCK_NAME))
-    shutil.copy2(run_cache / VERSION_MEMO, folder / VERSION_MEMO)
-    return folder
+
+    def build(folder: Path) -> None:
+        # krc keeps a chart's parsed CRDs as one entry named by the archive's digest: read each chart through the
+        # run's own cache (where vendoring already parsed it) and take its entry from there
+        run_cache = Path(os.environ["KRC_CACHE_DIR"])
+        for archive in sorted((vendor_cache / "charts").glob("*.tgz")):
+            data = archive.read_bytes()
+            read_chart_bytes(data, str(archive))
+            entry = crd_cache_file(hashlib.sha256(data).hexdigest()).name
+            shutil.copy2(run_cache / entry, folder / entry)
+        # and the pinned Helm's version, which krc asks `helm version` once per binary and remembers
+        find_helm(read_helm_pin(vendor_cache / vendored.LOCK_NAME))
+        shutil.copy2(run_cache / VERSION_MEMO, folder / VERSION_MEMO)
+
+    return run_shared.once("parsed-charts-cache", build)
 
 
 # What krc keeps of the programs it runs for an environment, by folder of its cache: Helm's output and the answers
@@ -192,20 +205,22 @@ TOOL_ANSWERS = (helm_template.CACHE_FOLDER, autoscaler_run.CACHE_FOLDER)
 def tool_answers_cache(tmp_path_factory: pytest.TempPathFactory, vendor_cache: Path,
                        parsed_charts_cache: Path) -> Path:
     """parsed_charts_cache, plus what Helm and Ray's generator answered for the fixture project's environments as
-    they are: gathered once, by a lint in a scratch cache, of which only those answers are kept."""
-    folder = tmp_path_factory.mktemp("tool-answers-cache")
-    shutil.copytree(parsed_charts_cache, folder, dirs_exist_ok=True)
-    scratch = tmp_path_factory.mktemp("scratch-cache")
-    shutil.copytree(parsed_charts_cache, scratch, dirs_exist_ok=True)
-    project = copy_project(tmp_path_factory.mktemp("tool-answers") / "project", vendor_cache)
-    shutil.rmtree(project.policies_dir)  # what the CUE engine answers is not kept: the policy tests count its runs
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("KRC_CACHE_DIR", str(scratch))
-        # lint: it renders (Helm) and checks every RayCluster as the autoscaler sees it (Ray's generator)
-        pipeline.lint_environments(project, (), run=pipeline.RunOptions(workers=1))
-    for part in TOOL_ANSWERS:
-        shutil.copytree(scratch / part, folder / part)
-    return folder
+    they are: gathered once per run, by a lint in a scratch cache, of which only those answers are kept."""
+
+    def build(folder: Path) -> None:
+        shutil.copytree(parsed_charts_cache, folder, dirs_exist_ok=True)
+        scratch = tmp_path_factory.mktemp("scratch-cache")
+        shutil.copytree(parsed_charts_cache, scratch, dirs_exist_ok=True)
+        project = copy_project(tmp_path_factory.mktemp("tool-answers") / "project", vendor_cache)
+        shutil.rmtree(project.policies_dir)  # the CUE engine's answers are not kept: the policy tests count its runs
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("KRC_CACHE_DIR", str(scratch))
+            # lint: it renders (Helm) and checks every RayCluster as the autoscaler sees it (Ray's generator)
+            pipeline.lint_environments(project, (), run=pipeline.RunOptions(workers=1))
+        for part in TOOL_ANSWERS:
+            shutil.copytree(scratch / part, folder / part)
+
+    return run_shared.once("tool-answers-cache", build)
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ def run(project: Project, *args: str):
     return CliRunner().invoke(main, ["--project", str(project.root), *args])
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_render_check_and_golden_round_trip(project: Project):
     result = run(project, "render")
     assert result.exit_code == 0, result.output

