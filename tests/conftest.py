@@ -91,8 +91,8 @@ settings.load_profile("suite")  # the hypothesis plugin loads --hypothesis-profi
 # The slowest tests (seconds each: CUE engine runs, krc processes, a nested pytest run), started first: pytest-xdist
 # hands tests out in collection order, so a slow test collected last would run alone at the end while the other
 # worker idles. Node ids (or their start); a name no longer here is simply not moved. Measure with --durations=30.
-# The first two run the CUE engine over the fixture project as it is; the fixture-independence test, handed out
-# after them, runs them again in a pytest of its own, which finds their policy results in the run's shared cache.
+# The first two render the fixture project as it is; the fixture-independence test, handed out after them, runs
+# them again in a pytest of its own, which finds what they compiled in the run's shared cache.
 SLOW_FIRST = (
     "tests/test_cli.py::test_render_check_and_golden_round_trip",
     "tests/test_pipeline.py::test_golden_accept_and_mismatch_listing",
