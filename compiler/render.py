@@ -14,7 +14,7 @@ from .charts import vendored
 from .charts.helm_pin import read_helm_pin
 from .charts.helm_template import TemplateRequest, start_ahead, template_chart
 from .charts.package import Chart
-from .engines import ENGINES, engine_for
+from .engines import SUFFIXES, engine_for, engine_of_suffix
 from .engines.jsonnet import JsonnetEngine
 from .environment.layering import merge_values
 from .environment.model import Environment
@@ -71,7 +71,7 @@ def object_templates(project: Project) -> tuple[ObjectTemplate, ...]:
     Listed once per batch of environments (rendered_together), not twice per environment: resolving each path
     walks every component with a system call."""
     folder = project.templates_dir / OBJECTS_DIR
-    found = sorted(p for p in folder.rglob("*") if p.suffix in ENGINES and (p.is_file() or p.is_symlink()))
+    found = sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES and (p.is_file() or p.is_symlink()))
     templates = project.templates_dir.resolve()
     for path in found:  # the engines read through the same confinement
         if not path.resolve().is_relative_to(templates):
@@ -141,11 +141,11 @@ def render_environment(project: Project, env: Environment, chart: Chart, prepare
 
     objects: list[RenderedObject] = []
     listed = object_templates(project) if templates is None else templates
-    for suffix, engine in ENGINES.items():
+    for suffix in SUFFIXES:
         batch = [t for t in listed if t.suffix == suffix]
         rendered = prepared.get(suffix) if batch else []
         if rendered is None:
-            rendered = engine.render([t.path for t in batch], templates_dir, context, project.root)
+            rendered = engine_of_suffix(suffix).render([t.path for t in batch], templates_dir, context, project.root)
         for template, documents in zip(batch, rendered, strict=True):
             for doc in documents:
                 _check_object(doc, template.shown)
@@ -162,7 +162,7 @@ def prepare_templates(project: Project, pairs: list[tuple[Environment, Chart]],
     results as its own runs. An environment gets nothing where a run failed: render_environment then evaluates
     its templates itself, so its error is exactly the one its own run reports."""
     prepared: list[Prepared] = [{} for _ in pairs]
-    jsonnet = ENGINES[".jsonnet"]
+    jsonnet = engine_of_suffix(".jsonnet")
     try:
         values_template = _values_template(project)
         listed = object_templates(project) if templates is None else templates

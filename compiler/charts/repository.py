@@ -5,13 +5,13 @@ This is the only module that does network I/O, and only `krc vendor` and `crd-di
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import queue
 import threading
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,10 @@ def _http_get(url: str, deadline: float, results: queue.Queue[tuple[str, Any]]) 
     """Runs in a worker thread: the body of `url`, bounded in size; the caller bounds the time."""
     try:
         limit = limits.DOWNLOAD_BYTES.value
-        with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
+        # loaded on the first download, not at every start: urllib.request brings http.client, ssl and email
+        # (15 ms), and most commands read their charts from vendor/
+        request = importlib.import_module("urllib.request")
+        with request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
             chunks, size = [], 0
             while True:
                 if time.monotonic() > deadline:
@@ -103,7 +106,7 @@ def _download(url: str) -> bytes:
 def _read_url(url: str) -> bytes:
     parsed = _parse(url)
     if parsed.scheme == "file":
-        path = Path(urllib.request.url2pathname(parsed.path))
+        path = Path(urllib.parse.unquote(parsed.path))  # what url2pathname does on POSIX
         try:
             if not path.is_file():
                 raise KrcError(f"cannot read {url}: not a regular file; check the chart repository path")

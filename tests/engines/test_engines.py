@@ -1,11 +1,13 @@
 """Both real engines behind the one interface: output, error locations, import boundaries."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from compiler.engines import ENGINES, engine_for
+from compiler.engines import SUFFIXES, engine_for, engine_of_suffix
 from compiler.problems import KrcError
 
 
@@ -23,9 +25,28 @@ def render(templates: Path, name: str, context: dict) -> list:
 
 
 def test_engines_are_registered_by_suffix():
-    assert set(ENGINES) == {".j2", ".jsonnet"}
+    assert set(SUFFIXES) == {".j2", ".jsonnet"}
     with pytest.raises(KrcError, match="no engine renders 'x.txt'"):
         engine_for(Path("x.txt"))
+    assert engine_of_suffix(".jsonnet") is engine_for(Path("a.jsonnet"))  # one engine per suffix
+
+
+# What a krc process loads before it renders: the whole compiling stack, then the Jsonnet engine; Jinja2 and
+# urllib.request (with http.client and ssl) only once a `.j2` template is rendered or a chart downloaded.
+_LOADED_BY_A_JSONNET_RENDER = """
+import sys
+from pathlib import Path
+import compiler.cli, compiler.pipeline.jobs
+from compiler.engines import engine_for
+engine_for(Path("a.jsonnet"))
+print(" ".join(m for m in ("jinja2", "urllib.request", "_gojsonnet") if m in sys.modules))
+"""
+
+
+def test_jinja2_and_urllib_request_load_only_when_needed():
+    loaded = subprocess.run([sys.executable, "-c", _LOADED_BY_A_JSONNET_RENDER], capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert loaded == ["_gojsonnet"]
 
 
 def test_jinja_renders_yaml_documents(templates: Path):
@@ -62,7 +83,7 @@ def test_jsonnet_batch_renders_each_template_once(templates: Path):
     (templates / "a.jsonnet").write_text("[{a: 1}]")
     (templates / "b.jsonnet").write_text("{b: 2}")
     paths = [templates / "a.jsonnet", templates / "b.jsonnet"]
-    assert ENGINES[".jsonnet"].render(paths, templates, {}, templates.parent) == [[{"a": 1}], [{"b": 2}]]
+    assert engine_of_suffix(".jsonnet").render(paths, templates, {}, templates.parent) == [[{"a": 1}], [{"b": 2}]]
 
 
 def test_jsonnet_error_names_template_file_and_line(templates: Path):
