@@ -36,8 +36,13 @@ vendor: $(VENV)/.installed helm
 # wheels per version, installed once.
 RAY_ENVS := .venv-ray
 
-ray-generators: $(VENV)/.installed
-	@for v in $$($(KRC) autoscaler --ray-versions); do $(MAKE) --no-print-directory $(RAY_ENVS)/$$v/.installed || exit 1; done
+ray-generators: $(RAY_ENVS)/.versions
+	@for v in $$(cat $(RAY_ENVS)/.versions); do $(MAKE) --no-print-directory $(RAY_ENVS)/$$v/.installed || exit 1; done
+
+# The Ray versions the environments name, asked of krc again only when an environment file (or krc) changed: every
+# `make render` and `make test` checks the generators, and a krc process to ask costs 0.4 s before anything runs.
+$(RAY_ENVS)/.versions: $(VENV)/.installed $(wildcard environments/*)
+	@mkdir -p $(RAY_ENVS) && $(KRC) autoscaler --ray-versions > $@.new && mv $@.new $@
 
 $(RAY_ENVS)/%/.installed:
 	rm -rf $(RAY_ENVS)/$*

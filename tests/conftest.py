@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import run_shared
+import worker_exit
 from hypothesis import settings
 from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 
@@ -58,6 +59,10 @@ os.environ["KRC_CACHE_DIR"] = os.environ[TEST_CACHE_VARIABLE]
 _OWN_SHARED = not os.environ.get(run_shared.SHARED_VARIABLE)
 if _OWN_SHARED:
     os.environ[run_shared.SHARED_VARIABLE] = tempfile.mkdtemp(prefix="krc-test-shared-")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    worker_exit.SESSION_ENDED.append(True)  # a test process may now leave without its teardown (worker_exit.py)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
