@@ -7,16 +7,11 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..problems import KrcError
 from .base import Engine
 
-if TYPE_CHECKING:  # the engines as the type checker and the import-layer contract see them
-    from .jinja import JinjaEngine
-    from .jsonnet import JsonnetEngine
-
-# suffix -> the module (relative to this package) and class of its engine
+# suffix -> the module (relative to this package) and class of its engine, imported when first needed
 ENGINE_CLASSES: dict[str, str] = {
     ".j2": ".jinja:JinjaEngine",
     ".jsonnet": ".jsonnet:JsonnetEngine",
@@ -39,6 +34,3 @@ def engine_for(template: Path) -> Engine:
     if template.suffix not in ENGINE_CLASSES:
         raise KrcError(f"no engine renders '{template.name}'; template files end in {', '.join(sorted(SUFFIXES))}")
     return engine_of_suffix(template.suffix)
-
-
-__all__ = ["ENGINE_CLASSES", "SUFFIXES", "Engine", "JinjaEngine", "JsonnetEngine", "engine_for", "engine_of_suffix"]
