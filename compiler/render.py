@@ -73,11 +73,12 @@ def object_templates(project: Project) -> tuple[ObjectTemplate, ...]:
     folder = project.templates_dir / OBJECTS_DIR
     found = sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES and (p.is_file() or p.is_symlink()))
     templates = project.templates_dir.resolve()
-    for path in found:  # the engines read through the same confinement
-        if not path.resolve().is_relative_to(templates):
-            raise KrcError(f"{project.relative(path)} leads outside templates/; krc reads only files inside the "
-                           "project: replace the link with the file", Location(project.relative(path)))
-    return tuple(ObjectTemplate(path, project.relative(path)) for path in found)
+    listed = tuple(ObjectTemplate(path, project.relative(path)) for path in found)
+    for template in listed:  # the engines read through the same confinement
+        if not template.path.resolve().is_relative_to(templates):
+            raise KrcError(f"{template.shown} leads outside templates/; krc reads only files inside the project: "
+                           "replace the link with the file", Location(template.shown))
+    return listed
 
 
 def _check_object(doc: Any, shown: str) -> None:

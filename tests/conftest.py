@@ -12,7 +12,6 @@ import gc
 import hashlib
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -47,18 +46,12 @@ os.environ.setdefault("KRC_RAY_ENVS", str(RAY_ENVS))
 # (krc writes its cache files atomically, and every entry is content-addressed), so a test after the first finds
 # what is unchanged warm. A pytest run that a test starts (tests/test_fixture_independence.py) inherits it too.
 # The process that made the folder removes it when the run ends.
+# Likewise the folder where the session fixtures build what every test process reads (tests/run_shared.py).
 TEST_CACHE_VARIABLE = "KRC_TEST_CACHE_DIR"
-_OWN_CACHE = not os.environ.get(TEST_CACHE_VARIABLE)
-if _OWN_CACHE:
-    os.environ[TEST_CACHE_VARIABLE] = tempfile.mkdtemp(prefix="krc-test-cache-")
+_OWN_FOLDERS = [variable for variable, prefix in ((TEST_CACHE_VARIABLE, "krc-test-cache-"),
+                                                  (run_shared.SHARED_VARIABLE, "krc-test-shared-"))
+                if run_shared.run_folder(variable, prefix)]
 os.environ["KRC_CACHE_DIR"] = os.environ[TEST_CACHE_VARIABLE]
-
-
-# Folders the session fixtures build once per run for every test process (tests/run_shared.py), likewise made here
-# and removed by the process that made them.
-_OWN_SHARED = not os.environ.get(run_shared.SHARED_VARIABLE)
-if _OWN_SHARED:
-    os.environ[run_shared.SHARED_VARIABLE] = tempfile.mkdtemp(prefix="krc-test-shared-")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -66,9 +59,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for own, variable in ((_OWN_CACHE, TEST_CACHE_VARIABLE), (_OWN_SHARED, run_shared.SHARED_VARIABLE)):
-        if own:
-            shutil.rmtree(os.environ[variable], ignore_errors=True)
+    for variable in _OWN_FOLDERS:
+        shutil.rmtree(os.environ[variable], ignore_errors=True)
 
 
 # One compiling process per command: pytest-xdist already runs a test process per core, and a pool's spawned

@@ -11,11 +11,21 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 # Set by the main pytest process to a folder of its own; its xdist workers inherit it
 SHARED_VARIABLE = "KRC_TEST_SHARED_DIR"
+
+
+def run_folder(variable: str, prefix: str) -> bool:
+    """$variable names a folder of this test run: made here when unset, i.e. in the main pytest process (True: this
+    process removes it when the run ends), and inherited by its xdist workers and by a pytest a test starts."""
+    if os.environ.get(variable):
+        return False
+    os.environ[variable] = tempfile.mkdtemp(prefix=prefix)
+    return True
 
 
 def once(name: str, build: Callable[[Path], None]) -> Path:

@@ -102,15 +102,15 @@ def _error(message: str, project_root: Path) -> KrcError:
     return KrcError(f"{first}; fix the template or the environment value it reads", location)
 
 
-def _evaluate_within_deadline(filename: str, snippet: str, ext_codes: dict[str, str], importer: _Importer,
-                              ext_vars: dict[str, str] | None = None) -> str:
+def _evaluate_within_deadline(filename: str, snippet: str, importer: _Importer, *,
+                              ext_codes: dict[str, str] | None = None, ext_vars: dict[str, str] | None = None) -> str:
     """Evaluate in a worker thread (go-jsonnet releases the GIL) and give up at KRC_TEMPLATE_SECONDS: the stack
     is bounded, loops are not. An abandoned evaluation runs on until it ends or krc exits (a daemon thread)."""
     outcome: list[tuple[bool, Any]] = []
 
     def evaluate() -> None:
         try:
-            outcome.append((True, _jsonnet.evaluate_snippet(filename, snippet, ext_codes=ext_codes,
+            outcome.append((True, _jsonnet.evaluate_snippet(filename, snippet, ext_codes=ext_codes or {},
                                                             ext_vars=ext_vars or {},
                                                             import_callback=importer,
                                                             native_callbacks=NATIVE_CALLBACKS,
@@ -160,7 +160,7 @@ class JsonnetEngine:
         importer = _Importer(root)
         try:
             text = _evaluate_within_deadline(str(root / _BATCH_NAME), _batch_snippet(keys, len(contexts), context_keys),
-                                             {}, importer, ext_vars)
+                                             importer, ext_vars=ext_vars)
         except (RuntimeError, KrcError):
             return None
         if importer.refused:
@@ -177,7 +177,7 @@ class JsonnetEngine:
         ext_codes = {key: json.dumps(value, sort_keys=True) for key, value in context.items()}
         importer = _Importer(root)
         try:
-            text = _evaluate_within_deadline(str(root / _BATCH_NAME), snippet, ext_codes, importer)
+            text = _evaluate_within_deadline(str(root / _BATCH_NAME), snippet, importer, ext_codes=ext_codes)
         except RuntimeError as err:
             error = _error(str(err), project_root)
             if "max stack frames exceeded" in str(err):
