@@ -24,6 +24,7 @@ from .context import (
     compile_cached,
     engine_alone,
     engine_turn,
+    rendered_together,
     restore,
 )
 from .environments import autoscaler_of, validate_render, validated_findings
@@ -130,10 +131,14 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
     compiled_names: list[str] = []
     renders: list[Render | None] = []
     compiled_of: list[Compiled] = []
+    # the environments the compile cache lacks, their templates evaluated in one Jsonnet run as render and review
+    # evaluate them (parsing the templates costs about 7 ms per run); a render for --argocd-crds records that
+    # file among its inputs, so those are compiled one by one
+    ahead = rendered_together(context, names) if job.argocd_crds is None else {}
     for name in names:
         try:
             compiled, render = compile_cached(project, cache, name, job.argocd_crds, lint=job.findings,
-                                              peers=context.peers)
+                                              peers=context.peers, ahead=ahead.pop(name, None))
         except KrcError as err:
             problems.extend(err.problems)
             continue

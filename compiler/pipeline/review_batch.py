@@ -30,6 +30,7 @@ from .context import (
     Rendered,
     compile_cached,
     rendered,
+    rendered_together,
     restore,
 )
 from .environments import compile_environment, ray_version, validate_render
@@ -80,13 +81,17 @@ def review_batch(context: Context, job: Job) -> Outcome:
             cached[name] = known
         else:
             pending.append((name, given if given is not None else output.read_tree(folder)))
-    # what the compile cache lacks is rendered first; the policies of those golden/ does not match start before
-    # their findings are worked out, so the engine has that time too
+    # what the compile cache lacks is rendered first, the templates evaluated in one Jsonnet run; the policies of
+    # those golden/ does not match start before their findings are worked out, so the engine has that time too
+    together = rendered_together(context, [name for name, _ in pending])
     changed: list[tuple[str, output.Files, Rendered]] = []
     for name, golden in pending:
         try:
-            ahead = None if context.cache.has_entry(name) else rendered(
-                project, context.cache, context.cache.key(name), compile_environment(project, name))
+            ahead = together.get(name)
+            if isinstance(ahead, KrcError):
+                raise ahead
+            if ahead is None and not context.cache.has_entry(name):  # it failed before rendering: its own error
+                ahead = rendered(project, context.cache, context.cache.key(name), compile_environment(project, name))
         except KrcError as err:
             problems.extend(err.problems)
             continue
