@@ -16,10 +16,10 @@ from compiler.project import Project
 
 
 @pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("KRC_CACHE_DIR", str(folder))
-    return folder
+def cache_dir(private_cache: Path) -> Path:
+    """A cache of the test's own, with no destinations in it yet (Helm's answers already there)."""
+    assert not (private_cache / destination_cache.DESTINATIONS).exists()
+    return private_cache
 
 
 def _entries(cache_dir: Path) -> list[Path]:

@@ -56,8 +56,8 @@ def test_one_process_for_every_environment_then_none_when_cached(project: Projec
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     envs = _counting_envs(tmp_path, "2.58.0")
     monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
-    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     batches = [Batch("2.58.0", _documents(project, "dev")), Batch("2.58.0", _documents(project, "prod-eks-gpu"))]
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))  # compiled in the run's cache, asked in an empty one
     first = autoscaler_views(project.root, batches)
     assert (_starts(envs), _requests(envs)) == (1, 1)  # both environments, five cluster specs, one request
     assert [len(v.configs) for v in first] == [1, 4]
@@ -72,11 +72,11 @@ def test_one_process_for_every_environment_then_none_when_cached(project: Projec
     assert config.node_type("cpu") is not None and config.node_type("cpu").max_workers == 5
 
 
-def test_another_versions_generator_is_never_used(project: Project, tmp_path: Path,
+def test_another_versions_generator_is_never_used(project: Project, tmp_path: Path, private_cache: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     # 2.57.0's folder holds 2.58.0's Ray: krc notices and refuses rather than answer with the wrong generator
+    # (private_cache holds only 2.58.0's answers: 2.57.0 must be asked)
     monkeypatch.setenv("KRC_RAY_ENVS", str(_counting_envs(tmp_path, "2.57.0")))
-    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     environment = project.environment_file("base")
     environment.write_text(environment.read_text(encoding="utf-8").replace("'2.58.0'", "'2.57.0'"), encoding="utf-8")
     code, _, err = _krc(project, "autoscaler", "dev")
@@ -179,8 +179,8 @@ def test_each_cluster_gets_its_own_warnings_whatever_the_generator_answered_befo
         project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Ray warns about rayStartParams labels once per process and group name (log_once): the runner clears that
     # memory per cluster, so a cluster's answer does not depend on its batch or on the helper's earlier requests
-    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     [cluster] = [d for d in _documents(project, "dev") if d["kind"] == "RayCluster"]
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     clusters = []
     for name in ("one", "two"):
         copy = json.loads(json.dumps(cluster))
@@ -200,9 +200,9 @@ def test_an_idle_generator_exits_and_the_next_request_starts_another(project: Pr
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     envs = _counting_envs(tmp_path, "2.58.0")
     monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
+    documents = _documents(project, "dev")
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "0.5")
-    documents = _documents(project, "dev")
     first = autoscaler_views(project.root, [Batch("2.58.0", documents)])
     # idle past KRC_HELPER_IDLE_SECONDS, the generator exits by itself
     assert wait_until_ended(int((envs / "pids.log").read_text().split()[0]))
@@ -218,10 +218,11 @@ def test_ending_idle_generators_ends_the_process_kept_up(project: Project, tmp_p
     monkeypatch.setattr(helper_process, "POOL", pool)
     envs = _counting_envs(tmp_path, "2.58.0")
     monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
+    documents = _documents(project, "dev")
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "60")  # longer than the default: a caller keeping it on purpose
     try:
-        autoscaler_views(project.root, [Batch("2.58.0", _documents(project, "dev"))])
+        autoscaler_views(project.root, [Batch("2.58.0", documents)])
         pid = int((envs / "pids.log").read_text().split()[0])
         end_idle_generators()
         assert not has_ended(pid)  # kept up for a next request, as the caller asked

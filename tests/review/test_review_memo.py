@@ -33,10 +33,10 @@ def reviewed(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 
 
 @pytest.fixture
-def settled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Files count as settled as soon as written (a test cannot wait out RACY_SECONDS), in a cache of its own."""
+def settled(monkeypatch: pytest.MonkeyPatch, private_cache: Path) -> None:
+    """Files count as settled as soon as written (a test cannot wait out RACY_SECONDS), in a cache of its own
+    (private_cache: nothing compiled, reviewed or remembered yet; Helm's and Ray's answers already there)."""
     monkeypatch.setattr(tree_digests, "RACY_SECONDS", 0.0)
-    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def _diff(project: Project, reviewed: list[list[str]], *args: str) -> tuple[str, list[str]]:
@@ -102,9 +102,8 @@ def test_a_damaged_memo_is_ignored_and_written_again(accepted: Project, settled:
 
 
 def test_files_changed_within_the_racy_window_are_not_remembered(accepted: Project, reviewed: list[list[str]],
-                                                               monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+                                                               monkeypatch: pytest.MonkeyPatch, private_cache: Path):
     """The project copy was written just now: its signatures could still change within the same clock tick."""
-    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(tree_digests, "RACY_SECONDS", 3600.0)
     _diff(accepted, reviewed)
     assert _diff(accepted, reviewed)[1] == ENVIRONMENTS
