@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	release "helm.sh/helm/v4/pkg/release/v1"
+)
+
+// renderArgs are what `helm template RELEASE CHART --namespace NS --kube-version V --skip-crds -f values` takes.
+type renderArgs struct {
+	Archive     []byte         `json:"archive"` // the chart .tgz, checked against the lock by krc
+	Release     string         `json:"release"`
+	Namespace   string         `json:"namespace"`
+	KubeVersion string         `json:"kubeVersion"`
+	APIVersions []string       `json:"apiVersions"`
+	Values      map[string]any `json:"values"`
+}
+
+func renderOp(raw json.RawMessage) (any, error) {
+	var args renderArgs
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, fmt.Errorf("bad render arguments: %w", err)
+	}
+	text, err := render(args)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"manifest": text}, nil
+}
+
+// render is helm template's client-only install dry run, with every input explicit (no kubeconfig, no
+// environment). The chart is loaded again from its bytes per render: loading mutates a chart with dependencies.
+func render(args renderArgs) (string, error) {
+	chart, err := loader.LoadArchive(bytes.NewReader(args.Archive))
+	if err != nil {
+		return "", fmt.Errorf("cannot load the chart: %w", err)
+	}
+	cfg := action.NewConfiguration()
+	cfg.SetLogger(slog.NewTextHandler(io.Discard, nil))
+	install := action.NewInstall(cfg)
+	install.DryRunStrategy = action.DryRunClient
+	install.Replace = true
+	install.ReleaseName = args.Release
+	install.Namespace = args.Namespace
+	install.IncludeCRDs = false
+	install.APIVersions = common.VersionSet(args.APIVersions)
+	if args.KubeVersion != "" {
+		kube, err := common.ParseKubeVersion(args.KubeVersion)
+		if err != nil {
+			return "", fmt.Errorf("invalid kube version %q: %w", args.KubeVersion, err)
+		}
+		install.KubeVersion = kube
+	}
+	values := args.Values
+	if values == nil {
+		values = map[string]any{}
+	}
+	released, err := install.RunWithContext(context.Background(), chart, values)
+	if err != nil {
+		return "", err
+	}
+	rel, ok := released.(*release.Release)
+	if !ok {
+		return "", fmt.Errorf("helm returned a %T, not a release", released)
+	}
+	// The text helm template prints: the manifest, then each hook under its source comment.
+	var out strings.Builder
+	fmt.Fprintln(&out, strings.TrimSpace(rel.Manifest))
+	for _, hook := range rel.Hooks {
+		fmt.Fprintf(&out, "---\n# Source: %s\n%s\n", hook.Path, hook.Manifest)
+	}
+	return out.String(), nil
+}
