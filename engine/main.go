@@ -76,8 +76,8 @@ func answerOne(req request) (ans answer) {
 const maxMessageBytes = 100 << 20
 
 func versions() map[string]string {
-	found := map[string]string{"go": "", "helm.sh/helm/v4": "", "cuelang.org/go": "",
-		"k8s.io/apiextensions-apiserver": "", "k8s.io/client-go": "", "github.com/google/cel-go": ""}
+	found := map[string]string{"go": "", "helm.sh/helm/v4": "", "k8s.io/apiextensions-apiserver": "",
+		"k8s.io/client-go": "", "github.com/google/cel-go": ""}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		found["go"] = info.GoVersion
 		for _, dep := range info.Deps {
@@ -89,6 +89,19 @@ func versions() map[string]string {
 	return found
 }
 
+// isPipe tells a pipe or socket krc handed over from a descriptor the Go runtime itself opened (its poller takes
+// the lowest free numbers, 3 and 4 among them, when nothing was handed over).
+func isPipe(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "krc-engine: krc starts this with requests on fd 3 and answers on fd 4; "+
+		"run krc, or 'krc-engine --version'")
+	os.Exit(2)
+}
+
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == "--version" {
 		data, _ := json.Marshal(versions())
@@ -96,9 +109,8 @@ func main() {
 		return
 	}
 	in, out := os.NewFile(3, "requests"), os.NewFile(4, "answers")
-	if in == nil || out == nil {
-		fmt.Fprintln(os.Stderr, "krc-engine: run by krc, with requests on fd 3 and answers on fd 4")
-		os.Exit(2)
+	if !isPipe(in) || !isPipe(out) {
+		usage()
 	}
 	if err := serve(in, out); err != nil {
 		fmt.Fprintf(os.Stderr, "krc-engine: %v\n", err)

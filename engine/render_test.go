@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,5 +106,65 @@ func TestServeAnswersOnItsOwnStreamAndSurvivesErrors(t *testing.T) {
 		if !strings.Contains(lines[i+1], want) {
 			t.Fatalf("answer %d lacks %q: %s", i+2, want, lines[i+1])
 		}
+	}
+}
+
+// The engine started by hand, without krc's pipes, says how it is run and exits 2 instead of failing on a read.
+func TestStartedWithoutPipesExitsTwoWithAHint(t *testing.T) {
+	if os.Getenv("KRC_ENGINE_RUN_MAIN") == "1" {
+		os.Args = []string{"krc-engine"}
+		main()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStartedWithoutPipesExitsTwoWithAHint$")
+	cmd.Env = append(os.Environ(), "KRC_ENGINE_RUN_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	exit, ok := err.(*exec.ExitError)
+	if !ok || exit.ExitCode() != 2 {
+		t.Fatalf("want exit 2, got %v (stderr: %s)", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "requests on fd 3 and answers on fd 4") {
+		t.Fatalf("the hint is missing: %s", stderr.String())
+	}
+}
+
+// Given the two pipes, as krc starts it, the same binary answers on fd 4.
+func TestStartedWithPipesAnswersOnFourth(t *testing.T) {
+	requestsRead, requestsWrite, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	answersRead, answersWrite, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStartedWithoutPipesExitsTwoWithAHint$")
+	cmd.Env = append(os.Environ(), "KRC_ENGINE_RUN_MAIN=1")
+	cmd.ExtraFiles = []*os.File{requestsRead, answersWrite}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	requestsRead.Close()
+	answersWrite.Close()
+	if _, err := requestsWrite.Write([]byte(`{"id":7,"op":"version"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	requestsWrite.Close()
+	answers, err := io.ReadAll(answersRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("engine exited with %v", err)
+	}
+	if !strings.HasPrefix(string(answers), `{"id":7,"result":{`) {
+		t.Fatalf("unexpected answer on fd 4: %q", answers)
+	}
+	if strings.Contains(stdout.String(), `"id":7`) {
+		t.Fatalf("an answer reached stdout: %q", stdout.String())
 	}
 }
