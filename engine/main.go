@@ -1,5 +1,5 @@
 // Command krc-engine is krc's native engine: one long-lived process that answers JSON requests, one per line, on
-// file descriptor 3 (requests) and 4 (answers). Libraries print to stdout and stderr; the protocol never shares
+// two pipes krc hands over (file descriptors 3 and 4 unless --requests-fd and --answers-fd say otherwise). Libraries print to stdout and stderr; the protocol never shares
 // them. Every request carries an id, an op and its arguments; every answer carries the id and either a result or
 // an error.
 package main
@@ -7,10 +7,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 type request struct {
@@ -31,23 +34,45 @@ var handlers = map[string]func(json.RawMessage) (any, error){
 	"render":  renderOp,
 }
 
+// serve answers requests as they come, several at a time (as many as the runtime has processors): krc sends a
+// batch of renders ahead and takes the answers by id, in whatever order they finish. It returns when the request
+// stream ends and every request under way has been answered.
 func serve(in io.Reader, out io.Writer) error {
 	scanner := bufio.NewScanner(in)
 	scanner.Buffer(make([]byte, 1<<20), maxMessageBytes)
+	var (
+		mu       sync.Mutex
+		writeErr error
+		running  sync.WaitGroup
+	)
 	encoder := json.NewEncoder(out)
-	for scanner.Scan() {
-		var req request
-		var ans answer
-		if err := json.Unmarshal(scanner.Bytes(), &req); err != nil {
-			ans.Error = fmt.Sprintf("malformed request: %v", err)
-		} else {
-			ans = answerOne(req)
-		}
-		if err := encoder.Encode(ans); err != nil {
-			return err
+	write := func(ans answer) {
+		mu.Lock()
+		defer mu.Unlock()
+		if writeErr == nil {
+			writeErr = encoder.Encode(ans)
 		}
 	}
-	return scanner.Err()
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for scanner.Scan() {
+		var req request
+		if err := json.Unmarshal(scanner.Bytes(), &req); err != nil {
+			write(answer{Error: fmt.Sprintf("malformed request: %v", err)})
+			continue
+		}
+		slots <- struct{}{}
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer func() { <-slots }()
+			write(answerOne(req))
+		}()
+	}
+	running.Wait()
+	if err := scanner.Err(); err != nil {
+		return err
+	}
+	return writeErr
 }
 
 // answerOne runs one request; a panic in a library becomes that request's error, not the end of the process.
@@ -96,22 +121,33 @@ func isPipe(f *os.File) bool {
 	return err == nil && info.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "krc-engine: krc starts this with requests on fd 3 and answers on fd 4; "+
-		"run krc, or 'krc-engine --version'")
+func usage(requestsFD, answersFD int) {
+	fmt.Fprintf(os.Stderr, "krc-engine: krc starts this with requests on fd %d and answers on fd %d; "+
+		"run krc, or 'krc-engine --version'\n", requestsFD, answersFD)
 	os.Exit(2)
 }
 
 func main() {
-	if len(os.Args) == 2 && os.Args[1] == "--version" {
+	flags := flag.NewFlagSet("krc-engine", flag.ContinueOnError)
+	showVersion := flags.Bool("version", false, "print the module versions the engine is built with, as JSON")
+	requestsFD := flags.Int("requests-fd", 3, "the pipe krc writes requests to")
+	answersFD := flags.Int("answers-fd", 4, "the pipe krc reads answers from")
+	if err := flags.Parse(os.Args[1:]); err != nil || flags.NArg() != 0 {
+		os.Exit(2)
+	}
+	if *showVersion {
 		data, _ := json.Marshal(versions())
 		fmt.Println(string(data))
 		return
 	}
-	in, out := os.NewFile(3, "requests"), os.NewFile(4, "answers")
-	if !isPipe(in) || !isPipe(out) {
-		usage()
+	if *requestsFD < 3 || *answersFD < 3 || *requestsFD == *answersFD {
+		usage(*requestsFD, *answersFD)
 	}
+	in, out := os.NewFile(uintptr(*requestsFD), "requests"), os.NewFile(uintptr(*answersFD), "answers")
+	if !isPipe(in) || !isPipe(out) {
+		usage(*requestsFD, *answersFD)
+	}
+	watchMemory()
 	if err := serve(in, out); err != nil {
 		fmt.Fprintf(os.Stderr, "krc-engine: %v\n", err)
 		os.Exit(3)

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -17,12 +20,54 @@ import (
 
 // renderArgs are what `helm template RELEASE CHART --namespace NS --kube-version V --skip-crds -f values` takes.
 type renderArgs struct {
-	Archive     []byte         `json:"archive"` // the chart .tgz, checked against the lock by krc
+	// The chart .tgz (checked against the lock by krc) and its sha256. The bytes are sent with the first request
+	// for an archive; later requests name its digest only.
+	Archive     []byte         `json:"archive,omitempty"`
+	ArchiveSHA  string         `json:"archiveSha256"`
 	Release     string         `json:"release"`
 	Namespace   string         `json:"namespace"`
 	KubeVersion string         `json:"kubeVersion"`
 	APIVersions []string       `json:"apiVersions"`
 	Values      map[string]any `json:"values"`
+}
+
+// archiveStore holds the chart archives this process has been sent, by sha256; a run renders a few charts for
+// hundreds of releases. Bounded: past maxArchives the oldest is forgotten and krc sends it again.
+type archiveStore struct {
+	mu    sync.Mutex
+	order []string
+	bySHA map[string][]byte
+}
+
+const maxArchives = 32
+
+var archives = &archiveStore{bySHA: map[string][]byte{}}
+
+// errUnknownArchive asks krc to send the archive's bytes again.
+const errUnknownArchive = "unknown archive"
+
+func (s *archiveStore) bytes(sha string, data []byte) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if data == nil {
+		if known, ok := s.bySHA[sha]; ok {
+			return known, nil
+		}
+		return nil, fmt.Errorf("%s %s", errUnknownArchive, sha)
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != sha {
+		return nil, fmt.Errorf("the chart archive's sha256 is %s, not %s", got, sha)
+	}
+	if _, ok := s.bySHA[sha]; !ok {
+		s.order = append(s.order, sha)
+		if len(s.order) > maxArchives {
+			delete(s.bySHA, s.order[0])
+			s.order = s.order[1:]
+		}
+	}
+	s.bySHA[sha] = data
+	return data, nil
 }
 
 func renderOp(raw json.RawMessage) (any, error) {
@@ -40,7 +85,11 @@ func renderOp(raw json.RawMessage) (any, error) {
 // render is helm template's client-only install dry run, with every input explicit (no kubeconfig, no
 // environment). The chart is loaded again from its bytes per render: loading mutates a chart with dependencies.
 func render(args renderArgs) (string, error) {
-	chart, err := loader.LoadArchive(bytes.NewReader(args.Archive))
+	archive, err := archives.bytes(args.ArchiveSHA, args.Archive)
+	if err != nil {
+		return "", err
+	}
+	chart, err := loader.LoadArchive(bytes.NewReader(archive))
 	if err != nil {
 		return "", fmt.Errorf("cannot load the chart: %w", err)
 	}

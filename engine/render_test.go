@@ -2,14 +2,30 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
+
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func answerID(line string) int {
+	var ans answer
+	_ = json.Unmarshal([]byte(line), &ans)
+	return ans.ID
+}
 
 // chartRepository is the upstream chart repository beside the checkout (../shared in this workplace), or
 // KRC_CHART_DIR.
@@ -54,7 +70,7 @@ func TestRenderEqualsHelmTemplateCLI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := render(renderArgs{Archive: archive, Release: "kuberay-operator", Namespace: "ray-system",
+			got, err := render(renderArgs{Archive: archive, ArchiveSHA: digest(archive), Release: "kuberay-operator", Namespace: "ray-system",
 				KubeVersion: "1.33", Values: c.values})
 			if err != nil {
 				t.Fatal(err)
@@ -86,25 +102,27 @@ func TestRenderEqualsHelmTemplateCLI(t *testing.T) {
 
 func TestServeAnswersOnItsOwnStreamAndSurvivesErrors(t *testing.T) {
 	in := strings.NewReader(`{"id":1,"op":"version"}` + "\n" + `not json` + "\n" +
-		`{"id":3,"op":"nope"}` + "\n" + `{"id":4,"op":"render","args":{"archive":"AAAA"}}` + "\n")
+		`{"id":3,"op":"nope"}` + "\n" + `{"id":4,"op":"render","args":{"archiveSha256":"00"}}` + "\n")
 	var out bytes.Buffer
 	if err := serve(in, &out); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	sort.Slice(lines, func(i, j int) bool { return answerID(lines[i]) < answerID(lines[j]) }) // any order
 	if len(lines) != 4 {
 		t.Fatalf("want 4 answers, got %d: %s", len(lines), out.String())
 	}
-	var first answer
-	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.ID != 1 || first.Error != "" {
-		t.Fatalf("version answer: %s", lines[0])
+	// sorted by id: the malformed line's answer has none (0), then 1, 3, 4
+	var version answer
+	if err := json.Unmarshal([]byte(lines[1]), &version); err != nil || version.ID != 1 || version.Error != "" {
+		t.Fatalf("version answer: %s", lines[1])
 	}
-	if !strings.Contains(lines[0], `"helm.sh/helm/v4":"v4.2.1"`) {
-		t.Fatalf("the engine is not built with Helm v4.2.1: %s", lines[0])
+	if !strings.Contains(lines[1], `"helm.sh/helm/v4":"v4.2.1"`) {
+		t.Fatalf("the engine is not built with Helm v4.2.1: %s", lines[1])
 	}
-	for i, want := range []string{"malformed request", `unknown op \"nope\"`, "cannot load the chart"} {
-		if !strings.Contains(lines[i+1], want) {
-			t.Fatalf("answer %d lacks %q: %s", i+2, want, lines[i+1])
+	for i, want := range map[int]string{0: "malformed request", 2: `unknown op \"nope\"`, 3: "unknown archive 00"} {
+		if !strings.Contains(lines[i], want) {
+			t.Fatalf("answer %d lacks %q: %s", i, want, lines[i])
 		}
 	}
 }
@@ -166,5 +184,47 @@ func TestStartedWithPipesAnswersOnFourth(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), `"id":7`) {
 		t.Fatalf("an answer reached stdout: %q", stdout.String())
+	}
+}
+
+// Renders run side by side in one process (krc sends a batch ahead): each answer is the one its request asks for,
+// the archive is sent once and named by digest after that, and a wrong digest is refused.
+func TestConcurrentRendersKeepTheirOwnAnswers(t *testing.T) {
+	charts := chartRepository(t)
+	archive, err := os.ReadFile(filepath.Join(charts, "kuberay-operator-1.7.0.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := digest(archive)
+	if _, err := render(renderArgs{Archive: archive, ArchiveSHA: "0" + sha[1:], Release: "r"}); err == nil ||
+		!strings.Contains(err.Error(), "sha256") {
+		t.Fatalf("a wrong digest was accepted: %v", err)
+	}
+	if _, err := render(renderArgs{Archive: archive, ArchiveSHA: sha, Release: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			release, namespace := fmt.Sprintf("release-%d", i), fmt.Sprintf("ns-%d", i)
+			got, err := render(renderArgs{ArchiveSHA: sha, Release: release, Namespace: namespace,
+				KubeVersion: "1.33", Values: map[string]any{"replicas": i + 1}})
+			if err != nil {
+				errs <- err
+				return
+			}
+			if !strings.Contains(got, "namespace: "+namespace+"\n") || strings.Contains(got, "ns-"+fmt.Sprint(i+1)+"\n") ||
+				!strings.Contains(got, fmt.Sprintf("replicas: %d\n", i+1)) {
+				errs <- fmt.Errorf("render %d holds another request's values:\n%s", i, got)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
