@@ -30,8 +30,9 @@ type answer struct {
 
 // handlers maps each op to the function that answers it.
 var handlers = map[string]func(json.RawMessage) (any, error){
-	"version": func(json.RawMessage) (any, error) { return versions(), nil },
-	"render":  renderOp,
+	"version":  func(json.RawMessage) (any, error) { return versions(), nil },
+	"render":   renderOp,
+	"validate": validateOp,
 }
 
 // serve answers requests as they come, several at a time (as many as the runtime has processors): krc sends a
