@@ -22,6 +22,7 @@ from ..record_json import from_json, to_json
 from ..render import Render
 from ..review.ray_view import two_views
 from ..tree_digests import tree_digests
+from ..validation.server_updates import update_rejections
 from .context import (
     Context,
     EnvironmentResult,
@@ -183,7 +184,9 @@ def _review_entries(context: Context, entries: list[tuple[Compiled, Render, outp
             [o.document for o in render.objects], view, before=(old, old_view)))
         if key and not reviewed.changed:
             context.cache.write_payload(REVIEWS, key, to_json(reviewed))
-        results.append(_result(compiled, reviewed))
+        rejected = update_rejections(render.chart.crds, render.objects, golden) if reviewed.changed else []
+        result = _result(compiled, reviewed)
+        results.append(dataclasses.replace(result, findings=(*result.findings, *rejected)) if rejected else result)
     return results
 
 

@@ -63,6 +63,13 @@ SCHEMA_CHECKS: dict[str, SchemaCheck] = {c.id: c for c in (
            "    apiVersion: ray.io/v2", "    apiVersion: ray.io/v1"),
     _check("schema/nullable", "warning", "null on a field that is not nullable: the API server drops the key.",
            "    template: {metadata: null}", "    template: {metadata: {}}"),
+    _check("schema/update-rejected", "error",
+           "A change of a custom resource the API server rejects as an update of its golden/ version "
+           "(a CEL transition rule with oldSelf, such as KubeRay's immutable spec.managedBy).",
+           "    golden/: managedBy: ray.io/kuberay-operator; rendered: managedBy: kueue.x-k8s.io/multikueue",
+           "    the same managedBy as golden/ (or delete and recreate the object)",
+           "Argo CD's sync fails on such a change until the object is deleted and created again; "
+           "Force=true,Replace=true in argocd.argoproj.io/sync-options makes Argo CD do that."),
     _check("schema/deprecated-version", "warning", "An API version the CRD marks deprecated (ray.io/v1alpha1).",
            "    apiVersion: ray.io/v1alpha1", "    apiVersion: ray.io/v1"),
 )}
