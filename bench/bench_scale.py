@@ -34,11 +34,13 @@ import synthetic  # bench/synthetic.py
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+# Kapitan and the floor run the real helm command, built from the engine's module (make helm-cli): the Helm krc's
+# engine embeds. Its Go runtime gets the settings a short-lived Helm runs best with.
+HELM_CLI = ROOT / "engine" / "bin" / "helm"
+HELM_GO_RUNTIME = {"GOGC": "off", "GOMEMLIMIT": "512MiB"}
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("KRC_CHART_REPOSITORY", (ROOT.parent / "shared" / "kuberay" / "charts").resolve().as_uri())
 
-from compiler.charts import vendored  # noqa: E402
-from compiler.charts.helm_pin import HELM_GO_RUNTIME, find_helm, read_helm_pin  # noqa: E402
 from compiler.pipeline import compile_environment  # noqa: E402
 from compiler.project import Project  # noqa: E402
 from compiler.render import template_context, template_request  # noqa: E402
@@ -176,7 +178,7 @@ def kapitan_project(krc_project: Path, dest: Path) -> Path:
                                           "namespace": request.namespace, "kube_version": request.kube_version}}
         data = yaml.safe_load(project.environment_file(name).read_text(encoding="utf-8"))
         own[name] = {k: v for k, v in data.items() if k != "extends"}
-    helm = find_helm(read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)).path
+    helm = HELM_CLI
     return kapitan.build_inventory(krc_project, dest, contexts, own, helm)
 
 

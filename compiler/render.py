@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from .charts import vendored
-from .charts.helm_pin import read_helm_pin
 from .charts.helm_template import TemplateRequest, start_ahead, template_chart
 from .charts.package import Chart
 from .engines import SUFFIXES, engine_for, engine_of_suffix
@@ -214,26 +213,24 @@ def template_request(project: Project, env: Environment, chart: Chart, helm_valu
 
 def _start_helm_ahead(project: Project, pairs: list[tuple[Environment, Chart]],
                       helm_values: list[dict[str, Any]]) -> None:
-    """Helm renders the batch's charts on another core while the environments compile (helm_template)."""
+    """The engine renders the batch's charts on its own threads while the environments compile (helm_template)."""
     try:
-        pin = read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)
         requests = [template_request(project, env, chart, values)
                     for (env, chart), values in zip(pairs, helm_values, strict=True)]
     except KrcError:
         return  # each environment's own run reports it
-    start_ahead(pin, requests)
+    start_ahead(requests)
 
 
 def chart_objects(project: Project, env: Environment, chart: Chart,
                   helm_values: dict[str, Any]) -> tuple[RenderedObject, ...]:
-    """The operator chart rendered by the pinned Helm with the release name and namespace of the operator
+    """The operator chart rendered by the engine's Helm with the release name and namespace of the operator
     Application (templates/objects/argocd.jsonnet: release = chart name), CRDs skipped (the CRDs app owns them).
     Each object points at operator.values (else operator) of the environment: that is what shapes it."""
     where = _operator_location(env)
     request = template_request(project, env, chart, helm_values)
-    pin = read_helm_pin(project.vendor_dir / vendored.LOCK_NAME)
     shown = f"{CHART_TEMPLATE} {chart.name} {chart.version}"
-    return tuple(RenderedObject(doc, shown, where) for doc in template_chart(pin, request, where))
+    return tuple(RenderedObject(doc, shown, where) for doc in template_chart(request, where))
 
 
 def _operator_location(env: Environment) -> Location:

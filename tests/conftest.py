@@ -23,7 +23,6 @@ from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 from compiler import pipeline
 from compiler.autoscaler import run as autoscaler_run
 from compiler.charts import helm_template, vendor, vendored
-from compiler.charts.helm_pin import VERSION_MEMO, find_helm, read_helm_pin
 from compiler.charts.package import crd_cache_file, read_chart_bytes
 from compiler.project import Project
 
@@ -173,8 +172,8 @@ def vendor_cache() -> Path:
 
 @pytest.fixture(scope="session")
 def parsed_charts_cache(vendor_cache: Path) -> Path:
-    """krc's cache as after its first reads of the vendored charts (every chart's CRDs parsed, Helm's version
-    known, nothing compiled): tests that need a cache of their own start from a copy, instead of parsing megabytes
+    """krc's cache as after its first reads of the vendored charts (every chart's CRDs parsed, nothing
+    compiled): tests that need a cache of their own start from a copy, instead of parsing megabytes
     of CRD YAML each."""
 
     def build(folder: Path) -> None:
@@ -186,9 +185,6 @@ def parsed_charts_cache(vendor_cache: Path) -> Path:
             read_chart_bytes(data, str(archive))
             entry = crd_cache_file(hashlib.sha256(data).hexdigest()).name
             shutil.copy2(run_cache / entry, folder / entry)
-        # and the pinned Helm's version, which krc asks `helm version` once per binary and remembers
-        find_helm(read_helm_pin(vendor_cache / vendored.LOCK_NAME))
-        shutil.copy2(run_cache / VERSION_MEMO, folder / VERSION_MEMO)
 
     return run_shared.once("parsed-charts-cache", build)
 

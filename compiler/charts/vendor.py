@@ -35,11 +35,6 @@ class VendorResult:
 def _write_lock(vendor_dir: Path, lock: dict[tuple[str, str], str]) -> None:
     charts = [{"name": n, "version": v, "digest": d} for (n, v), d in sorted(lock.items())]
     content: dict[str, object] = {"charts": charts}
-    path = vendor_dir / LOCK_NAME
-    if path.exists():  # the Helm pin (see helm_pin.py) is kept as written: krc vendor only manages charts
-        previous = yamlio.load(path.read_text(encoding="utf-8"), str(path)) or {}
-        if isinstance(previous, dict) and previous.get("helm") is not None:
-            content["helm"] = previous["helm"]
     text = "# Written by 'krc vendor'. Commit it: downloads must match these digests.\n" + yamlio.dump(content)
     write_atomically(vendor_dir / LOCK_NAME, text.encode("utf-8"))
 

@@ -107,7 +107,7 @@ def print_versions(ctx: click.Context, param: click.Parameter, value: bool) -> N
     except KrcError:
         project = None
     for name, version in pipeline.versions(project):
-        click.echo(f"{name:8} {version}")
+        click.echo(f"{name:10} {version}")
     ctx.exit(0)
 
 

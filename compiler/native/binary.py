@@ -2,7 +2,10 @@
 else the checkout's engine/bin (make engine)."""
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import subprocess
 from pathlib import Path
 
 from ..problems import KrcError
@@ -28,3 +31,18 @@ def engine_binary() -> Path:
         if path.is_file() and os.access(path, os.X_OK):
             return path
     raise KrcError(f"the krc engine ({NAME}) is not built; {BUILD_HINT}")
+
+
+def build_facts() -> tuple[Path, str, dict[str, str]]:
+    """The engine binary, its sha256 and the module versions it was built with (`krc-engine --version`);
+    KrcError when there is no engine or it does not answer."""
+    path = engine_binary()
+    try:
+        done = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=20, check=True)
+        versions = json.loads(done.stdout)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except (OSError, subprocess.SubprocessError, ValueError) as err:
+        raise KrcError(f"the krc engine {path} does not say its version ({err}); {BUILD_HINT}") from None
+    if not isinstance(versions, dict):
+        raise KrcError(f"the krc engine {path} printed no versions; {BUILD_HINT}")
+    return path, digest, {str(k): str(v) for k, v in versions.items()}

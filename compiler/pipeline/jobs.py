@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
-import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from .. import output
-from ..charts.helm_template import AHEAD_LANES, use_ahead_lanes
 from ..compile_cache import CompileCache
 from ..problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..project import Project
@@ -139,18 +137,17 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     jobs = _policies_deferred(jobs)
     spawn = multiprocessing.get_context("spawn")
     lock = spawn.Lock()
-    lanes = (os.cpu_count() or 1) - workers  # cores no process compiles on: Helm ahead's (helm_template)
-    _start_worker(lock, lanes)  # this process runs its own jobs meanwhile
+    _start_worker(lock)  # this process runs its own jobs meanwhile
     sent = [i for n, i in enumerate(heavy) if n % workers]  # every workers-th heavy job stays here
     try:
         with ProcessPoolExecutor(max_workers=workers - 1, mp_context=spawn, initializer=_start_worker,
-                                 initargs=(lock, lanes)) as pool:
+                                 initargs=(lock,)) as pool:
             futures = {i: pool.submit(run_job, dataclasses.replace(jobs[i], peers=context.peers)) for i in sent}
             for i, job in enumerate(jobs):
                 future = futures.pop(i, None)
                 yield future.result() if future is not None else run_job(job, context)
     finally:
-        _start_worker(None, AHEAD_LANES)
+        _start_worker(None)
 
 
 def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
@@ -159,10 +156,9 @@ def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
             and job.cache else job for job in jobs]
 
 
-def _start_worker(lock: Any, lanes: int) -> None:
-    """A process of a pool (this one too): the engine lock the processes share, and Helm's lanes ahead."""
+def _start_worker(lock: Any) -> None:
+    """A process of a pool (this one too): the CUE engine lock the processes share."""
     use_engine_lock(lock)
-    use_ahead_lanes(lanes)
 
 
 def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions) -> Iterator[EnvironmentResult]:
