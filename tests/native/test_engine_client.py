@@ -1,0 +1,99 @@
+"""The engine process as krc runs it: answers by id to requests from several threads, a deadline per request, a
+hard memory limit, and a crash that is krc's exit 3 with one line. The charts here are the tests' own, made in
+the test (a template that loops or grows without end), rendered by the real engine."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import tarfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from compiler.cli import main
+from compiler.native import client
+from compiler.problems import KrcError
+from compiler.project import Project
+
+
+def _chart(template: str) -> bytes:
+    """A chart archive holding one template."""
+    files = {"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "c/templates/t.yaml": template}
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _render_args(archive: bytes, **values: Any) -> dict[str, Any]:
+    return {"archive": base64.b64encode(archive).decode(), "archiveSha256": hashlib.sha256(archive).hexdigest(),
+            "release": "r", "namespace": "n", "kubeVersion": "1.33", "values": values}
+
+
+@pytest.fixture(autouse=True)
+def own_engine():
+    """Each test starts and ends with no engine of this process running."""
+    client.close_engine()
+    yield
+    client.close_engine()
+
+
+def test_requests_from_several_threads_get_their_own_answers():
+    archive = _chart("kind: ConfigMap\napiVersion: v1\nmetadata: {name: {{ .Values.name }}}\n")
+    results: dict[int, str] = {}
+
+    def ask(i: int) -> None:
+        answer = client.call("render", _render_args(archive, name=f"n{i}"), what=f"render {i}", timeout=60)
+        results[i] = answer["manifest"]
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == list(range(12))
+    assert all(f"name: n{i}}}" in text for i, text in results.items())
+
+
+def test_a_request_past_its_deadline_is_stopped_and_the_next_one_works():
+    endless = _chart("{{ range until 2000000000 }}{{ end }}")
+    with pytest.raises(KrcError) as raised:
+        client.call("render", _render_args(endless), what="the endless chart", timeout=1)
+    assert "the endless chart did not finish within 1 s and was stopped" in str(raised.value)
+    assert client.call("version", {}, what="version", timeout=30)["helm.sh/helm/v4"] == "v4.2.1"
+
+
+def test_the_engine_stops_at_its_memory_limit_and_krc_names_what_it_asked(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("KRC_ENGINE_MEMORY_MB", "64")
+    growing = _chart("{{ $s := \"xxxxxxxxxxxxxxxx\" }}{{ range until 40 }}{{ $s = print $s $s }}{{ end }}{{ $s }}")
+    with pytest.raises(KrcError) as raised:
+        client.call("render", _render_args(growing), what="the growing chart", timeout=60)
+    text = str(raised.value)
+    assert "the growing chart was stopped: the engine went over its memory limit" in text
+    assert "KRC_ENGINE_MEMORY_MB" in text
+
+
+def test_an_engine_that_crashes_is_an_internal_error_in_one_line(project: Project, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))  # nothing cached: the chart needs the engine
+    monkeypatch.setenv("KRC_ENGINE", "/bin/false")  # a real program that ends at once, as a crashed engine does
+    result = CliRunner().invoke(main, ["--project", str(project.root), "render", "dev"])
+    assert result.exit_code == 3
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "the krc engine ended (exit 1)" in lines[0] and "Traceback" not in result.output
+    assert not project.rendered_dir.exists()
+
+
+def test_an_engine_that_is_not_built_says_how_to_build_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    monkeypatch.setenv("KRC_ENGINE", str(tmp_path / "missing"))
+    with pytest.raises(KrcError) as raised:
+        client.call("version", {}, what="version", timeout=5)
+    assert "is not an executable file" in str(raised.value)
