@@ -10,6 +10,7 @@ want=(
   "k8s.io/apimachinery v0.36.1"
   "k8s.io/client-go v0.36.1"
   "github.com/google/cel-go v0.26.0"
+  "cuelang.org/go v0.17.1"
 )
 status=0
 for line in "${want[@]}"; do

@@ -33,6 +33,7 @@ var handlers = map[string]func(json.RawMessage) (any, error){
 	"version":  func(json.RawMessage) (any, error) { return versions(), nil },
 	"render":   renderOp,
 	"validate": validateOp,
+	"policy":   policyOp,
 }
 
 // serve answers requests as they come, several at a time (as many as the runtime has processors): krc sends a
@@ -103,7 +104,7 @@ const maxMessageBytes = 100 << 20
 
 func versions() map[string]string {
 	found := map[string]string{"go": "", "helm.sh/helm/v4": "", "k8s.io/apiextensions-apiserver": "",
-		"k8s.io/client-go": "", "github.com/google/cel-go": ""}
+		"k8s.io/client-go": "", "github.com/google/cel-go": "", "cuelang.org/go": ""}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		found["go"] = info.GoVersion
 		for _, dep := range info.Deps {

@@ -1,0 +1,215 @@
+package main
+
+// The policy op: krc's organisation policies (CUE files) evaluated by CUE's Go API against many inputs in one
+// request. Each input is unified with each policy on its own, so a finding never depends on the other inputs or
+// policies. Everything lives in one cue.Context made for the request: nothing is shared between requests.
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/parser"
+)
+
+type policyArgs struct {
+	Policies []policySource `json:"policies"`
+	Inputs   []policyInput  `json:"inputs"`
+}
+
+type policySource struct {
+	Name   string `json:"name"`   // how findings name the policy (krc: the file stem)
+	File   string `json:"file"`   // the file name positions carry (krc: the path it shows, policies/x.cue)
+	Source string `json:"source"` // the CUE text
+}
+
+type policyInput struct {
+	Name    string          `json:"name"`
+	Env     json.RawMessage `json:"env"`     // a JSON object
+	Objects json.RawMessage `json:"objects"` // a JSON array (absent: [])
+}
+
+type policyPosition struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// policyError is one CUE error: a finding (the path of the value it is about: labels and list indexes) or, in
+// `broken`, a policy CUE cannot evaluate. Positions are those in the policy's own file, CUE's order.
+type policyError struct {
+	Policy    string           `json:"policy"`
+	Path      []any            `json:"path"`
+	Message   string           `json:"message"`
+	Positions []policyPosition `json:"positions"`
+}
+
+type policyResult struct {
+	Broken   []policyError   `json:"broken"`   // when not empty, nothing was evaluated
+	Findings [][]policyError `json:"findings"` // per input, in the order given
+}
+
+// namesObjects: a policy whose text never says `objects` cannot constrain the rendered objects, so it is unified
+// with an empty list instead of them (the same findings, less work).
+var namesObjects = regexp.MustCompile(`\bobjects\b`)
+
+// The input as CUE: JSON is CUE, and given through a definition it is closed, so a field a policy requires but
+// the input lacks is an error ("field not allowed") rather than an incomplete value. The top level stays open:
+// a policy may add fields of its own (totalGpus: list.Sum(...) & <=32).
+const (
+	inputDefinition = "#krcInput"
+	inputFile       = "krc-input"
+)
+
+func policyOp(raw json.RawMessage) (any, error) {
+	var args policyArgs
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, fmt.Errorf("bad policy arguments: %w", err)
+	}
+	return evaluatePolicies(args)
+}
+
+type builtPolicy struct {
+	source  policySource
+	value   cue.Value
+	objects bool
+}
+
+func evaluatePolicies(args policyArgs) (*policyResult, error) {
+	ctx := cuecontext.New()
+	result := &policyResult{Broken: []policyError{}, Findings: make([][]policyError, len(args.Inputs))}
+	policies := make([]builtPolicy, 0, len(args.Policies))
+	for _, source := range args.Policies {
+		value, err := buildPolicy(ctx, source)
+		if err != nil {
+			result.Broken = append(result.Broken, policyErrors(source, err)...)
+			continue
+		}
+		policies = append(policies, builtPolicy{source, value, namesObjects.MatchString(source.Source)})
+	}
+	if len(result.Broken) > 0 {
+		result.Findings = [][]policyError{}
+		return result, nil
+	}
+	for i, input := range args.Inputs {
+		withObjects, withoutObjects, err := inputValues(ctx, input)
+		if err != nil {
+			return nil, err
+		}
+		found := []policyError{}
+		for _, policy := range policies {
+			data := withoutObjects
+			if policy.objects {
+				data = withObjects
+			}
+			if err := policy.value.Unify(data).Validate(cue.Concrete(true)); err != nil {
+				found = append(found, policyErrors(policy.source, err)...)
+			}
+		}
+		result.Findings[i] = found
+	}
+	return result, nil
+}
+
+// buildPolicy compiles a policy with `env` and `objects` declared (as top, `_`) after its own declarations, so it
+// may read them without declaring them, as it reads the fields krc gives it. The error is about the policy
+// itself: a syntax error, a reference to nothing, an import CUE does not have.
+func buildPolicy(ctx *cue.Context, source policySource) (cue.Value, error) {
+	file, err := parser.ParseFile(source.File, source.Source)
+	if err != nil {
+		return cue.Value{}, err
+	}
+	for spec := range file.ImportSpecs() {
+		if path, _ := strconv.Unquote(spec.Path.Value); strings.Contains(path, ".") {
+			return cue.Value{}, errors.Newf(spec.Path.Pos(), "import %q: a policy can import only CUE's standard "+
+				"library (list, strings, regexp, ...); write what it needs in the policy", path)
+		}
+	}
+	for _, name := range []string{"env", "objects"} {
+		file.Decls = append(file.Decls, &ast.Field{Label: ast.NewIdent(name), Value: ast.NewIdent("_")})
+	}
+	// an instance of krc's own (no loader: only CUE's standard library can be imported, nothing is looked up on
+	// disk or in a registry); building it sets its Err to the compile errors alone, not to evaluation errors a
+	// policy on its own may have (an index into a list the environment has not filled yet)
+	instance := build.NewContext().NewInstance(source.File, nil)
+	if err := instance.AddSyntax(file); err != nil {
+		return cue.Value{}, err
+	}
+	value := ctx.BuildInstance(instance)
+	if instance.Err != nil {
+		return value, instance.Err
+	}
+	return value, nil
+}
+
+// inputValues compiles one input twice: with its objects, and with an empty list in their place.
+func inputValues(ctx *cue.Context, input policyInput) (withObjects, withoutObjects cue.Value, err error) {
+	env, objects := []byte(input.Env), []byte(input.Objects)
+	if len(objects) == 0 {
+		objects = []byte("[]")
+	}
+	var probeEnv map[string]json.RawMessage
+	var probeObjects []json.RawMessage
+	if json.Unmarshal(env, &probeEnv) != nil || probeEnv == nil || json.Unmarshal(objects, &probeObjects) != nil {
+		return cue.Value{}, cue.Value{}, fmt.Errorf("input %q: env must be a JSON object and objects a JSON array",
+			input.Name)
+	}
+	compile := func(objects []byte) (cue.Value, error) {
+		text := fmt.Sprintf("env: %[1]s.env\nobjects: %[1]s.objects\n%[1]s: env: %[2]s\n%[1]s: objects: %[3]s\n",
+			inputDefinition, env, objects)
+		value := ctx.CompileString(text, cue.Filename(inputFile))
+		if err := value.Err(); err != nil {
+			return value, fmt.Errorf("input %q cannot be given to CUE: %v", input.Name, err)
+		}
+		return value, nil
+	}
+	if withObjects, err = compile(objects); err != nil {
+		return
+	}
+	withoutObjects, err = compile([]byte("[]"))
+	return
+}
+
+// policyErrors turns CUE's errors into krc's form, keeping only positions in the policy's own file.
+func policyErrors(source policySource, err error) []policyError {
+	var out []policyError
+	for _, each := range errors.Errors(err) {
+		format, args := each.Msg()
+		found := policyError{Policy: source.Name, Path: pathOf(each.Path()), Message: fmt.Sprintf(format, args...),
+			Positions: []policyPosition{}}
+		seen := map[policyPosition]bool{}
+		for _, pos := range errors.Positions(each) {
+			at := policyPosition{pos.Filename(), pos.Line(), pos.Column()}
+			if at.File == source.File && !seen[at] {
+				seen[at] = true
+				found.Positions = append(found.Positions, at)
+			}
+		}
+		out = append(out, found)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return fmt.Sprint(out[i].Path) < fmt.Sprint(out[j].Path) })
+	return out
+}
+
+// pathOf reads CUE's path labels: list indexes become numbers, quoted labels ("my-field") their text.
+func pathOf(labels []string) []any {
+	path := make([]any, 0, len(labels))
+	for _, label := range labels {
+		if index, err := strconv.Atoi(label); err == nil && index >= 0 {
+			path = append(path, index)
+		} else if text, err := strconv.Unquote(label); err == nil {
+			path = append(path, text)
+		} else {
+			path = append(path, label)
+		}
+	}
+	return path
+}
