@@ -1,8 +1,9 @@
-"""How `krc policy` scales: the shipped environments vs 50 synthetic ones, all in one CUE engine run.
+"""How `krc policy` scales: the shipped environments vs 50 synthetic ones, all in one engine request (CUE
+v0.17 inside krc-engine: engine/policy.go).
 
-Baseline, measured in the same run: starting the CUE engine alone (`cue version`). If every environment paid
-its own engine start, 50 environments would cost about 50 baselines; batching should keep the cost near one.
-Run: .venv/bin/python bench/bench_policy.py   (needs node_modules, i.e. `make node_modules`, and vendored charts)
+Baseline, measured in the same run: starting the engine and asking it for its versions. The policy step's
+marginal cost per environment is what CUE spends on it.
+Run: .venv/bin/python bench/bench_policy.py   (needs the engine, i.e. `make engine`, and vendored charts)
 """
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from timing import best_of  # bench/timing.py, beside this script
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from compiler.native import client  # noqa: E402
 from compiler.pipeline import compile_environments, vendor_charts  # noqa: E402
 from compiler.policy import evaluate_policies, policy_input  # noqa: E402
-from compiler.policy.engine import CueEngine, CueProcess, find_engine  # noqa: E402
+from compiler.policy.engine import CueEngine, find_engine  # noqa: E402
 from compiler.project import Project  # noqa: E402
 
 KRC = [sys.executable, "-c", "from compiler.cli import main; main()"]
@@ -64,9 +66,13 @@ def policies_only(project: Project, engine: CueEngine) -> float:
 
 
 def main() -> None:
-    engine = find_engine([REPO])
+    engine = find_engine()
     with tempfile.TemporaryDirectory(prefix="krc-bench-policy-") as tmp:
-        baseline = best(lambda: CueProcess(engine, ["version"], Path(tmp)).wait())
+        def fresh_engine() -> None:
+            client.close_engine()
+            client.call("version", {}, what="the engine's versions", timeout=60)
+
+        baseline = best(fresh_engine)
         shipped = project_copy(Path(tmp) / "shipped")
         many = project_copy(Path(tmp) / "many")
         add_synthetic_environments(many, SYNTHETIC)
@@ -77,7 +83,7 @@ def main() -> None:
 
     marginal = (t_many - t_shipped) / (n_many - n_shipped)
     print(f"engine: {engine.description}")
-    print(f"baseline  engine start (cue version)          {baseline:7.3f} s")
+    print(f"baseline  engine start (version op)           {baseline:7.3f} s")
     print(f"krc policy, {n_shipped:3d} shipped environments        {t_shipped:7.3f} s "
           f" = {t_shipped / baseline:5.2f} x baseline")
     print(f"krc policy, {n_many:3d} environments (+{SYNTHETIC} synthetic) {t_many:7.3f} s "

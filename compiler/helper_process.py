@@ -1,10 +1,9 @@
 """Helper processes that stay up between requests: one JSON request per line in, one JSON answer per line out.
 
-krc's two slow-starting helpers, the CUE engine (Node compiling 26 MB of WebAssembly: about 0.45 s) and Ray's
-autoscaler-config generator (importing `ray`: about 0.9 s), cost more to start than to answer. A process that
-runs many engine batches (`krc lint` of hundreds of environments, the Argo CD plugin's long-lived callers, a
-test session) starts each helper once and hands it request after request. Each request is answered from a
-fresh state inside the helper (a new WebAssembly instance; Ray's once-only warnings reset), so an answer never
+krc's slow-starting helper, Ray's autoscaler-config generator (importing `ray`: about 0.9 s), costs more to
+start than to answer. A process that runs many batches (`krc lint` of hundreds of environments, the Argo CD
+plugin's long-lived callers, a test session) starts each helper once and hands it request after request. Each
+request is answered from a fresh state inside the helper (Ray's once-only warnings reset), so an answer never
 depends on what the helper answered before.
 
 A helper that times out, or whose caller stops waiting, is killed, never reused. An idle helper ends by itself

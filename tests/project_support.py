@@ -36,3 +36,12 @@ def copy_environment(project: Project, name: str) -> None:
     copy = re.sub(r"(\n  destination: )\{[^}]*\}", rf"\1{{name: {name}-copy}}", text)
     assert copy != text
     project.environment_file(f"{name}-copy").write_text(copy, encoding="utf-8")
+
+
+def engine_unavailable(monkeypatch, tmp_path: Path) -> None:
+    """From now on (for the test), no engine can start: the one running ends and KRC_ENGINE names nothing, so a
+    step that needed the engine fails; what the cache answers needs none."""
+    from compiler.native import binary, client
+
+    client.close_engine()
+    monkeypatch.setenv(binary.VARIABLE, str(tmp_path / "no-such-engine"))

@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from project_support import copy_environment
+from project_support import copy_environment, engine_unavailable
 
 from compiler import compile_cache, content_digests, output, pipeline
 from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context
 from compiler.policy import find_engine
-from compiler.policy.engine import CueEngine
 from compiler.problems import KrcError
 from compiler.project import Project
 
@@ -235,25 +234,27 @@ def policy_project(project: Project) -> Project:
 
 
 def test_policy_results_come_from_the_cache_without_starting_the_engine(tmp_path: Path, project: Project,
-                                                                        cache_dir: Path):
+                                                                        cache_dir: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch):
     project = policy_project(project)
-    engine = find_engine([REPO_ROOT])
+    engine = find_engine()
     first = pipeline.check_policies(project, (), engine, CACHED)
     assert any(f.rule == "policy/dev-no-gpu" for f in first.findings)
-    # the same engine by name, but one that cannot start: a second run that needed it would fail
-    broken = CueEngine((str(tmp_path / "no-such-cue"),), engine.description)
-    assert pipeline.check_policies(project, (), broken, CACHED) == first
+    # no engine can start now: a second run that needed it would fail
+    engine_unavailable(monkeypatch, tmp_path)
+    assert pipeline.check_policies(project, (), engine, CACHED) == first
     policy = project.policies_dir / "dev-no-gpu.cue"
     policy.write_text(policy.read_text() + "\n// changed\n")
-    with pytest.raises(KrcError, match="could not start"):
-        pipeline.check_policies(project, (), broken, CACHED)
+    with pytest.raises(KrcError, match="is not an executable file"):
+        pipeline.check_policies(project, (), engine, CACHED)
+    monkeypatch.delenv("KRC_ENGINE")
     assert pipeline.check_policies(project, (), engine, CACHED) == first
 
 
 def test_policy_batches_find_what_one_engine_run_finds(project: Project, cache_dir: Path):
     project = policy_project(project)
     copy_environment(project, "dev")
-    engine = find_engine([REPO_ROOT])
+    engine = find_engine()
     one_run = pipeline.check_policies(project, (), engine, SEQUENTIAL)
     # two engine runs in parallel work, one in a worker process (the engine sent along), one in this process:
     # dev and dev-copy, then prod

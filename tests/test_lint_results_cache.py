@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from project_support import engine_unavailable
 
 from compiler import compile_cache, pipeline
 from compiler.pipeline.lint_batch import LINT_RESULTS
@@ -30,7 +31,7 @@ def cache_dir(private_cache: Path) -> Path:
 
 @pytest.fixture
 def engine() -> CueEngine:
-    return find_engine([REPO_ROOT])
+    return find_engine()
 
 
 def rules_of(findings: Iterable[Problem]) -> set[tuple[str, str]]:
@@ -63,16 +64,17 @@ def test_lint_and_policy_results_follow_a_changed_base_layer(project: Project, c
 
 
 def test_lint_results_come_from_the_cache_without_compiling_or_the_engine(tmp_path: Path, project: Project,
-                                                                         cache_dir: Path, engine: CueEngine):
+                                                                         cache_dir: Path, engine: CueEngine,
+                                                                         monkeypatch: pytest.MonkeyPatch):
     names = project.environment_names()
     change_base_image(project)  # findings to keep
     first = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
     assert image_findings(first)
-    # without the full compile entries a run that compiled would write them again; the same engine by name that
-    # cannot start fails any run that needs it
+    # without the full compile entries a run that compiled would write them again; with no engine able to start,
+    # any run that needs one fails
     shutil.rmtree(cache_dir / compile_cache.FOLDER)
-    broken = CueEngine((str(tmp_path / "no-such-cue"),), engine.description)
-    assert policy_and_lint(project, names, CACHED, None, with_findings=True, engine=broken) == first
+    engine_unavailable(monkeypatch, tmp_path)
+    assert policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine) == first
     assert not (cache_dir / compile_cache.FOLDER).exists()
 
 
@@ -105,7 +107,7 @@ def test_a_damaged_lint_result_is_ignored(project: Project, cache_dir: Path, eng
 
 
 def test_krc_policy_reads_the_policy_findings_lint_kept(tmp_path: Path, project: Project, cache_dir: Path,
-                                                          engine: CueEngine):
+                                                          engine: CueEngine, monkeypatch: pytest.MonkeyPatch):
     """After `krc lint`, `krc policy` needs neither the full entries nor the engine: each environment's summary
     names its policy findings."""
     names = tuple(project.environment_names())
@@ -113,10 +115,11 @@ def test_krc_policy_reads_the_policy_findings_lint_kept(tmp_path: Path, project:
     policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
     shutil.rmtree(cache_dir / compile_cache.FOLDER)
     shutil.rmtree(cache_dir / LINT_RESULTS)
-    broken = CueEngine((str(tmp_path / "no-such-cue"),), engine.description)
-    found = pipeline.check_policies(project, names, broken, CACHED).findings
+    engine_unavailable(monkeypatch, tmp_path)
+    found = pipeline.check_policies(project, names, engine, CACHED).findings
     assert image_findings(found) == {f"environment {name}" for name in names}
     assert not (cache_dir / compile_cache.FOLDER).exists()
+    monkeypatch.delenv("KRC_ENGINE")
     assert found == pipeline.check_policies(project, names, engine, pipeline.RunOptions(cache=False)).findings
 
 

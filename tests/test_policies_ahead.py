@@ -4,24 +4,21 @@ the policy cache, where that step finds them and needs no engine run of its own.
 beside worker processes (one engine at a time keeps the memory bound)."""
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from project_support import engine_unavailable
 
-from compiler import helper_process, pipeline
+from compiler import pipeline
 from compiler.compile_cache import POLICIES
 from compiler.pipeline import context as context_module
-from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context, Job, compile_cached, restore, use_engine_lock
 from compiler.pipeline.lint_batch import policy_cache_key
 from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_ahead, start_policies_ahead
 from compiler.pipeline.review_batch import review_batch
 from compiler.policy import find_engine, policy_files
-from compiler.policy.engine import CueEngine
 from compiler.problems import Problem
 from compiler.project import Project
 from compiler.render import Render
@@ -41,7 +38,7 @@ def _review_dev(project: Project) -> tuple[Context, str]:
     [result] = outcome.results
     assert result.reviewed is not None and result.reviewed.changed
     compiled, _ = compile_cached(project, context.cache, "dev", peers=context.peers)
-    key = policy_cache_key(context, compiled, policy_files(project.policies_dir), find_engine([project.root]))
+    key = policy_cache_key(context, compiled, policy_files(project.policies_dir), find_engine())
     return context, key
 
 
@@ -89,18 +86,20 @@ def test_a_changed_environment_the_compile_cache_answers_still_has_its_policies_
 
 
 def test_the_review_keeps_the_policy_findings_of_a_changed_environment(tmp_path: Path, project: Project,
-                                                                       private_cache: Path):
+                                                                       private_cache: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch):
     _foreign_image_in_dev(project)
     context, key = _review_dev(project)
     assert context.cache.findings(POLICIES, key) is None  # under way until the command collects it
     keep_policies_ahead(context)
     kept = context.cache.findings(POLICIES, key)
     assert kept is not None and {p.rule for p in kept} == {"policy/image-registry"}
-    # the policy step answers from them: the same engine by name that cannot start is never started
-    engine = find_engine([project.root])
-    broken = CueEngine((str(tmp_path / "no-such-cue"),), engine.description)
-    found = pipeline.check_policies(project, ("dev",), broken, CACHED).findings
+    # the policy step answers from them: no engine can start now, and none is needed
+    engine = find_engine()
+    engine_unavailable(monkeypatch, tmp_path)
+    found = pipeline.check_policies(project, ("dev",), engine, CACHED).findings
     assert list(found) == list(kept)
+    monkeypatch.delenv("KRC_ENGINE")
     assert found == pipeline.check_policies(project, ("dev",), engine, pipeline.RunOptions(cache=False)).findings
 
 
@@ -115,48 +114,3 @@ def test_beside_worker_processes_a_review_starts_no_engine(project: Project, pri
     assert context.policies_ahead is None
     keep_policies_ahead(context)
     assert context.cache.findings(POLICIES, key) is None
-
-
-def _is_engine(argv: Sequence[str]) -> bool:
-    return any(a.endswith("cue_wasm.js") for a in argv)
-
-
-def _serving_engines_of_this_process() -> list[int]:
-    """Child processes of this one that serve CUE runs (the WebAssembly engine kept up: helper_process)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
-        except (OSError, ValueError, IndexError):
-            continue
-        if int(stat[1]) == os.getpid() and stat[0] != "Z" and "--serve" in argv and _is_engine(argv):
-            found.append(int(entry.name))
-    return found
-
-
-@pytest.mark.parametrize("command", ["lint", "diff"])
-def test_a_command_that_must_compile_starts_the_engine_before_it_compiles(
-        command: str, project: Project, private_cache: Path, monkeypatch: pytest.MonkeyPatch):
-    # no engine kept up by an earlier test: the one the command starts is the only one (Ray's generator stays)
-    helper_process.POOL.end_idle(_is_engine)
-    others = set(_serving_engines_of_this_process())  # none idle now; any busy elsewhere is not this command's
-    _foreign_image_in_dev(project)
-    seen_at_compile: list[list[int]] = []
-    original = jobs_module.run_job
-
-    def run_job(job: Job, context: Context | None = None):
-        seen_at_compile.append([pid for pid in _serving_engines_of_this_process() if pid not in others])
-        return original(job, context)
-
-    monkeypatch.setattr(jobs_module, "run_job", run_job)
-    if command == "lint":
-        found = pipeline.lint_environments(project, ("dev",), run=CACHED)
-    else:
-        reviewed = pipeline.review_project(project, ("dev",), run=CACHED)
-        [env] = reviewed.environments
-        found = list(env.checks)
-    assert len(seen_at_compile[0]) == 1  # up before the job compiled dev (it starts up on the other core)
-    # and the one that then ran dev's policies
-    assert [pid for pid in _serving_engines_of_this_process() if pid not in others] == seen_at_compile[0]
-    assert "policy/image-registry" in {p.rule for p in found}

@@ -13,7 +13,7 @@ from .environments import compile_environments
 from .golden import covers_all, removed_environments
 from .jobs import outcomes
 from .linting import policies_by_environment
-from .policies_ahead import drop_policies_ahead, keep_policies_ahead, prestart_project_engine
+from .policies_ahead import drop_policies_ahead, keep_policies_ahead
 from .review_memo import ReviewMemo
 from .run_options import DEFAULT_RUN, RunOptions
 
@@ -28,8 +28,6 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     # the review memo answers unchanged environments (golden/ of the working tree); those whose layers changed go
     # first, so the policies their batch starts (start_policies_ahead) run while the memo answers the others
     memo = ReviewMemo(project) if run.cache and base is None else None
-    if memo is None or not all(memo.layers_kept(name) for name in names):
-        prestart_project_engine(project)  # something will be compiled, and its policies run at the end
     context = Context.of(project, run)
     if memo is not None:
         memo.bind(context)  # may drop every entry (another header)

@@ -10,7 +10,6 @@ from .. import explain as explaining
 from .. import inventory, scaffold
 from ..environment.model import load_environment
 from ..k8s.secrets import redact_at
-from ..policy.engine import cue_on_path, wasm_engine
 from ..problems import KrcError, Problem
 from ..project import Project, shown_name
 from ..rules import describe, summaries
@@ -73,7 +72,7 @@ def init_environment(project: Project, name: str, extends: str, destination: str
 
 def versions(project: Project | None) -> list[tuple[str, str]]:
     """`krc --version`: krc and the engines it would use here."""
-    return inventory.tool_versions(cue_on_path() or wasm_engine([project.root] if project else []))
+    return inventory.tool_versions()
 
 
 def describe_rule(project: Project | None, rule_id: str) -> str:

@@ -29,7 +29,6 @@ from .context import (
 )
 from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .policies_after import SHARED_AT_MOST, finish_policies
-from .policies_ahead import prestart_engine
 from .review_batch import review_batch
 from .run_options import RunOptions
 
@@ -125,7 +124,6 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     heavy = [i for i, count in enumerate(counts) if count]
     workers = min(run.workers_for(jobs[0].command, sum(counts)), len(heavy)) if heavy else 1
     if workers < 2:
-        prestart_engine(context, [jobs[i] for i in heavy])  # it starts up while the jobs compile
         if len(heavy) > 1 and sum(counts) <= SHARED_AT_MOST:
             # a few environments to lint, spread over several jobs (a pull request's): their policies in one
             # engine run at the end (policies_after) instead of one run per job, each paying CUE's start

@@ -12,7 +12,7 @@ from ..lint import (
     paths_context,
 )
 from ..policy import CueEngine, find_engine, policy_files
-from ..problems import KrcError, Location, Problem, sorted_problems
+from ..problems import KrcError, Problem, sorted_problems
 from ..project import Project, find_project
 from .context import Context, Job
 from .jobs import outcomes
@@ -58,40 +58,28 @@ def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, arg
                      with_findings: bool, engine: CueEngine | None = None, settings: bool = True) -> list[Problem]:
     """Batches of environments, each compiled (or taken from the cache) and put through the policies in one
     engine run for what the policy cache lacks; batches run in parallel (their engine runs then wait for the
-    workers to finish: policies_after). Without a CUE engine the other findings
-    are still reported, plus an error saying the policies were not checked: a CI job without the engine must not
-    pass as if they had been."""
+    workers to finish: policies_after). Without the engine (which renders the charts too) nothing is checked:
+    KrcError saying how to build it."""
     if not names:
         return []
-    extra: list[Problem] = []
     if engine is None and policy_files(project.policies_dir):
-        try:
-            engine = find_engine([project.root])
-        except KrcError as err:
-            extra.append(Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
-                                 Location(project.relative(project.policies_dir)), "error", "policy/engine"))
+        engine = find_engine()
     options = argocd_crds_option(argocd_crds)
     context = Context.of(project, run, options)
     jobs = [Job("lint", project.root, batch, run.cache, context.cache.shared, options,
                  argocd_crds, findings=with_findings, engine=engine, policy_settings=settings)
             for batch in run.batches(names, run.policy_batch)]
-    findings = [f for result in outcomes(context, jobs, run) for f in result.findings]
-    return findings + extra
+    return [f for result in outcomes(context, jobs, run) for f in result.findings]
 
 
 def policies_by_environment(project: Project, names: Sequence[str], run: RunOptions,
                             context: Context | None = None) -> dict[str, list[Problem]]:
-    """The policies' findings of each environment (its `lint.rules` settings for policies applied); without a
-    CUE engine, each environment gets the error that its policies were not checked. `context`: the calling
-    command's, when it has one (its cache has already gathered every environment's destination)."""
+    """The policies' findings of each environment (its `lint.rules` settings for policies applied); KrcError
+    without the engine. `context`: the calling command's, when it has one (its cache has already gathered every
+    environment's destination)."""
     if not names or not policy_files(project.policies_dir):
         return {}
-    try:
-        engine = find_engine([project.root])
-    except KrcError as err:
-        missing = Problem(f"the policies in policies/ were not checked: {err.problems[0].message}",
-                          Location(project.relative(project.policies_dir)), "error", "policy/engine")
-        return {name: [missing] for name in names}
+    engine = find_engine()
     context = context or Context.of(project, run)
     jobs = [Job("lint", project.root, batch, run.cache, context.cache.shared, findings=False, engine=engine)
             for batch in run.batches(names, run.policy_batch)]
@@ -112,7 +100,7 @@ def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngin
     selected = project.select(tuple(names))
     if not policies:
         return PolicyCheck((), tuple(selected), ())
-    engine = engine or find_engine([project.root])  # before compiling: no engine means nothing to do
+    engine = engine or find_engine()  # before compiling: no engine means nothing to do
     # policies judge what the environment renders; lint findings are `krc lint`'s to report
     problems = policy_and_lint(project, selected, run, None, with_findings=False, engine=engine, settings=False)
     return PolicyCheck(tuple(p.stem for p in policies), tuple(selected), tuple(sorted_problems(problems)))

@@ -4,10 +4,6 @@ the findings into the policy cache before its policy step, which then starts no 
 
 One such run at a time (the Context holds it), and none beside worker processes (see engine_alone), so the command
 keeps to one engine at a time. A failure is left to the policy step, which runs the policies again and reports it.
-
-Earlier still, a command in one process that is about to compile something lets the WebAssembly engine start up
-(`prestart_engine`: Node and the compiled module, about 0.45 s on the other core), so the run it will probably
-ask for finds it ready.
 """
 from __future__ import annotations
 
@@ -15,36 +11,10 @@ from collections.abc import Sequence
 
 from ..compile_cache import POLICIES
 from ..policy import find_engine, policy_files, policy_input
-from ..policy.engine import prestart
 from ..problems import KrcError
-from ..project import Project
 from ..render import Render
-from .context import Context, Job, PoliciesAhead, engine_alone
+from .context import Context, PoliciesAhead, engine_alone
 from .lint_batch import project_policy_run
-
-
-def prestart_engine(context: Context, heavy: Sequence[Job]) -> None:
-    """Start the engine a job among `heavy` (the jobs the cache cannot answer) will probably run: a lint job's,
-    or for a review, the project's when it has policies. Left idle, it ends after its idle time."""
-    engine = next((job.engine for job in heavy if job.command == "lint" and job.engine is not None), None)
-    if engine is not None:
-        prestart(engine)
-    elif any(job.command == "review" for job in heavy):
-        prestart_project_engine(context.project)
-
-
-def prestart_project_engine(project: Project) -> None:
-    """The project's engine, when it has policies and one is installed. `krc diff` calls this before anything
-    is read when an environment changed: its policies run at the end, and by then the engine has started on the
-    other core (about 0.45 s) while this one imports, reads the cache and compiles. (Beside worker processes no
-    helper waits idle, so there it ends unused.)"""
-    if not policy_files(project.policies_dir):
-        return
-    try:
-        engine = find_engine([project.root])
-    except KrcError:
-        return
-    prestart(engine)
 
 
 def start_policies_ahead(context: Context, entries: Sequence[tuple[str, str, Render]]) -> None:
@@ -56,7 +26,7 @@ def start_policies_ahead(context: Context, entries: Sequence[tuple[str, str, Ren
     if not entries or not policies or not engine_alone() or context.policies_ahead is not None:
         return
     try:
-        engine = find_engine([project.root])
+        engine = find_engine()
     except KrcError:
         return
     todo = [(render, key) for compile_key, inputs, render in entries

@@ -11,8 +11,9 @@ from pathlib import Path
 from ..content_digests import path_digest
 from ..problems import KrcError
 
-# Environments per CUE engine run: the WebAssembly engine needs a few MB per environment and fails near 2 GB, so
-# runs stay far below that; each environment is unified with each policy on its own, so batching changes nothing.
+# Environments per policy request to the engine (CUE inside krc-engine): one request's inputs and answer stay small
+# beside the engine's memory limit; each environment is unified with each policy on its own, so batching changes
+# nothing.
 POLICY_BATCH = 25
 # Environments per `krc render`, `krc golden` and `krc check` job: a job's environments are rendered together
 # (prepare_templates: one Jsonnet run for all of them). Small, because the Jsonnet run's memory grows with its

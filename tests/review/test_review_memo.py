@@ -109,22 +109,6 @@ def test_files_changed_within_the_racy_window_are_not_remembered(accepted: Proje
     assert _diff(accepted, reviewed)[1] == ENVIRONMENTS
 
 
-def test_the_engine_starts_early_only_when_an_environment_s_layers_changed(accepted: Project, settled: None,
-                                                                         reviewed: list[list[str]],
-                                                                         monkeypatch: pytest.MonkeyPatch):
-    started: list[str] = []
-    monkeypatch.setattr(diff, "prestart_project_engine", lambda project: started.append(project.root.name))
-    _diff(accepted, reviewed)
-    assert started == ["project"]  # no memo yet: everything is reviewed, policies may run
-    started.clear()
-    _diff(accepted, reviewed)
-    assert started == []  # the memo answers everything: no engine
-    dev = accepted.environment_file("dev")
-    dev.write_text(dev.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
-    _diff(accepted, reviewed)
-    assert started == ["project"]
-
-
 @pytest.mark.parametrize("where", ["inside", "folder"])
 def test_a_link_in_golden_is_reported_even_when_the_memo_knew_the_folder(accepted: Project, settled: None,
                                                                          reviewed: list[list[str]], where: str):

@@ -1,10 +1,11 @@
 """A policy that never names `objects` is unified with an empty list instead of the rendered objects (less engine
-time); its findings and those of policies that read the objects are what they are with the objects given."""
+time, engine/policy.go); its findings and those of policies that read the objects are what they are with the
+objects given."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.policy import PolicyInput, evaluate_policies, workspace
+from compiler.policy import PolicyInput, evaluate_policies
 from compiler.policy.engine import CueEngine
 from compiler.problems import Location
 
@@ -27,20 +28,8 @@ def _policies(tmp_path: Path) -> Path:
     return folder
 
 
-def test_only_policies_naming_objects_get_them(tmp_path: Path):
-    folder = _policies(tmp_path)
-    policies = [workspace.read_policy(p, p.name) for p in sorted(folder.glob("*.cue"))]
-    assert [workspace.names_objects(p) for p in policies] == [False, True]
-    root = tmp_path / "ws"
-    root.mkdir()
-    workspace.write_workspace(root, policies, [(i.name, i.environment, i.objects) for i in _inputs()])
-    first, second = ((root / workspace.policy_file_name(i)).read_text() for i in (0, 1))
-    assert "krcPolicyResults: e1: p0: {env: #krcInput1.env, objects: []\n" in first
-    assert "krcPolicyResults: e1: p1: {env: #krcInput1.env, objects: #krcInput1.objects\n" in second
-
-
-def test_findings_of_both_kinds_of_policy(tmp_path: Path, wasm: CueEngine):
-    found = evaluate_policies(_policies(tmp_path), _inputs(), engine=wasm)
+def test_findings_of_both_kinds_of_policy(tmp_path: Path, engine: CueEngine):
+    found = evaluate_policies(_policies(tmp_path), _inputs(), engine=engine)
     by_rule: dict[str, list[str]] = {}
     for problem in found:
         by_rule.setdefault(problem.rule, []).append(problem.location.file if problem.location else "")
