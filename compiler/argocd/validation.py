@@ -2,13 +2,14 @@
 
 Argo CD's CRDs are not in any KubeRay chart, so users name them: the environment field `argocd.crds` (a path
 relative to the project root, so it also works inside the plugin's copy of the repository) or an explicit path.
-The same structural validator as for KubeRay objects judges them (compiler.validation).
+The engine judges them as for KubeRay objects: the API server's own validation (compiler.validation), one
+request per CRD for all of a run's objects of that kind.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,14 +56,16 @@ def crds_path(project: Project, env: Environment, override: str | None = None) -
 
 
 def validate_documents(documents: Iterable[dict[str, Any]], schemas: SchemaSet,
-                       where: Location | None = None) -> list[Problem]:
-    """Problems of every Argo CD object among `documents`; other objects are not this check's business."""
+                       where: Location | Sequence[Location | None] | None = None) -> list[Problem]:
+    """Problems of every Argo CD object among `documents` (one engine request per CRD); other objects are not
+    this check's business. `where` places problems without a position: one location, or one per document."""
+    given = list(documents)
+    places = list(where) if isinstance(where, Sequence) else [where] * len(given)
+    chosen = [i for i, document in enumerate(given) if is_argocd_object(document)]
     problems: list[Problem] = []
-    for document in documents:
-        if not is_argocd_object(document):
-            continue
-        result = schemas.validate(document)
-        problems.extend(p if p.location or where is None else dataclasses.replace(p, location=where)
+    for i, result in zip(chosen, schemas.validate_many([given[i] for i in chosen]), strict=True):
+        place = places[i]
+        problems.extend(p if p.location or place is None else dataclasses.replace(p, location=place)
                         for p in result.problems)
     return problems
 
@@ -73,8 +76,5 @@ def environment_problems(project: Project, env: Environment, objects: tuple[Rend
     path = crds_path(project, env, override)
     if path is None:
         return []
-    schemas = argocd_schemas(path)
-    problems: list[Problem] = []
-    for obj in objects:
-        problems.extend(validate_documents([obj.document], schemas, obj.location))
-    return problems
+    return validate_documents([obj.document for obj in objects], argocd_schemas(path),
+                              [obj.location for obj in objects])

@@ -149,11 +149,10 @@ def _findings(schemas: SchemaSet, documents: Iterable[dict[str, Any]], pruned_me
     """Each object's problems under `schemas`; with `pruned_message`, that replaces the message of unknown
     fields (the linter's "check the field name" is wrong for a field only the old CRDs lack)."""
     found = []
-    for document in documents:
-        if not schemas.knows(document):
-            continue
+    judged = [document for document in documents if schemas.knows(document)]
+    for document, result in zip(judged, schemas.validate_many(judged), strict=True):
         ref = key_of(document).ref
-        for problem in schemas.validate(document).problems:
+        for problem in result.problems:
             pruned = problem.rule == "schema/unknown-field"
             message = pruned_message if pruned and pruned_message else problem.message
             found.append(SchemaFinding(ref, problem.path, problem.rule, problem.severity, message, pruned))

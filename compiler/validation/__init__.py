@@ -1,6 +1,6 @@
-"""Offline validation of custom resources against structural CRD schemas, as the Kubernetes API server does:
-pruning (unknown fields are errors here), defaulting, types, formats, bounds, list uniqueness, ObjectMeta and
-CEL rules. Problem rules are `schema/<check>`; paths follow the convention in `compiler/fieldpath.py`."""
+"""Validation of custom resources by the API server's own code (the engine's `validate` op: pruning, defaulting,
+schema, metadata, CEL), updates against golden/ (server_updates), and built-in kinds against kubernetes-validate's
+JSON schemas (kubernetes_schemas). Problem rules are `schema/<check>`; paths follow `compiler/fieldpath.py`."""
 from ..k8s.crds import load_crds_from_path
 from ..k8s.objects import object_ref
 from .schemaset import SchemaSet, ValidationResult

@@ -1,7 +1,9 @@
 """The schema checks, as `krc rules` lists and documents them, and as environments may configure them.
 
-Schema findings come from validating objects against their CRDs (`SchemaSet.validate`), not from a rule
-module, but users meet them the same way: an id, a default severity, a summary and a document.
+Schema findings come from the API server's own validation of each object against its CRD (the engine's
+`validate` op, through `SchemaSet`), not from a rule module, but users meet them the same way: an id, a default
+severity, a summary and a document. The id says which kind of check the server's error is (engine_errors); the
+message is the server's.
 """
 from __future__ import annotations
 
@@ -61,8 +63,15 @@ SCHEMA_CHECKS: dict[str, SchemaCheck] = {c.id: c for c in (
            "    (per CRD)", "    (per CRD)"),
     _check("schema/unknown-kind", "error", "A kind or version of a known API group that the CRDs do not serve.",
            "    apiVersion: ray.io/v2", "    apiVersion: ray.io/v1"),
-    _check("schema/nullable", "warning", "null on a field that is not nullable: the API server drops the key.",
+    _check("schema/nullable", "warning", "null on a field that is not nullable and has no default: the API "
+           "server drops the key without a word (krc compares what the server stores with what was sent).",
            "    template: {metadata: null}", "    template: {metadata: {}}"),
+    _check("schema/invalid", "error",
+           "Anything else the API server rejects in a custom resource (a forbidden value, an internal error).",
+           "    (per CRD)", "    (per CRD)"),
+    _check("schema/server-warning", "info", "A warning the API server sends back with the object "
+           "(other than a deprecated version).",
+           "    (per CRD and API server)", "    (per CRD and API server)"),
     _check("schema/update-rejected", "error",
            "A change of a custom resource the API server rejects as an update of its golden/ version "
            "(a CEL transition rule with oldSelf, such as KubeRay's immutable spec.managedBy).",

@@ -1,23 +1,26 @@
-"""A set of CRDs, compiled, that validates and defaults custom resources like the API server would.
+"""A set of CRDs that judges custom resources through the engine: the API server's own validation.
 
-Each CRD is compiled once per process and kept by the digest of its canonical form, so building a SchemaSet
-from the same chart again (or from another Crd object with the same content) costs a dict lookup. A version's
-schema is compiled the first time an object of that version is validated.
+The engine's `validate` op runs k8s.io/apiextensions-apiserver on create: pruning (unknown fields are errors
+here, as strict field validation reports them), defaulting, the schema, embedded metadata, list types and the
+CRDs' CEL rules with the server's cost limits. `validate_many` sends one request per CRD for a whole batch (the
+CRD in full the first time, by digest after that); the answers come back as krc findings (engine_errors) and
+each object as the server would store it (pruned and defaulted), which the lint rules read.
+
+What stays here: which CRD an object belongs to (a kind its API group's CRDs do not define is
+schema/unknown-kind without asking the engine), and placing each finding at its file position when known.
 """
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .. import fieldpath, yamlio
 from ..charts.package import Crd
 from ..k8s.crds import crd_digest
 from ..k8s.objects import object_ref
-from ..problems import SEVERITY_ORDER, KrcError, Location, Problem, has_errors
-from .nodes import SchemaNode, compile_schema, expand_all
-from .walker import Walker, json_copy
+from ..problems import SEVERITY_ORDER, KrcError, Location, Problem, Severity, has_errors
+from . import engine_errors, engine_request
 
 
 @dataclass(frozen=True)
@@ -31,72 +34,43 @@ class ValidationResult:
 
 
 @dataclass(frozen=True, eq=False)
-class CrdVersion:
-    crd_name: str
-    name: str
-    served: bool
-    deprecated: bool
-    deprecation_warning: str
-    schema: dict[str, Any] = field(repr=False)
-
-    @functools.cached_property
-    def node(self) -> SchemaNode:
-        return compile_schema(self.schema, f"CRD {self.crd_name} version {self.name}")
-
-
-@dataclass(frozen=True, eq=False)
 class CompiledCrd:
+    """A CRD as the set knows it: its identity, and the document the engine compiles."""
+
     name: str
     group: str
     kind: str
     digest: str
-    versions: dict[str, CrdVersion]
-    storage_version: str
+    document: dict[str, Any]
+
+    def schema_of(self, version: str) -> Any:
+        for entry in self.document["spec"].get("versions") or ():
+            if entry.get("name") == version:
+                return (entry.get("schema") or {}).get("openAPIV3Schema")
+        return None
 
 
-_BY_DIGEST: dict[str, CompiledCrd] = {}
-# id(document) -> (document, compiled): the document is kept alive so its id cannot be reused
-_BY_IDENTITY: dict[int, tuple[dict[str, Any], CompiledCrd]] = {}
-
-
-def _digest(document: dict[str, Any]) -> str:
-    return crd_digest(document)
+# id(document) -> (document, digest): the document is kept alive so its id cannot be reused
+_DIGESTS: dict[int, tuple[dict[str, Any], str]] = {}
 
 
 def compile_crd(document: dict[str, Any] | Crd) -> CompiledCrd:
-    if isinstance(document, Crd):  # a chart's CRD knows its digest without re-encoding the document
-        compiled = _BY_DIGEST.get(document.digest)
-        if compiled is None:
-            compiled = _BY_DIGEST[document.digest] = _read_crd(document.document, document.digest)
-        return compiled
-    known = _BY_IDENTITY.get(id(document))
-    if known is not None and known[0] is document:
-        return known[1]
-    digest = _digest(document)
-    compiled = _BY_DIGEST.get(digest)
-    if compiled is None:
-        compiled = _BY_DIGEST[digest] = _read_crd(document, digest)
-    _BY_IDENTITY[id(document)] = (document, compiled)
-    return compiled
-
-
-def _read_crd(document: dict[str, Any], digest: str) -> CompiledCrd:
+    """The CRD's identity (its digest worked out once per document and process)."""
+    if isinstance(document, Crd):
+        return CompiledCrd(document.name, document.group, document.kind, document.digest, document.document)
+    known = _DIGESTS.get(id(document))
+    if known is None or known[0] is not document:
+        known = _DIGESTS[id(document)] = (document, crd_digest(document))
     try:
         name = str(document["metadata"]["name"])
         spec = document["spec"]
         group, kind = str(spec["group"]), str(spec["names"]["kind"])
-        versions = {}
-        for entry in spec["versions"]:
-            schema = (entry.get("schema") or {}).get("openAPIV3Schema") or spec.get("validation", {}).get(
-                "openAPIV3Schema") or {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-            versions[str(entry["name"])] = CrdVersion(
-                name, str(entry["name"]), bool(entry.get("served", False)), bool(entry.get("deprecated", False)),
-                str(entry.get("deprecationWarning") or ""), schema)
-        storage = next((str(v["name"]) for v in spec["versions"] if v.get("storage")), next(iter(versions)))
-    except (KeyError, TypeError, AttributeError, StopIteration) as err:
+        if not spec["versions"]:
+            raise KeyError("spec.versions")
+    except (KeyError, TypeError, AttributeError) as err:
         raise KrcError(f"a CustomResourceDefinition lacks {err} (metadata.name, spec.group, spec.names.kind "
                        "and spec.versions are required); fix the CRD") from None
-    return CompiledCrd(name, group, kind, digest, versions, storage)
+    return CompiledCrd(name, group, kind, known[1], document)
 
 
 def _group_version(document: Any) -> tuple[str, str]:
@@ -111,94 +85,104 @@ class SchemaSet:
     """The CRDs callers validate against; `knows` tells whether an object's group belongs to them."""
 
     def __init__(self, crds: Iterable[CompiledCrd | Crd]):
-        # a chart's Crd is compiled (and its document parsed) only when an object of its kind is validated
-        self._pending: dict[tuple[str, str], Crd] = {}
-        self._compiled: dict[tuple[str, str], CompiledCrd] = {}
-        digests: dict[tuple[str, str], str] = {}
+        self._crds: dict[tuple[str, str], CompiledCrd | Crd] = {}
         for crd in crds:
             key = (crd.group, crd.kind)
-            if digests.setdefault(key, crd.digest) != crd.digest:
+            if self._crds.setdefault(key, crd).digest != crd.digest:
                 raise KrcError(f"two different CRDs define {crd.group} {crd.kind}; pass one set of CRDs")
-            if isinstance(crd, Crd):
-                self._pending[key] = crd
-            else:
-                self._compiled[key] = crd
-        self._keys = frozenset(digests)
-        self.groups: frozenset[str] = frozenset(group for group, _ in self._keys)
+        self.groups: frozenset[str] = frozenset(group for group, _ in self._crds)
 
     @classmethod
     def from_crds(cls, crds: Iterable[dict[str, Any] | Crd]) -> SchemaSet:
         return cls(c if isinstance(c, Crd) else compile_crd(c) for c in crds)
 
-    def _crd(self, key: tuple[str, str]) -> CompiledCrd | None:
-        compiled = self._compiled.get(key)
-        if compiled is None and key in self._pending:
-            compiled = self._compiled[key] = compile_crd(self._pending.pop(key))
-        return compiled
-
     @property
     def kinds(self) -> tuple[tuple[str, str], ...]:
         """(group, kind) pairs, sorted."""
-        return tuple(sorted(self._keys))
+        return tuple(sorted(self._crds))
 
     def compile_all(self) -> None:
-        """Compile every version's schema now rather than on first use: a broken CRD fails here."""
-        for key in self._keys:
-            for version in self._crd(key).versions.values():  # type: ignore[union-attr]
-                expand_all(version.node)
+        """Have the engine compile every CRD now rather than on first use: a broken CRD fails here."""
+        requests = []
+        for key in sorted(self._crds):
+            crd = self._crds[key]
+            compiled = crd if isinstance(crd, CompiledCrd) else compile_crd(crd)
+            requests.append(engine_request.ValidateRequest(compiled.document, compiled.digest, [],
+                                                           f"compiling CRD {compiled.name}"))
+        for request in requests:
+            request.results()
 
     def knows(self, document: Any) -> bool:
         """True when the object's API group is one of these CRDs' groups, so `validate` judges it."""
         return isinstance(document, dict) and _group_version(document)[0] in self.groups
 
     def validate(self, document: Any, positions: yamlio.PositionLookup | None = None) -> ValidationResult:
-        """Problems of one object and its defaulted copy; objects of other groups get no problems.
-
-        With `positions` (from yamlio.load_with_positions) each problem also carries its file location."""
-        if not self.knows(document):
-            return ValidationResult(json_copy(document), ())
-        group, version = _group_version(document)
-        kind = document.get("kind")
-        crd = self._crd((group, kind)) if isinstance(kind, str) else None
-        ref = object_ref(document)
-        walker = Walker()
-        entry = crd.versions.get(version) if crd else None
-        defaulted = json_copy(document)
-        if crd is None:
-            ours = ", ".join(sorted(k for g, k in self._keys if g == group))
-            walker.report((None, "kind"), "schema/unknown-kind",
-                          f"kind '{kind}' is not defined by the {group} CRDs given (they define {ours}); "
-                          "fix the kind or use CRDs that define it")
-        elif entry is None or not entry.served:
-            served = ", ".join(sorted(v for v, e in crd.versions.items() if e.served))
-            state = "not served" if entry else "not defined"
-            walker.report((None, "apiVersion"), "schema/unknown-kind",
-                          f"{group}/{version} {kind} is {state} by CRD {crd.name} (served: {served}); "
-                          f"use {group}/{crd.storage_version}")
-        else:
-            if entry.deprecated:
-                warning = entry.deprecation_warning or (
-                    f"{group}/{version} {kind} is deprecated; use {group}/{crd.storage_version} {kind}")
-                walker.report((None, "apiVersion"), "schema/deprecated-version", warning, "warning")
-            defaulted = walker.walk(entry.node, document, None)
-        problems = [self._problem(ref, found, positions) for found in walker.found]
-        return ValidationResult(defaulted, tuple(sorted(set(problems), key=_order)))
+        """Problems of one object and its defaulted copy; objects of other groups get no problems."""
+        return self.validate_many([document], [positions])[0]
 
     def validate_text(self, text: str, filename: str) -> list[ValidationResult]:
         """Every document of a YAML stream, each problem located at its file:line:column."""
-        return [self.validate(document, positions)
-                for document, positions in yamlio.load_all_with_positions(text, filename)]
+        pairs = list(yamlio.load_all_with_positions(text, filename))
+        return self.validate_many([d for d, _ in pairs], [p for _, p in pairs])
+
+    def validate_many(self, documents: Sequence[Any],
+                      positions: Sequence[yamlio.PositionLookup | None] | None = None) -> list[ValidationResult]:
+        """Each document's result, in order: one engine request per CRD for all its objects, side by side.
+
+        With `positions` (from yamlio.load_with_positions, one per document) problems carry file locations."""
+        where = list(positions) if positions is not None else [None] * len(documents)
+        results: list[ValidationResult | None] = [None] * len(documents)
+        batches: dict[tuple[str, str], list[int]] = {}
+        for index, document in enumerate(documents):
+            if not self.knows(document):
+                results[index] = ValidationResult(document, ())
+                continue
+            key = (_group_version(document)[0], str(document.get("kind")))
+            if key in self._crds:
+                batches.setdefault(key, []).append(index)
+            else:
+                results[index] = self._unknown_kind(document, key, where[index])
+        requests = []
+        for key, indexes in sorted(batches.items()):
+            crd = self._crds[key]
+            compiled = crd if isinstance(crd, CompiledCrd) else compile_crd(crd)
+            items = [{"object": documents[i]} for i in indexes]
+            what = f"the API server's validation of {len(items)} {key[1]}(s) against CRD {compiled.name}"
+            requests.append((compiled, indexes, engine_request.ValidateRequest(
+                compiled.document, compiled.digest, items, what)))
+        for compiled, indexes, request in requests:
+            for i, result in zip(indexes, request.results(), strict=True):
+                results[i] = self._judged(compiled, documents[i], result, where[i])
+        return [r for r in results if r is not None]
+
+    def _unknown_kind(self, document: dict[str, Any], key: tuple[str, str],
+                      positions: yamlio.PositionLookup | None) -> ValidationResult:
+        group, kind = key
+        ours = ", ".join(sorted(k for g, k in self._crds if g == group))
+        found = engine_errors.Finding(("kind",), "schema/unknown-kind",
+                                      f"kind '{kind}' is not defined by the {group} CRDs given (they define {ours})",
+                                      "error", "fix the kind, or use a chart version whose CRDs define it")
+        return ValidationResult(document, (_problem(object_ref(document), found, positions),))
 
     @staticmethod
-    def _problem(ref: str, found: tuple[Any, ...], positions: yamlio.PositionLookup | None) -> Problem:
-        linked, rule, message, severity = found
-        segments = fieldpath.path_tuple(linked)
-        location: Location | None = fieldpath.nearest_location(positions, segments) if positions else None
-        return Problem(message, location, severity, rule, ref, segments)
+    def _judged(crd: CompiledCrd, document: dict[str, Any], result: dict[str, Any],
+                positions: yamlio.PositionLookup | None) -> ValidationResult:
+        schema = crd.schema_of(_group_version(document)[1])
+        found = engine_errors.findings(result, document, schema, fieldpath.parse)
+        ref = object_ref(document)
+        problems = {_problem(ref, f, positions) for f in found}
+        stored = result.get("object")
+        return ValidationResult(stored if isinstance(stored, dict) else document,
+                                tuple(sorted(problems, key=_order)))
+
+
+def _problem(ref: str, found: engine_errors.Finding, positions: yamlio.PositionLookup | None) -> Problem:
+    location: Location | None = fieldpath.nearest_location(positions, found.segments) if positions else None
+    severity: Severity = "warning" if found.severity == "warning" else "info" if found.severity == "info" else "error"
+    return Problem(found.message, location, severity, found.rule, ref, found.segments, help=found.help)
 
 
 def _order(problem: Problem) -> tuple[Any, ...]:
     # file position first when known, then the field path, so problems read top to bottom
     return (problem.location or Location(""), fieldpath.render(problem.segments), SEVERITY_ORDER[problem.severity],
-            problem.rule,
-            problem.message)
+            problem.rule, problem.message)

@@ -6,30 +6,24 @@ immutable `spec.managedBy`), ratcheting, the metadata checks of an update. An er
 not meet on create is a change that cannot be applied in place: Argo CD's sync fails on it until the object is
 deleted and created again. Findings are `schema/update-rejected`, errors.
 
-Each CRD is sent to the engine once per engine process and named by the digest the engine answers after that.
+Each CRD is sent to the engine once per engine process and named by its digest after that (engine_request).
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import yamlio
 from ..charts.package import Crd
 from ..k8s.objects import RenderedObject, api_group, key_of, object_ref
-from ..native import client
 from ..problems import Problem
+from . import engine_request
 
 RULE = "schema/update-rejected"
 SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
-TIMEOUT_SECONDS = 120.0
 FIX = ("delete the object and let the sync create it again, or have Argo CD do that: annotate it with "
        "argocd.argoproj.io/sync-options: Force=true,Replace=true (Replace=true alone sends an update, which is "
        "rejected the same way)")
-
-_ENGINE_DIGESTS: dict[str, str] = {}  # krc's CRD digest -> the engine's, for CRDs the engine has compiled
-_DIGESTS_LOCK = threading.Lock()
-
 
 def golden_objects(golden: Mapping[str, bytes]) -> dict[Any, dict[str, Any]]:
     """The objects of golden/<env>/'s manifests, by identity (group, kind, namespace, name)."""
@@ -50,21 +44,6 @@ def recreated(document: dict[str, Any]) -> bool:
     return {"Force=true", "Replace=true"} <= options
 
 
-def _validate(crd: Crd, items: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:
-    """The engine's verdict on each item ({object, old}), the CRD sent in full only when the engine lacks it."""
-    with _DIGESTS_LOCK:
-        known = _ENGINE_DIGESTS.get(crd.digest)
-    args: dict[str, Any] = {"objects": items}
-    if known:
-        result = client.call("validate", {**args, "crdDigest": known}, what=what, timeout=TIMEOUT_SECONDS)
-        if not result.get("needCRD"):
-            return list(result["results"])
-    result = client.call("validate", {**args, "crd": crd.document}, what=what, timeout=TIMEOUT_SECONDS)
-    with _DIGESTS_LOCK:
-        _ENGINE_DIGESTS[crd.digest] = str(result["crdDigest"])
-    return list(result["results"])
-
-
 def update_rejections(crds: Iterable[Crd], objects: Sequence[RenderedObject],
                       golden: Mapping[str, bytes]) -> list[Problem]:
     """Every change of a custom resource from golden/ to `objects` that the API server refuses as an update
@@ -83,7 +62,9 @@ def update_rejections(crds: Iterable[Crd], objects: Sequence[RenderedObject],
     problems: list[Problem] = []
     for kind, changed in sorted(asked.items()):
         items = [{"object": o.document, "old": stored[key_of(o.document)]} for o in changed]
-        results = _validate(by_kind[kind], items, f"the API server's check of {len(items)} {kind[1]} update(s)")
+        crd = by_kind[kind]
+        results = engine_request.validate(crd.document, crd.digest, items,
+                                          f"the API server's check of {len(items)} {kind[1]} update(s)")
         for obj, result in zip(changed, results, strict=True):
             problems.extend(_problem(obj, error) for error in result["errors"] if error.get("updateOnly"))
     return problems

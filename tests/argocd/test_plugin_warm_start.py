@@ -16,7 +16,7 @@ from compiler.project import Project
 # Modules a compiling run needs and a warm answer must not load: each costs start-up time on every request.
 COMPILING_STACK = ("compiler.render", "compiler.rules", "compiler.validation", "compiler.lint", "compiler.policy",
                    "compiler.review", "compiler.engines", "compiler.environment.model", "compiler.charts.repository",
-                   "jinja2", "jsonschema", "_gojsonnet", "celpy")
+                   "jinja2", "jsonschema", "_gojsonnet")
 
 # The console script's own start, then the names of the modules loaded once the command has finished.
 PROBE = """

@@ -26,7 +26,9 @@ def test_an_unknown_raw_field_stops_the_render_at_the_environment_line(project_w
     with_typo(project)
     findings = lint_targets(["dev"], project_root=project.root)
     [finding] = [f for f in findings if f.rule == "schema/unknown-field"]
-    assert finding.severity == "error" and "did you mean 'priorityClassName'?" in finding.message
+    assert finding.severity == "error" and "did you mean 'priorityClassName'?" in finding.help
+    # the API server's words (strict field validation)
+    assert finding.message == 'unknown field "spec.workerGroupSpecs[0].template.spec.priorityClassNam"'
     assert finding.location.file == "environments/dev.yaml"
 
 
@@ -58,4 +60,5 @@ def test_argocd_objects_in_paths_are_checked_against_the_given_argocd_crds(tmp_p
     assert lint_targets([str(app)], cwd=tmp_path) == []  # not a KubeRay object: passed over without CRDs
     findings = lint_targets([str(app)], cwd=tmp_path, argocd_crds=str(shared_dir / "argocd" / "crds"))
     assert [(f.rule, f.location.line) for f in findings] == [("schema/unknown-field", 7)]
-    assert "did you mean 'parameters'?" in findings[0].message
+    assert findings[0].message == 'unknown field "spec.source.plugin.parameter"'
+    assert "did you mean 'parameters'?" in findings[0].help

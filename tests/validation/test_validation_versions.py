@@ -49,7 +49,8 @@ def test_field_new_in_170_is_unknown_to_162():
     assert kuberay_schemas("1.7.0").validate(document).problems == ()
     (problem,) = kuberay_schemas("1.6.2").validate(document).problems
     assert (problem.rule, problem.path, problem.severity) == ("schema/unknown-field", "spec.networkPolicy", "error")
-    assert "would prune it silently" in problem.message
+    assert problem.message == 'unknown field "spec.networkPolicy"'
+    assert "would prune it silently" in problem.help
 
 
 def test_rayjob_field_new_in_170_nested_in_the_cluster_spec():
@@ -73,7 +74,9 @@ def test_unserved_or_undefined_version_is_an_error():
     document["apiVersion"] = "ray.io/v2"
     (problem,) = kuberay_schemas("1.7.0").validate(document).problems
     assert (problem.rule, problem.path) == ("schema/unknown-kind", "apiVersion")
-    assert problem.message.endswith("use ray.io/v1")
+    assert problem.message == ('apiVersion: Unsupported value: "ray.io/v2": supported values: "ray.io/v1", '
+                               '"ray.io/v1alpha1"')
+    assert problem.help == "did you mean 'ray.io/v1'?"
 
 
 def test_other_groups_are_not_judged():
@@ -99,7 +102,7 @@ def test_argocd_application_typo_and_missing_destination():
     problems = argocd_schemas().validate(document).problems
     assert [(p.rule, p.path) for p in problems] == [("schema/required", "spec.destination"),
                                                     ("schema/unknown-field", "spec.syncPolcy")]
-    assert problems[1].message.endswith("did you mean 'syncPolicy'?")
+    assert problems[1].help.endswith("did you mean 'syncPolicy'?")
 
 
 def test_one_schema_set_can_hold_argocd_and_kuberay_crds():
@@ -109,11 +112,24 @@ def test_one_schema_set_can_hold_argocd_and_kuberay_crds():
     assert schemas.validate(cluster()).ok and schemas.validate(copy.deepcopy(APPLICATION)).ok
 
 
-def test_compiled_crds_are_shared_by_digest():
-    from compiler.validation.schemaset import compile_crd
+def test_crds_are_sent_once_then_named_by_digest(monkeypatch):
+    from compiler.native import client
+    from compiler.validation import engine_request
 
     crd = read_chart(CHARTS / "kuberay-operator-1.7.0.tgz").crds[0]
-    assert compile_crd(crd.document) is compile_crd(copy.deepcopy(crd.document))
+    sent: list[dict] = []
+    real = client.Pending.__init__
+
+    def recording(self, op, args, what, timeout):
+        sent.append(args)
+        real(self, op, args, what, timeout)
+
+    monkeypatch.setattr(client.Pending, "__init__", recording)
+    monkeypatch.setattr(engine_request, "_ENGINE_DIGESTS", {})
+    schemas = SchemaSet.from_crds([crd])
+    assert [r.ok for r in schemas.validate_many([cluster(), cluster(), cluster()])] == [True] * 3
+    assert schemas.validate(cluster()).ok
+    assert [("crd" in a, "crdDigest" in a, len(a["objects"])) for a in sent] == [(True, False, 3), (False, True, 1)]
 
 
 def test_two_different_crds_for_one_kind_are_refused():

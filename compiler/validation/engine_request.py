@@ -1,0 +1,50 @@
+"""Asking the engine's `validate` op (the API server's own code for custom resources) about a batch of objects.
+
+One request per CRD carries every object of that CRD; requests for several CRDs are submitted together and
+answered side by side. Each CRD is sent in full once per engine process and named by the digest the engine
+answers after that; when the engine no longer holds it (`needCRD`: a restarted engine, or its cache evicted
+it), the request is sent again with the CRD.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..native import client
+
+TIMEOUT_SECONDS = 120.0
+
+_ENGINE_DIGESTS: dict[str, str] = {}  # krc's CRD digest -> the engine's, for CRDs the engine has compiled
+_DIGESTS_LOCK = threading.Lock()
+
+
+class ValidateRequest:
+    """One CRD's objects under way in the engine; `results` waits for the verdicts, one per item in order.
+
+    An item is {"object": document} for a create, with "old" (the stored object) for an update."""
+
+    def __init__(self, crd: dict[str, Any], digest: str, items: list[dict[str, Any]], what: str) -> None:
+        self._crd, self._digest, self._items, self._what = crd, digest, items, what
+        with _DIGESTS_LOCK:
+            known = _ENGINE_DIGESTS.get(digest)
+        self._by_digest = known is not None
+        args: dict[str, Any] = {"objects": items, **({"crdDigest": known} if known else {"crd": crd})}
+        self._pending = client.Pending("validate", args, what, TIMEOUT_SECONDS)
+
+    def results(self) -> list[dict[str, Any]]:
+        result = self._pending.result()
+        if result.get("needCRD") and self._by_digest:
+            result = client.call("validate", {"objects": self._items, "crd": self._crd}, what=self._what,
+                                 timeout=TIMEOUT_SECONDS)
+        with _DIGESTS_LOCK:
+            _ENGINE_DIGESTS[self._digest] = str(result["crdDigest"])
+        results = list(result["results"])
+        if len(results) != len(self._items):
+            raise client.EngineEnded(f"{self._what}: the engine answered {len(results)} verdicts for "
+                                     f"{len(self._items)} objects")
+        return results
+
+
+def validate(crd: dict[str, Any], digest: str, items: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+    """The engine's verdict on each item, the CRD sent in full only when the engine lacks it."""
+    return ValidateRequest(crd, digest, items, what).results()
