@@ -79,7 +79,8 @@ class EngineProcess:
         os.close(answers_write)
         self._requests: IO[bytes] = os.fdopen(requests_write, "wb")
         self._answers: IO[bytes] = os.fdopen(answers_read, "rb")
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the requests under way and the id counter
+        self._write_lock = threading.Lock()  # one request line at a time on the pipe
         self._pending: dict[int, Future[Answer]] = {}
         self._next_id = 1
         self._ended: EngineEnded | None = None
@@ -95,12 +96,15 @@ class EngineProcess:
                 return future
             ident, self._next_id = self._next_id, self._next_id + 1
             self._pending[ident] = future
-            line = json.dumps({"id": ident, "op": op, "args": args}, separators=(",", ":"),
-                              ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+        line = json.dumps({"id": ident, "op": op, "args": args}, separators=(",", ":"),
+                          ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+        # Written outside the lock the reader thread takes for each answer: while a batch is written, the engine
+        # answers the first requests, and it stops reading until those answers are read.
+        with self._write_lock:
             try:
                 self._requests.write(line)
                 self._requests.flush()
-            except OSError:
+            except (OSError, ValueError):
                 pass  # the reader thread sees the engine end and fails every request under way
         return future
 

@@ -97,3 +97,16 @@ def test_an_engine_that_is_not_built_says_how_to_build_it(monkeypatch: pytest.Mo
     with pytest.raises(KrcError) as raised:
         client.call("version", {}, what="version", timeout=5)
     assert "is not an executable file" in str(raised.value)
+
+
+def test_a_batch_larger_than_the_pipes_hold_is_answered_while_it_is_written():
+    """Hundreds of requests submitted before any answer is taken (what a batch of environments does): the engine
+    answers the first while the rest are still being written, and nothing waits on anything else."""
+    archive = _chart("kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\ndata: {v: '{{ .Values.v }}'}\n")
+    first = client.Pending("render", _render_args(archive, v="0"), "render 0", 60)
+    args = _render_args(archive)
+    del args["archive"]
+    pending = [client.Pending("render", {**args, "values": {"v": "y" * 2000 + str(i)}}, f"render {i}", 60)
+               for i in range(1, 600)]
+    assert "v: '0'" in first.result()["manifest"]
+    assert all(p.result()["manifest"].endswith(f"y{i}'}}\n") for i, p in enumerate(pending, 1))
