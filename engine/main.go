@@ -36,6 +36,13 @@ var handlers = map[string]func(json.RawMessage) (any, error){
 	"policy":   policyOp,
 }
 
+// prepares run in request order, before the request is answered alongside others: what a request hands over for
+// the ones after it (a chart archive they will name by digest) is in place before any later request runs. A
+// prepare that fails is that request's error.
+var prepares = map[string]func(json.RawMessage) error{
+	"render": storeArchive,
+}
+
 // serve answers requests as they come, several at a time (as many as the runtime has processors): krc sends a
 // batch of renders ahead and takes the answers by id, in whatever order they finish. It returns when the request
 // stream ends and every request under way has been answered.
@@ -61,6 +68,12 @@ func serve(in io.Reader, out io.Writer) error {
 		if err := json.Unmarshal(scanner.Bytes(), &req); err != nil {
 			write(answer{Error: fmt.Sprintf("malformed request: %v", err)})
 			continue
+		}
+		if prepare, ok := prepares[req.Op]; ok {
+			if err := prepare(req.Args); err != nil {
+				write(answer{ID: req.ID, Error: err.Error()})
+				continue
+			}
 		}
 		slots <- struct{}{}
 		running.Add(1)

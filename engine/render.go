@@ -70,6 +70,22 @@ func (s *archiveStore) bytes(sha string, data []byte) ([]byte, error) {
 	return data, nil
 }
 
+// storeArchive keeps a render request's archive before later requests, which name it by digest, can run.
+func storeArchive(raw json.RawMessage) error {
+	var args struct {
+		Archive    []byte `json:"archive,omitempty"`
+		ArchiveSHA string `json:"archiveSha256"`
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return fmt.Errorf("bad render arguments: %w", err)
+	}
+	if args.Archive == nil {
+		return nil
+	}
+	_, err := archives.bytes(args.ArchiveSHA, args.Archive)
+	return err
+}
+
 func renderOp(raw json.RawMessage) (any, error) {
 	var args renderArgs
 	if err := json.Unmarshal(raw, &args); err != nil {

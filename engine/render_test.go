@@ -228,3 +228,34 @@ func TestConcurrentRendersKeepTheirOwnAnswers(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// An archive handed over by one request is there for the next, which names it by digest, although the two are
+// answered side by side.
+func TestAnArchiveIsInPlaceForTheRequestsAfterIt(t *testing.T) {
+	archive, err := os.ReadFile(filepath.Join(chartRepository(t), "kuberay-operator-1.6.2.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := digest(archive)
+	first, _ := json.Marshal(map[string]any{"id": 1, "op": "render", "args": renderArgs{Archive: archive,
+		ArchiveSHA: sha, Release: "a"}})
+	var lines []string
+	lines = append(lines, string(first))
+	for i := 2; i <= 20; i++ {
+		lines = append(lines, fmt.Sprintf(`{"id":%d,"op":"render","args":{"archiveSha256":%q,"release":"r%d"}}`, i, sha, i))
+	}
+	var out bytes.Buffer
+	if err := serve(strings.NewReader(strings.Join(lines, "\n")+"\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	answers := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(answers) != 20 {
+		t.Fatalf("want 20 answers, got %d", len(answers))
+	}
+	for _, line := range answers {
+		var ans answer
+		if err := json.Unmarshal([]byte(line), &ans); err != nil || ans.Error != "" {
+			t.Fatalf("answer %d failed: %s", ans.ID, line[:min(len(line), 300)])
+		}
+	}
+}
