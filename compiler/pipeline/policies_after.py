@@ -6,8 +6,8 @@ engine answers them side by side), instead of one request per job.
 This was built for CUE in WebAssembly (114 MB per engine run plus about 2 MB per environment, so none ran beside
 the workers); CUE inside krc-engine (engine/policy.go) takes about 7 ms per environment under the four shipped
 policies, and the batches (ENGINE_BATCH) are kept because they still bound one request's size. Ray's generators
-are done by then: ended first, not left to their idle time, unless the caller asked for a longer idle time. The inputs come back from the
-compile cache the workers filled, so a job defers its policies only when the cache is on.
+are done by then: ended first, not left to their idle time, unless the caller asked for a longer idle time. The
+inputs come back from the compile cache the workers filled, so a job defers its policies only when the cache is on.
 """
 from __future__ import annotations
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import CHARTS_DIR
 
 from compiler.charts.package import read_chart
 from compiler.cli import main
@@ -74,8 +74,8 @@ def _golden(document: dict) -> dict[str, bytes]:
     return {"manifests/raycluster-demo.yaml": yaml.safe_dump(document).encode()}
 
 
-def test_only_updates_are_judged_and_recreation_is_not():
-    crds = read_chart(CHARTS_DIR / "kuberay-operator-1.7.0.tgz").crds  # the upstream chart's CRDs
+def test_only_updates_are_judged_and_recreation_is_not(charts_dir: Path):
+    crds = read_chart(charts_dir / "kuberay-operator-1.7.0.tgz").crds  # the upstream chart's CRDs
     changed = RenderedObject(_cluster(MULTIKUEUE), "templates/objects/rayclusters.jsonnet", None)
     [problem] = update_rejections(crds, [changed], _golden(_cluster(MANAGED)))
     assert problem.rule == RULE and problem.severity == "error" and problem.segments == ("spec", "managedBy")
