@@ -90,6 +90,13 @@ def decode_text(data: bytes, shown: str) -> str:
                        Location(shown)) from None
 
 
+def policy_files(policy_dir: Path) -> list[Path]:
+    """policies/*.cue, except files starting with '_' or '.', which CUE itself never loads."""
+    if not policy_dir.is_dir():
+        return []
+    return sorted(p for p in policy_dir.glob("*.cue") if not p.name.startswith(("_", ".")))
+
+
 @dataclass(frozen=True)
 class Project:
     root: Path

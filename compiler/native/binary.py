@@ -46,3 +46,14 @@ def build_facts() -> tuple[Path, str, dict[str, str]]:
     if not isinstance(versions, dict):
         raise KrcError(f"the krc engine {path} printed no versions; {BUILD_HINT}")
     return path, digest, {str(k): str(v) for k, v in versions.items()}
+
+
+def engine_identity() -> str:
+    """The engine build as cache keys name it: its file, size and modification time (a rebuilt engine, which
+    may hold other libraries, is another engine), so an answer kept from one build is never taken for another's."""
+    path = engine_binary()
+    try:
+        facts = path.stat()
+    except OSError as err:
+        raise KrcError(f"the krc engine {path} cannot be read ({err.strerror or err}); {BUILD_HINT}") from None
+    return f"krc-engine {path} ({facts.st_size} bytes, modified {facts.st_mtime_ns})"

@@ -8,11 +8,14 @@ from pathlib import Path
 from .. import argocd, crddiff
 from ..argocd.validation import crds_path, environment_problems
 from ..charts import vendor
-from ..problems import KrcError, Problem
-from ..project import Project
+from ..compile_cache import POLICIES, CompileCache, Compiled
+from ..policy.inputs import policy_findings, with_policy_settings
+from ..problems import KrcError, Problem, errors_among
+from ..project import Project, policy_files
+from ..render import Render
 from .context import Context, compile_cached
-from .environments import compile_environments, vendor_charts
-from .plugin import plugin_output
+from .environments import compile_environment, compile_environments, vendor_charts
+from .plugin import plugin_output, policy_key
 from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
 
 
@@ -41,8 +44,27 @@ def argocd_generate(project: Project, environ: Mapping[str, str], options: Mappi
     name = argocd.chosen_environment(project, request)
     # the plugin renders one environment and reads no other (destinations are lint's and review's business)
     context = Context.of(project, run, argocd_crds_option(argocd_crds), with_peers=False)
-    compiled, _ = compile_cached(project, context.cache, name, argocd_crds)
-    return plugin_output(project, compiled, request)
+    compiled, render = compile_cached(project, context.cache, name, argocd_crds)
+    return plugin_output(project, compiled, request, _policy_errors(project, context.cache, compiled, render))
+
+
+def _policy_errors(project: Project, cache: CompileCache, compiled: Compiled, render: Render | None) \
+        -> list[Problem]:
+    """The project's policies on the environment (their verdict kept for warm answers): the error-level findings
+    that remain after the environment's `lint.rules` settings."""
+    key = policy_key(project, cache, compiled)
+    if key is None:
+        return []
+    found = cache.findings(POLICIES, key)
+    if found is None:
+        render = render or compile_environment(project, compiled.name)
+        found = policy_findings(project, [render], settings=False)[compiled.name]
+        cache.store_findings(POLICIES, key, found)
+    if not errors_among(found):
+        return []
+    render = render or compile_environment(project, compiled.name)
+    ids = {f"policy/{p.stem}" for p in policy_files(project.policies_dir)}
+    return errors_among(with_policy_settings(render, found, ids))
 
 
 def argocd_init(project: Project, environ: Mapping[str, str],

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..native.binary import engine_binary
-from ..problems import KrcError
+from ..native.binary import engine_identity
 
 
 @dataclass(frozen=True)
@@ -19,10 +18,4 @@ class CueEngine:
 
 def find_engine() -> CueEngine:
     """The engine krc runs; KrcError saying how to build it when there is none."""
-    path = engine_binary()
-    try:
-        facts = path.stat()
-    except OSError as err:
-        raise KrcError(f"the krc engine {path} cannot be read ({err.strerror or err}); rebuild it with "
-                       "'make engine'") from None
-    return CueEngine(f"CUE in krc-engine {path} ({facts.st_size} bytes, modified {facts.st_mtime_ns})")
+    return CueEngine(engine_identity())

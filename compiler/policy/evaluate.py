@@ -16,7 +16,7 @@ from typing import Any
 from .. import limits
 from ..native import client
 from ..problems import KrcError, Location, Problem, sorted_problems
-from ..project import decode_text, read_confined
+from ..project import decode_text, policy_files, read_confined
 from .engine import CueEngine, find_engine
 
 InputPath = tuple[Any, ...]  # starts with "env" or "objects"; list items by index
@@ -39,13 +39,6 @@ class PolicyInput:
     objects: tuple[dict[str, Any], ...]
     # where the value at an input path was set, e.g. ("env", "clusters", 0, "head", "gpu") -> environments/x.yaml:12
     locate: Callable[[InputPath], Location | None] = field(default=_nowhere, compare=False)
-
-
-def policy_files(policy_dir: Path) -> list[Path]:
-    """policies/*.cue, except files starting with '_' or '.', which CUE itself never loads."""
-    if not policy_dir.is_dir():
-        return []
-    return sorted(p for p in policy_dir.glob("*.cue") if not p.name.startswith(("_", ".")))
 
 
 def _shown_from_cwd(path: Path) -> str:

@@ -9,11 +9,11 @@ from .. import fieldpath
 from ..environment.layering import named_path
 from ..lint.environment_context import rule_settings
 from ..problems import KrcError, Location, Problem
-from ..project import Project
+from ..project import Project, policy_files
 from ..provenance import object_positions
 from ..render import Render
 from .engine import CueEngine
-from .evaluate import InputPath, PolicyInput, findings_by_environment, policy_files
+from .evaluate import InputPath, PolicyInput, findings_by_environment
 
 
 def policy_input(render: Render) -> PolicyInput:
