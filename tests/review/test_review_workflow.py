@@ -38,6 +38,12 @@ def test_the_workflow_runs_both_checks_and_the_scripts():
     assert not any(s.get("uses", "").startswith("actions/setup-node") for s in review_steps)
     assert "npm" not in steps["review"] and "krc lint --format github" in steps["review"]
     assert "krc policy" in steps["review"]
+    # both jobs install krc with its engine built from the pinned modules, by the Go the engine is built with here
+    for job in ("golden-current", "review"):
+        uses = {s.get("uses", "").split("@")[0]: s for s in workflow["jobs"][job]["steps"]}
+        assert uses["actions/setup-go"]["with"]["go-version"].startswith("1.26")
+        assert "pip install .\n" in steps[job] + "\n" and "pip install -e" not in steps[job]
+        assert "helm_install" not in steps[job]
     assert review_steps[-2]["name"] == "Lint and policies passed"
     assert "--full-report krc-review.txt" in steps["review"]  # the job summary gets the uncut report
     artifact = next(s for s in workflow["jobs"]["review"]["steps"] if "upload-artifact" in s.get("uses", ""))
