@@ -321,8 +321,15 @@ func TestArgoCDApplication(t *testing.T) {
 		t.Errorf("a misspelt required field: %+v", result.Errors)
 	}
 	for _, name := range []string{"applicationset-crd.yaml", "appproject-crd.yaml"} {
-		if _, err := compileCRD(argoCRD(t, name)); err != nil {
+		compiled, err := compileCRD(argoCRD(t, name))
+		if err != nil {
 			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for version := range compiled.versions { // compiled when first asked for: ask for each
+			if _, _, err := compiled.version(version); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
 		}
 	}
 }
@@ -417,7 +424,9 @@ func TestBrokenCRDIsTheRequestsError(t *testing.T) {
 		  "spec": {"group": "example.com", "names": {"kind": "X", "plural": "xs"}, "scope": "Namespaced",
 		  "versions": [{"name": "v1", "served": true, "storage": true,
 		    "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {}}}}}]}}`} {
-		args, _ := json.Marshal(validateArgs{CRD: json.RawMessage(crd), Objects: []validateItem{}})
+		// a version is compiled when an object first asks for it: a broken one is that request's error
+		object := json.RawMessage(`{"apiVersion": "example.com/v1", "kind": "X", "metadata": {"name": "a", "namespace": "n"}}`)
+		args, _ := json.Marshal(validateArgs{CRD: json.RawMessage(crd), Objects: []validateItem{{Object: object}}})
 		if _, err := validateOp(args); err == nil {
 			t.Errorf("no error for %s", crd)
 		}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	apihelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/rest"
+)
+
+// Compiling a CRD for the validate op, as the server's crdHandler.getOrCreateServingInfoFor does.
+
+// strategy is what customresource.NewStrategy returns (its type is unexported): both REST strategies.
+type strategy interface {
+	rest.RESTCreateStrategy
+	rest.RESTUpdateStrategy
+}
+
+type compiledVersion struct {
+	name        string
+	served      bool
+	deprecation string // the warning the server sends for a deprecated version, "" when not deprecated
+	structural  *structuralschema.Structural
+	strategy    strategy
+	celMessages map[string]bool // the details CEL rule failures carry, to tell them from schema errors
+}
+
+type compiledCRD struct {
+	name                  string
+	group                 string
+	kind                  string
+	namespaced            bool
+	preserveUnknownFields bool
+	conversionNone        bool
+	versions              map[string]*lazyVersion
+	served                []string
+	spec                  *apiextensionsv1.CustomResourceDefinition
+}
+
+// lazyVersion is compiled the first time an object asks for it: a CRD's other versions (v1alpha1 beside v1)
+// cost neither time nor memory until then.
+type lazyVersion struct {
+	spec     apiextensionsv1.CustomResourceDefinitionVersion
+	once     sync.Once
+	compiled *compiledVersion
+	err      error
+}
+
+// version is the CRD's version `name` compiled (once, whoever asks first); defined says whether the CRD has it.
+func (c *compiledCRD) version(name string) (compiled *compiledVersion, defined bool, err error) {
+	lazy, ok := c.versions[name]
+	if !ok {
+		return nil, false, nil
+	}
+	lazy.once.Do(func() {
+		lazy.compiled, lazy.err = compileVersion(c.spec, lazy.spec, c, crdserverscheme.NewUnstructuredObjectTyper())
+		if lazy.err != nil {
+			lazy.err = fmt.Errorf("validate: CRD %s version %s: %v", c.name, lazy.spec.Name, lazy.err)
+		}
+	})
+	return lazy.compiled, true, lazy.err
+}
+
+func compileCRD(raw []byte) (*compiledCRD, error) {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := json.Unmarshal(raw, crd); err != nil {
+		return nil, fmt.Errorf("validate: the CRD is not a CustomResourceDefinition: %v", err)
+	}
+	if crd.APIVersion != "apiextensions.k8s.io/v1" || crd.Kind != "CustomResourceDefinition" {
+		return nil, fmt.Errorf("validate: the CRD must be apiextensions.k8s.io/v1 CustomResourceDefinition, not %s %s",
+			crd.APIVersion, crd.Kind)
+	}
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd) // as the server stores it
+	out := &compiledCRD{
+		name:                  crd.Name,
+		group:                 crd.Spec.Group,
+		kind:                  crd.Spec.Names.Kind,
+		namespaced:            crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+		preserveUnknownFields: crd.Spec.PreserveUnknownFields,
+		conversionNone:        crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy == apiextensionsv1.NoneConverter,
+		versions:              map[string]*lazyVersion{},
+	}
+	if out.group == "" || out.kind == "" || len(crd.Spec.Versions) == 0 {
+		return nil, fmt.Errorf("validate: CRD %q lacks spec.group, spec.names.kind or spec.versions", crd.Name)
+	}
+	out.spec = crd
+	for _, v := range crd.Spec.Versions {
+		out.versions[v.Name] = &lazyVersion{spec: v}
+		if v.Served {
+			out.served = append(out.served, v.Name)
+		}
+	}
+	return out, nil
+}
+
+func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.CustomResourceDefinitionVersion,
+	out *compiledCRD, typer *crdserverscheme.UnstructuredObjectTyper) (*compiledVersion, error) {
+	compiled := &compiledVersion{name: v.Name, served: v.Served, celMessages: map[string]bool{}}
+	if v.Deprecated {
+		compiled.deprecation = fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
+		if v.DeprecationWarning != nil {
+			compiled.deprecation = *v.DeprecationWarning
+		}
+	}
+	validation, err := apihelpers.GetSchemaForVersion(crd, v.Name)
+	if err != nil {
+		return nil, err
+	}
+	var internalProps *apiextensionsinternal.JSONSchemaProps
+	if validation != nil {
+		internal := &apiextensionsinternal.CustomResourceValidation{}
+		if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(
+			validation, internal, nil); err != nil {
+			return nil, fmt.Errorf("converting the schema: %v", err)
+		}
+		internalProps = internal.OpenAPIV3Schema
+		structural, err := structuralschema.NewStructural(internalProps)
+		if err != nil && !crd.Spec.PreserveUnknownFields {
+			return nil, fmt.Errorf("the schema is not structural (the API server refuses such a CRD): %v", err)
+		}
+		if !crd.Spec.PreserveUnknownFields {
+			if errs := structuralschema.ValidateStructural(nil, structural); len(errs) > 0 {
+				return nil, fmt.Errorf("the schema is not structural (the API server refuses such a CRD): %v",
+					errs.ToAggregate())
+			}
+			structural = structural.DeepCopy()
+			if err := structuraldefaulting.PruneDefaults(structural); err != nil {
+				return nil, fmt.Errorf("pruning defaults: %v", err)
+			}
+		}
+		compiled.structural = structural
+		collectCELMessages(structural, compiled.celMessages)
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(internalProps)
+	if err != nil {
+		return nil, err
+	}
+	subresources, err := apihelpers.GetSubresourcesForVersion(crd, v.Name)
+	if err != nil {
+		return nil, err
+	}
+	var statusSpec *apiextensionsinternal.CustomResourceSubresourceStatus
+	var statusValidator apiservervalidation.SchemaValidator
+	if subresources != nil && subresources.Status != nil {
+		statusSpec = &apiextensionsinternal.CustomResourceSubresourceStatus{}
+		if err := apiextensionsv1.Convert_v1_CustomResourceSubresourceStatus_To_apiextensions_CustomResourceSubresourceStatus(
+			subresources.Status, statusSpec, nil); err != nil {
+			return nil, err
+		}
+		if internalProps != nil && internalProps.Properties != nil {
+			if statusSchema, ok := internalProps.Properties["status"]; ok {
+				if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&statusSchema); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	var scaleSpec *apiextensionsinternal.CustomResourceSubresourceScale
+	if subresources != nil && subresources.Scale != nil {
+		scaleSpec = &apiextensionsinternal.CustomResourceSubresourceScale{}
+		if err := apiextensionsv1.Convert_v1_CustomResourceSubresourceScale_To_apiextensions_CustomResourceSubresourceScale(
+			subresources.Scale, scaleSpec, nil); err != nil {
+			return nil, err
+		}
+	}
+	kind := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+	compiled.strategy = customresource.NewStrategy(typer, out.namespaced, kind, validator, statusValidator,
+		compiled.structural, statusSpec, scaleSpec, v.SelectableFields)
+	return compiled, nil
+}
+
+// collectCELMessages records what a failing rule's error detail is (its message, or "failed rule: <rule>").
+func collectCELMessages(s *structuralschema.Structural, into map[string]bool) {
+	if s == nil {
+		return
+	}
+	for _, rule := range s.XValidations {
+		if strings.TrimSpace(rule.Message) != "" {
+			into[strings.TrimSpace(rule.Message)] = true
+		}
+	}
+	for name := range s.Properties {
+		property := s.Properties[name]
+		collectCELMessages(&property, into)
+	}
+	collectCELMessages(s.Items, into)
+	if s.AdditionalProperties != nil {
+		collectCELMessages(s.AdditionalProperties.Structural, into)
+	}
+}
