@@ -51,7 +51,7 @@ JSONNET_STACK = Limit("KRC_JSONNET_MAX_STACK", 500, "Jsonnet stack depth")
 JINJA_RANGE = Limit("KRC_JINJA_MAX_RANGE", 100_000, "Jinja2 range() length")
 JINJA_SECONDS = Limit("KRC_TEMPLATE_SECONDS", 60, "template time (seconds)")
 PARAMETER_BYTES = Limit("KRC_MAX_PARAMETER_BYTES", 253, "plugin parameter value length")
-# The engine's Go runtime works to stay under this (GOMEMLIMIT) and stops itself at one and a half times it
+# The engine stops itself past this much Go heap (its collector aims far lower: native/client.py)
 ENGINE_MEMORY_MB = Limit("KRC_ENGINE_MEMORY_MB", 1024, "engine memory (MiB)")
 
 ALL = (ENVIRONMENT_FILE_BYTES, TEMPLATE_FILE_BYTES, YAML_DEPTH, YAML_NODES, ARCHIVE_BYTES, ARCHIVE_MEMBERS,

@@ -43,6 +43,10 @@ var prepares = map[string]func(json.RawMessage) error{
 	"render": storeArchive,
 }
 
+// slots bound the requests under way in the whole process, whichever connection they came on: as many as the
+// runtime has processors.
+var slots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
 // serve answers requests as they come, several at a time (as many as the runtime has processors): krc sends a
 // batch of renders ahead and takes the answers by id, in whatever order they finish. It returns when the request
 // stream ends and every request under way has been answered.
@@ -62,7 +66,6 @@ func serve(in io.Reader, out io.Writer) error {
 			writeErr = encoder.Encode(ans)
 		}
 	}
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for scanner.Scan() {
 		var req request
 		if err := json.Unmarshal(scanner.Bytes(), &req); err != nil {
@@ -147,6 +150,7 @@ func main() {
 	showVersion := flags.Bool("version", false, "print the module versions the engine is built with, as JSON")
 	requestsFD := flags.Int("requests-fd", 3, "the pipe krc writes requests to")
 	answersFD := flags.Int("answers-fd", 4, "the pipe krc reads answers from")
+	socket := flags.String("socket", "", "also serve krc's worker processes on this Unix socket")
 	if err := flags.Parse(os.Args[1:]); err != nil || flags.NArg() != 0 {
 		os.Exit(2)
 	}
@@ -163,6 +167,14 @@ func main() {
 		usage(*requestsFD, *answersFD)
 	}
 	watchMemory()
+	if *socket != "" {
+		listener, err := listenForWorkers(*socket)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "krc-engine: cannot listen on %s: %v\n", *socket, err)
+			os.Exit(3)
+		}
+		defer listener.Close()
+	}
 	if err := serve(in, out); err != nil {
 		fmt.Fprintf(os.Stderr, "krc-engine: %v\n", err)
 		os.Exit(3)

@@ -1,152 +1,96 @@
-"""Talking to the engine: one process per krc process, JSON lines over two pipes of its own, answers by id.
+"""The engine of a krc run: one process, started by the krc process that first needs it, shared with its workers.
 
-Libraries inside the engine print to stdout and stderr, so the protocol has dedicated pipes (--requests-fd,
---answers-fd); what the engine prints goes to a temporary file kept for the error message. Requests are
-answered several at a time and out of order: a caller submits a batch (every chart of a run) and takes each
-answer when it needs it. A reader thread hands answers to their requests.
+Libraries inside the engine print to stdout and stderr, so the protocol has pipes of its own (--requests-fd,
+--answers-fd); what the engine prints goes to a temporary file kept for the error message. The engine also
+listens on a Unix socket in a folder only this user can enter (--socket): while a run compiles in worker
+processes (pipeline.jobs), they connect to it (`shared_with_workers`) instead of starting engines of their own,
+so the run holds one copy of every compiled CRD and chart however many processes compile.
 
-Bounds: every answer has a deadline (the engine is killed when it passes, and started again for the next
-request); the engine's memory is bounded by the Go runtime's soft limit (GOMEMLIMIT) and a hard one the engine
-enforces itself (it exits, naming the limit, rather than taking the machine down). A forked child (a worker
-process) never talks to its parent's engine: it starts its own.
+Bounds: every answer has a deadline (past it, the engine is killed, or a worker's connection closed, and the
+request is an input error naming what was asked); the engine's memory is bounded by the Go runtime's soft limit
+(GOMEMLIMIT) and a hard one the engine enforces itself (it exits, naming the limit, rather than taking the
+machine down). A forked child never talks to its parent's engine.
 """
 from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
+import shutil
+import socket
 import subprocess
 import tempfile
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from .. import limits
 from ..problems import KrcError, Location
 from .binary import engine_binary
+from .channel import Answer, Channel, EngineEnded
+
+__all__ = ["Answer", "EngineEnded", "Pending", "call", "close_engine", "shared_with_workers"]
 
 _STDERR_TAIL = 4000
 # what the engine inherits of krc's environment: enough to run, nothing that changes what the libraries do
 _INHERITED = ("PATH", "LANG", "LC_ALL", "TMPDIR")
 # the engine's exit status when it stopped itself at its hard memory limit (engine/limits.go)
 MEMORY_EXIT = 86
+# The collector's target: well under the hard limit, so a run's engine stays near its live memory (about 150 MB
+# for a project's CRDs and charts) instead of twice that; Go exceeds it when live memory needs more.
+SOFT_MEMORY_MB = 192
+# Set while a run's workers may connect to its engine: the socket, and the process that owns the engine
+SOCKET_VARIABLE = "KRC_ENGINE_SOCKET"
+OWNER_VARIABLE = "KRC_ENGINE_OWNER"
 
 
-class EngineEnded(Exception):
-    """The engine process ended (or spoke nonsense) before it answered: krc's bug or the engine's, exit 3."""
-
-    def __init__(self, detail: str, *, over_memory: bool = False) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.over_memory = over_memory
+def _socket_folder() -> str:
+    """A new folder only this user can enter, its path short enough for a Unix socket (108 bytes)."""
+    parent = tempfile.gettempdir()
+    return tempfile.mkdtemp(prefix="krc-engine-", dir=parent if len(parent) < 60 else "/tmp")
 
 
-class EngineTimeout(Exception):
-    """No answer within the deadline; the engine has been killed."""
+class EngineProcess(Channel):
+    """The engine this krc process started: its pipes, its log, its socket for workers."""
 
-
-@dataclass(frozen=True)
-class Answer:
-    """An engine answer: a result, or the error the op reported about its input."""
-
-    result: Any
-    error: str | None
-
-
-class EngineProcess:
     def __init__(self, binary: Path) -> None:
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
         self._log = tempfile.TemporaryFile()
+        self.socket_folder = _socket_folder()
+        self.socket_path = os.path.join(self.socket_folder, "engine.sock")
+        hard = limits.ENGINE_MEMORY_MB.value
         env = {name: os.environ[name] for name in _INHERITED if name in os.environ}
-        env.update(GOMEMLIMIT=f"{limits.ENGINE_MEMORY_MB.value}MiB",
-                   KRC_ENGINE_MAX_MEMORY_MB=str(limits.ENGINE_MEMORY_MB.value * 3 // 2), HOME="/nonexistent")
+        env.update(GOMEMLIMIT=f"{min(SOFT_MEMORY_MB, hard)}MiB", KRC_ENGINE_MAX_MEMORY_MB=str(hard),
+                   HOME="/nonexistent")
         try:
             self._process = subprocess.Popen(
-                [str(binary), "--requests-fd", str(requests_read), "--answers-fd", str(answers_write)],
+                [str(binary), "--requests-fd", str(requests_read), "--answers-fd", str(answers_write),
+                 "--socket", self.socket_path],
                 pass_fds=(requests_read, answers_write), stdin=subprocess.DEVNULL, stdout=self._log,
                 stderr=self._log, env=env, cwd="/")
         except OSError as err:
             for fd in (requests_read, requests_write, answers_read, answers_write):
                 os.close(fd)
+            shutil.rmtree(self.socket_folder, ignore_errors=True)
             raise KrcError(f"the krc engine {binary} could not start ({err.strerror or err}); check the file, "
                            "or rebuild it with 'make engine'") from None
         os.close(requests_read)
         os.close(answers_write)
-        self._requests: IO[bytes] = os.fdopen(requests_write, "wb")
-        self._answers: IO[bytes] = os.fdopen(answers_read, "rb")
-        self._lock = threading.Lock()  # the requests under way and the id counter
-        self._write_lock = threading.Lock()  # one request line at a time on the pipe
-        self._pending: dict[int, Future[Answer]] = {}
-        self._next_id = 1
-        self._ended: EngineEnded | None = None
         self.pid = os.getpid()
-        self._reader = threading.Thread(target=self._read_answers, name="krc-engine-answers", daemon=True)
-        self._reader.start()
+        super().__init__(os.fdopen(requests_write, "wb"), os.fdopen(answers_read, "rb"))
 
-    def submit(self, op: str, args: dict[str, Any]) -> Future[Answer]:
-        future: Future[Answer] = Future()
-        with self._lock:
-            if self._ended is not None:
-                future.set_exception(self._ended)
-                return future
-            ident, self._next_id = self._next_id, self._next_id + 1
-            self._pending[ident] = future
-        line = json.dumps({"id": ident, "op": op, "args": args}, separators=(",", ":"),
-                          ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
-        # Written outside the lock the reader thread takes for each answer: while a batch is written, the engine
-        # answers the first requests, and it stops reading until those answers are read.
-        with self._write_lock:
-            try:
-                self._requests.write(line)
-                self._requests.flush()
-            except (OSError, ValueError):
-                pass  # the reader thread sees the engine end and fails every request under way
-        return future
-
-    def _read_answers(self) -> None:
-        try:
-            for line in self._answers:
-                try:
-                    message = json.loads(line)
-                    ident = message["id"]
-                except (ValueError, KeyError, TypeError):
-                    message, ident = None, None
-                if not isinstance(message, dict) or not isinstance(ident, int) or ident == 0:
-                    shown = line[:300].decode(errors="replace").strip()
-                    self._end(EngineEnded(f"the engine answered something krc did not ask: {shown}"))
-                    return
-                with self._lock:
-                    future = self._pending.pop(ident, None)
-                if future is not None:
-                    error = message.get("error")
-                    future.set_result(Answer(message.get("result"), error if isinstance(error, str) else None))
-        except (OSError, ValueError):
-            pass
-        self._end(None)
-
-    def _end(self, why: EngineEnded | None) -> None:
-        """Fail every request under way: the engine ended, or must not be trusted any more."""
-        if why is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._process.wait(timeout=5)
-            code = self._process.poll()
-            why = EngineEnded(f"the krc engine ended (exit {code}): {self.log_tail()}",
-                              over_memory=code == MEMORY_EXIT)
-        with self._lock:
-            self._ended = self._ended or why
-            pending, self._pending = self._pending, {}
-        for future in pending.values():
-            if not future.done():
-                future.set_exception(self._ended)
-        self.kill()
+    def why_ended(self) -> EngineEnded:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=5)
+        code = self._process.poll()
+        return EngineEnded(f"the krc engine ended (exit {code}): {self.log_tail()}", over_memory=code == MEMORY_EXIT)
 
     def alive(self) -> bool:
-        return self._ended is None and self._process.poll() is None
+        return super().alive() and self._process.poll() is None
 
     def log_tail(self) -> str:
         self._log.seek(0, os.SEEK_END)
@@ -158,8 +102,8 @@ class EngineProcess:
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
-        with contextlib.suppress(OSError):
-            self._requests.close()
+        super().kill()
+        shutil.rmtree(self.socket_folder, ignore_errors=True)
 
     def close(self) -> None:
         """End the engine once it has answered what is under way (closing its request pipe ends it)."""
@@ -169,19 +113,47 @@ class EngineProcess:
             self._process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.kill()
+        shutil.rmtree(self.socket_folder, ignore_errors=True)
 
 
-_ENGINE: EngineProcess | None = None
+class EngineConnection(Channel):
+    """A worker's connection to the engine of its run."""
+
+    def __init__(self, path: str) -> None:
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._socket.connect(path)
+        except OSError as err:
+            self._socket.close()
+            raise EngineEnded(f"the run's krc engine at {path} does not answer ({err.strerror or err})") from None
+        self.pid = os.getpid()
+        super().__init__(self._socket.makefile("wb"), self._socket.makefile("rb"))
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self._socket.shutdown(socket.SHUT_RDWR)  # wakes the reader thread
+        super().kill()
+        self._socket.close()
+
+    def close(self) -> None:
+        self.kill()
+
+
+_ENGINE: EngineProcess | EngineConnection | None = None
 _ENGINE_LOCK = threading.Lock()
 
 
-def _engine() -> EngineProcess:
+def _engine() -> EngineProcess | EngineConnection:
     global _ENGINE
     with _ENGINE_LOCK:
         if _ENGINE is None or _ENGINE.pid != os.getpid() or not _ENGINE.alive():
             if _ENGINE is not None and _ENGINE.pid == os.getpid():
                 _ENGINE.kill()
-            _ENGINE = EngineProcess(engine_binary())
+            shared = os.environ.get(SOCKET_VARIABLE)
+            if shared and os.environ.get(OWNER_VARIABLE) != str(os.getpid()):
+                _ENGINE = EngineConnection(shared)
+            else:
+                _ENGINE = EngineProcess(engine_binary())
         return _ENGINE
 
 
@@ -194,13 +166,33 @@ def close_engine() -> None:
         engine.close()
 
 
+@contextlib.contextmanager
+def shared_with_workers() -> Iterator[None]:
+    """While inside, worker processes this process starts connect to its engine (started here if need be)
+    instead of starting their own. Without an engine to share (none built), they find that out themselves."""
+    try:
+        engine = _engine()
+    except (KrcError, EngineEnded):
+        yield
+        return
+    if not isinstance(engine, EngineProcess):
+        yield
+        return
+    os.environ[SOCKET_VARIABLE], os.environ[OWNER_VARIABLE] = engine.socket_path, str(os.getpid())
+    try:
+        yield
+    finally:
+        os.environ.pop(SOCKET_VARIABLE, None)
+        os.environ.pop(OWNER_VARIABLE, None)
+
+
 class Pending:
     """One request under way; `answer` waits for it (at most `timeout` seconds from when it is asked)."""
 
     def __init__(self, op: str, args: dict[str, Any], what: str, timeout: float) -> None:
         self.op, self.what, self.timeout = op, what, timeout
         self._engine = _engine()
-        self._future = self._engine.submit(op, args)
+        self._future: Future[Answer] = self._engine.submit(op, args)
 
     def answer(self) -> Answer:
         """The engine's answer; KrcError when it ran past its deadline or its memory limit, EngineEnded (exit 3)

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import output
 from ..compile_cache import CompileCache
+from ..native import client
 from ..problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..project import Project
 from ..tree_digests import tree_digests
@@ -138,8 +139,10 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     _start_worker(lock)  # this process runs its own jobs meanwhile
     sent = [i for n, i in enumerate(heavy) if n % workers]  # every workers-th heavy job stays here
     try:
-        with ProcessPoolExecutor(max_workers=workers - 1, mp_context=spawn, initializer=_start_worker,
-                                 initargs=(lock,)) as pool:
+        # the workers talk to this process's engine: one engine (one copy of the compiled CRDs) for the run
+        with client.shared_with_workers(), \
+                ProcessPoolExecutor(max_workers=workers - 1, mp_context=spawn, initializer=_start_worker,
+                                    initargs=(lock,)) as pool:
             futures = {i: pool.submit(run_job, dataclasses.replace(jobs[i], peers=context.peers)) for i in sent}
             for i, job in enumerate(jobs):
                 future = futures.pop(i, None)

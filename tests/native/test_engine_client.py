@@ -110,3 +110,23 @@ def test_a_batch_larger_than_the_pipes_hold_is_answered_while_it_is_written():
                for i in range(1, 600)]
     assert "v: '0'" in first.result()["manifest"]
     assert all(p.result()["manifest"].endswith(f"y{i}'}}\n") for i, p in enumerate(pending, 1))
+
+
+def _engine_kind_in_a_worker() -> tuple[str, str]:
+    """In a spawned worker: what serves its requests, and the Helm it reports."""
+    version = client.call("version", {}, what="version", timeout=30)["helm.sh/helm/v4"]
+    return type(client._engine()).__name__, version
+
+
+def test_workers_share_the_engine_of_their_run():
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    spawn = multiprocessing.get_context("spawn")
+    with client.shared_with_workers():
+        owner = client._engine()
+        with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
+            assert pool.submit(_engine_kind_in_a_worker).result() == ("EngineConnection", "v4.2.1")
+        assert client._engine() is owner and owner.alive()  # the worker's leaving ended only its connection
+    with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:  # outside: a worker starts its own
+        assert pool.submit(_engine_kind_in_a_worker).result() == ("EngineProcess", "v4.2.1")

@@ -1,0 +1,107 @@
+"""One conversation with the engine: JSON lines out, answers back by id, in whatever order they finish.
+
+A reader thread hands each answer to its request. Requests are written outside the lock the reader takes, so a
+batch larger than the pipe holds never deadlocks: the engine answers the first requests while the rest are
+still being written, and it stops reading until those answers are read. How the conversation is carried (the
+engine's own pipes, or a worker's connection to its run's engine) is the subclass's business.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import IO, Any
+
+
+class EngineEnded(Exception):
+    """The engine ended (or spoke nonsense) before it answered: krc's bug or the engine's, exit 3."""
+
+    def __init__(self, detail: str, *, over_memory: bool = False) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.over_memory = over_memory
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An engine answer: a result, or the error the op reported about its input."""
+
+    result: Any
+    error: str | None
+
+
+class Channel:
+    def __init__(self, requests: IO[bytes], answers: IO[bytes]) -> None:
+        self._requests, self._answers = requests, answers
+        self._lock = threading.Lock()  # the requests under way and the id counter
+        self._write_lock = threading.Lock()  # one request line at a time
+        self._pending: dict[int, Future[Answer]] = {}
+        self._next_id = 1
+        self._ended: EngineEnded | None = None
+        self._reader = threading.Thread(target=self._read_answers, name="krc-engine-answers", daemon=True)
+        self._reader.start()
+
+    def submit(self, op: str, args: dict[str, Any]) -> Future[Answer]:
+        future: Future[Answer] = Future()
+        with self._lock:
+            if self._ended is not None:
+                future.set_exception(self._ended)
+                return future
+            ident, self._next_id = self._next_id, self._next_id + 1
+            self._pending[ident] = future
+        line = json.dumps({"id": ident, "op": op, "args": args}, separators=(",", ":"),
+                          ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+        with self._write_lock:
+            try:
+                self._requests.write(line)
+                self._requests.flush()
+            except (OSError, ValueError):
+                pass  # the reader thread sees the engine end and fails every request under way
+        return future
+
+    def _read_answers(self) -> None:
+        try:
+            for line in self._answers:
+                try:
+                    message = json.loads(line)
+                    ident = message["id"]
+                except (ValueError, KeyError, TypeError):
+                    message, ident = None, None
+                if not isinstance(message, dict) or not isinstance(ident, int) or ident == 0:
+                    shown = line[:300].decode(errors="replace").strip()
+                    self._end(EngineEnded(f"the engine answered something krc did not ask: {shown}"))
+                    return
+                with self._lock:
+                    future = self._pending.pop(ident, None)
+                if future is not None:
+                    error = message.get("error")
+                    future.set_result(Answer(message.get("result"), error if isinstance(error, str) else None))
+        except (OSError, ValueError):
+            pass
+        self._end(None)
+
+    def _end(self, why: EngineEnded | None) -> None:
+        """Fail every request under way: the engine ended, or must not be trusted any more."""
+        why = why or self.why_ended()
+        with self._lock:
+            self._ended = self._ended or why
+            pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(self._ended)
+        self.kill()
+
+    def alive(self) -> bool:
+        return self._ended is None
+
+    def why_ended(self) -> EngineEnded:
+        return EngineEnded("the krc engine closed the conversation")
+
+    def kill(self) -> None:
+        """Stop talking: no more requests (a subclass also ends what the reader thread reads from, which closing
+        the reader's file from another thread would not: it waits for the read under way)."""
+        try:
+            self._requests.close()
+        except (OSError, ValueError):
+            pass
