@@ -16,6 +16,8 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	release "helm.sh/helm/v4/pkg/release/v1"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
+	"sigs.k8s.io/yaml"
 )
 
 // renderArgs are what `helm template RELEASE CHART --namespace NS --kube-version V --skip-crds -f values` takes.
@@ -95,7 +97,11 @@ func renderOp(raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{"manifest": text}, nil
+	docs, err := documents(text)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"manifest": text, "documents": docs}, nil
 }
 
 // render is helm template's client-only install dry run, with every input explicit (no kubeconfig, no
@@ -144,4 +150,22 @@ func render(args renderArgs) (string, error) {
 		fmt.Fprintf(&out, "---\n# Source: %s\n%s\n", hook.Path, hook.Manifest)
 	}
 	return out.String(), nil
+}
+
+// documents are the manifest's objects as JSON, read as Kubernetes' own clients read YAML (sigs.k8s.io/yaml) and
+// split as Helm splits a manifest; empty documents (a template that printed only a comment) are left out. krc
+// reads these instead of parsing the text again in Python.
+func documents(manifest string) ([]json.RawMessage, error) {
+	split := releaseutil.SplitManifests(manifest)
+	out := make([]json.RawMessage, 0, len(split))
+	for i := range len(split) {
+		data, err := yaml.YAMLToJSON([]byte(split[fmt.Sprintf("manifest-%d", i)]))
+		if err != nil {
+			return nil, fmt.Errorf("the chart printed a document that is not YAML: %w", err)
+		}
+		if string(data) != "null" {
+			out = append(out, data)
+		}
+	}
+	return out, nil
 }

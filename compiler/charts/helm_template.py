@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import yamlio
 from ..native import client
 from ..problems import KrcError, Location
 from ..user_cache import cache_dir
@@ -49,7 +48,8 @@ CACHE_FOLDER = "helm-template"  # in krc's cache: Helm's output by TemplateReque
 
 
 def _cache_file(key: str) -> Path:
-    return cache_dir() / CACHE_FOLDER / f"{key}.yaml"
+    """Helm's text and its objects, as the engine answered (JSON: read back without a YAML parse)."""
+    return cache_dir() / CACHE_FOLDER / f"{key}.json"
 
 
 def _store(key: str, text: str) -> None:
@@ -94,7 +94,7 @@ def _submit(request: TemplateRequest, *, with_archive: bool = False) -> client.P
     return client.Pending("render", args, _what(request), TEMPLATE_TIMEOUT_SECONDS)
 
 
-def _answer(request: TemplateRequest, pending: client.Pending, where: Location) -> str:
+def _answer(request: TemplateRequest, pending: client.Pending, where: Location) -> dict[str, Any]:
     answer = pending.answer()
     if answer.error is not None and answer.error.startswith("unknown archive"):
         answer = _submit(request, with_archive=True).answer()
@@ -104,10 +104,15 @@ def _answer(request: TemplateRequest, pending: client.Pending, where: Location) 
             raise KrcError(f"{request.archive} does not match its digest in the chart lock ({message}); run "
                            "'krc vendor' to download it again", where)
         raise KrcError(f"{_what(request)} failed: {message}; fix operator.values", where)
-    manifest = answer.result.get("manifest") if isinstance(answer.result, dict) else None
-    if not isinstance(manifest, str):
+    if not _well_formed(answer.result):
         raise client.EngineEnded(f"the engine's render answer holds no manifest: {str(answer.result)[:200]}")
-    return manifest
+    assert isinstance(answer.result, dict)
+    return answer.result
+
+
+def _well_formed(entry: Any) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get("manifest"), str) \
+        and isinstance(entry.get("documents"), list)
 
 
 def start_ahead(requests: Sequence[TemplateRequest]) -> None:
@@ -127,18 +132,19 @@ def template_chart(request: TemplateRequest, where: Location) -> list[dict[str, 
     """The chart's objects in Helm's order (Helm sorts by kind, as it installs)."""
     key = request.cache_key()
     pending = _AHEAD.pop((os.getpid(), key), None)
-    text: str | None = None
+    entry: Any = None
     if pending is None:
         try:
-            text = _cache_file(key).read_text(encoding="utf-8")
-        except OSError:
-            pending = _submit(request)
-    if text is None:
+            entry = json.loads(_cache_file(key).read_bytes())
+        except (OSError, ValueError):
+            entry = None
+        if not _well_formed(entry):
+            entry, pending = None, _submit(request)
+    if entry is None:
         assert pending is not None
-        text = _answer(request, pending, where)
-        _store(key, text)
-    documents = yamlio.load_all(text, _what(request))
-    objects = [d for d in documents if d is not None]
+        entry = _answer(request, pending, where)
+        _store(key, json.dumps(entry, separators=(",", ":"), ensure_ascii=False))
+    objects = [d for d in entry["documents"] if d is not None]
     for doc in objects:
         if not isinstance(doc, dict) or not doc.get("kind"):
             raise KrcError(f"{_what(request)} printed a document that is not an object", where)

@@ -82,7 +82,8 @@ def test_every_environment_renders_as_the_helm_cli_does(which: str, helm_cli: Pa
     pipeline.render_to_disk(project, project.environment_names(), SEQUENTIAL)
     assert len(requests) == len(project.environment_names()) >= 2
     for request in requests:
-        engine = (tmp_path / "cache" / helm_template.CACHE_FOLDER / f"{request.cache_key()}.yaml").read_text()
+        entry = tmp_path / "cache" / helm_template.CACHE_FOLDER / f"{request.cache_key()}.json"
+        engine = json.loads(entry.read_text())["manifest"]
         assert engine == _helm_template(helm_cli, request, tmp_path), request.release
         assert "kind: Deployment" in engine
 
