@@ -50,10 +50,16 @@ DOWNLOAD_SECONDS = Limit("KRC_DOWNLOAD_DEADLINE", 120, "download deadline (secon
 JSONNET_STACK = Limit("KRC_JSONNET_MAX_STACK", 500, "Jsonnet stack depth")
 JINJA_RANGE = Limit("KRC_JINJA_MAX_RANGE", 100_000, "Jinja2 range() length")
 JINJA_SECONDS = Limit("KRC_TEMPLATE_SECONDS", 60, "template time (seconds)")
+# What a Jsonnet evaluation may add to krc's resident memory (go-jsonnet has no bound of its own)
+JSONNET_MEMORY_MB = Limit("KRC_JSONNET_MEMORY_MB", 1024, "Jsonnet memory (MiB)")
+# The length of a string or list a Jinja2 operator or call produces ('x' * 10**12)
+JINJA_SIZE = Limit("KRC_JINJA_MAX_SIZE", 16 << 20, "Jinja2 string or list length")
+# How long a run waits for another run's .krc.lock
+LOCK_SECONDS = Limit("KRC_LOCK_SECONDS", 300, "lock wait (seconds)")
 PARAMETER_BYTES = Limit("KRC_MAX_PARAMETER_BYTES", 253, "plugin parameter value length")
 # The engine stops itself past this much Go heap (its collector aims far lower: native/client.py)
 ENGINE_MEMORY_MB = Limit("KRC_ENGINE_MEMORY_MB", 1024, "engine memory (MiB)")
 
 ALL = (ENVIRONMENT_FILE_BYTES, TEMPLATE_FILE_BYTES, YAML_DEPTH, YAML_NODES, ARCHIVE_BYTES, ARCHIVE_MEMBERS,
        DOWNLOAD_BYTES, DOWNLOAD_SECONDS, JSONNET_STACK, JINJA_RANGE, JINJA_SECONDS, PARAMETER_BYTES,
-       ENGINE_MEMORY_MB)
+       ENGINE_MEMORY_MB, JSONNET_MEMORY_MB, JINJA_SIZE, LOCK_SECONDS)

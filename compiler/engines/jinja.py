@@ -2,7 +2,8 @@
 
 Templates are repository code, but krc also runs inside Argo CD's repo-server on whatever was pushed: they get
 data, not the machine. The immutable sandbox refuses attribute access to Python internals
-(`cycler.__init__.__globals__`) and mutation of the context; `range` is bounded (KRC_JINJA_MAX_RANGE); templates
+(`cycler.__init__.__globals__`) and mutation of the context; `range` is bounded (KRC_JINJA_MAX_RANGE), and so are
+the strings and lists operators and calls build (KRC_JINJA_MAX_SIZE); templates
 and includes are read only from templates/, never through a link that leaves it.
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import signal
 import threading
 import traceback
@@ -82,9 +84,52 @@ def _deadline(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+class _TooLarge(Exception):
+    """A string or list past KRC_JINJA_MAX_SIZE, refused before it is built (or found after a call built it)."""
+
+
+_SIZED = (str, bytes, list, tuple)
+
+
+def _refuse_size(length: int, what: str) -> None:
+    if length > limits.JINJA_SIZE.value:
+        raise _TooLarge(limits.JINJA_SIZE.exceeded(f"{what} of {length} items"))
+
+
+class _BoundedSandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
+    """The immutable sandbox, with the sizes of what operators and calls build bounded: `'x' * 10**12`, `s + s`
+    doubled in a recursive macro, `2 ** 10**9`, `'x'.ljust(10**12)` end as an error naming the template."""
+
+    intercepted_binops = frozenset({"*", "+", "**"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "*":
+            for sequence, count in ((left, right), (right, left)):
+                if isinstance(sequence, _SIZED) and isinstance(count, int):
+                    _refuse_size(len(sequence) * count, "a repetition")
+        elif operator == "+" and isinstance(left, _SIZED) and isinstance(right, _SIZED):
+            _refuse_size(len(left) + len(right), "a concatenation")
+        elif (operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(left) > 1
+              and right > 0):
+            _refuse_size(int(right * math.log10(abs(left))), "a power's digits")
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - as Jinja2's
+        widths = isinstance(getattr(__obj, "__self__", None), _SIZED)  # 'x'.ljust(n), 'x'.center(n), 'x'.zfill(n)
+        for arg in (*args, *kwargs.values()):
+            if isinstance(arg, _SIZED):  # a macro's argument: `s ~ s` doubled through recursion
+                _refuse_size(len(arg), "an argument")
+            elif widths and isinstance(arg, int):
+                _refuse_size(arg, "a width")
+        result = super().call(__context, __obj, *args, **kwargs)
+        if isinstance(result, _SIZED):
+            _refuse_size(len(result), "a call's result")
+        return result
+
+
 @functools.lru_cache(maxsize=8)
 def _environment(templates_dir: str) -> jinja2.Environment:
-    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
+    env = _BoundedSandbox(
         loader=_ConfinedLoader(templates_dir), undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
         autoescape=False, auto_reload=False)
     env.filters["to_yaml"] = _to_yaml
@@ -108,6 +153,11 @@ def _render_one(template: Path, templates_dir: Path, context: dict[str, Any], sh
             text = _environment(str(templates_dir)).get_template(relative).render(**context)
     except _TemplateTimeout:
         raise KrcError(limits.JINJA_SECONDS.exceeded("rendering this template"), Location(shown)) from None
+    except _TooLarge as err:
+        raise KrcError(f"{err}; fix the template", Location(shown, _template_line(err))) from None
+    except MemoryError as err:  # what the bounds above do not foresee (a filter's width, a format spec)
+        raise KrcError(limits.JINJA_SIZE.exceeded("a value the template built (out of memory)"),
+                       Location(shown, _template_line(err))) from None
     except SecurityError as err:
         raise KrcError(f"template refused by the sandbox: {err}; templates get data, not Python internals",
                        Location(shown, _template_line(err))) from None

@@ -13,8 +13,12 @@ follow the same rules.
 from __future__ import annotations
 
 import json
+import os
 import re
+import resource
+import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -103,10 +107,48 @@ def _error(message: str, project_root: Path) -> KrcError:
     return KrcError(f"{first}; fix the template or the environment value it reads", location)
 
 
+_WATCH_SECONDS = 0.02
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class _BoundExceeded(KrcError):
+    """Time or memory ran out: the same for a batch as for each of its contexts, so never tried again."""
+
+
+def _resident_bytes() -> int:
+    """This process's resident memory now (Linux), else its peak so far (getrusage; kilobytes on Linux, bytes on
+    macOS): either grows with what the evaluation allocates."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_BYTES
+    except (OSError, ValueError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+def _named(templates: list[Path], project_root: Path) -> tuple[str, str]:
+    """The templates of one evaluation as a message names them, and the location to give: the
+    one template, or its folder when there are several (a Jsonnet run cannot tell which one allocated)."""
+    def relative(path: Path) -> str:
+        try:
+            return path.resolve().relative_to(project_root.resolve()).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    shown = [relative(t) for t in templates]
+    if len(shown) == 1:
+        return f"the Jsonnet template {shown[0]}", shown[0]
+    listed = ", ".join(shown[:6]) + (f" and {len(shown) - 6} more" if len(shown) > 6 else "")
+    return f"the Jsonnet templates ({listed})", relative(templates[0].parent) + "/"
+
+
 def _evaluate_within_deadline(filename: str, snippet: str, importer: _Importer, *,
-                              ext_codes: dict[str, str] | None = None, ext_vars: dict[str, str] | None = None) -> str:
-    """Evaluate in a worker thread (go-jsonnet releases the GIL) and give up at KRC_TEMPLATE_SECONDS: the stack
-    is bounded, loops are not. An abandoned evaluation runs on until it ends or krc exits (a daemon thread)."""
+                              ext_codes: dict[str, str] | None = None, ext_vars: dict[str, str] | None = None,
+                              named: tuple[str, str] = ("the Jsonnet templates", "templates/")) -> str:
+    """Evaluate in a worker thread (go-jsonnet releases the GIL) and give up at KRC_TEMPLATE_SECONDS or when krc
+    has grown by KRC_JSONNET_MEMORY_MB meanwhile: the stack is bounded, loops and allocations are not, and
+    go-jsonnet offers no bound on either. An abandoned evaluation runs on until it ends or krc exits (a daemon
+    thread)."""
     outcome: list[tuple[bool, Any]] = []
 
     def evaluate() -> None:
@@ -120,10 +162,18 @@ def _evaluate_within_deadline(filename: str, snippet: str, importer: _Importer, 
             outcome.append((False, err))
 
     worker = threading.Thread(target=evaluate, daemon=True, name="krc-jsonnet")
+    deadline = time.monotonic() + limits.JINJA_SECONDS.value
+    memory_bound = limits.JSONNET_MEMORY_MB.value << 20
+    before = _resident_bytes()
     worker.start()
-    worker.join(limits.JINJA_SECONDS.value)
+    # joined in slices, each ending as soon as the evaluation does, so its memory is watched meanwhile
+    while worker.is_alive() and time.monotonic() < deadline:
+        worker.join(min(_WATCH_SECONDS, max(0.0, deadline - time.monotonic())))
+        if not outcome and _resident_bytes() - before > memory_bound:
+            shown, where = named
+            raise _BoundExceeded(limits.JSONNET_MEMORY_MB.exceeded(f"evaluating {shown}"), Location(where))
     if not outcome:
-        raise KrcError(limits.JINJA_SECONDS.exceeded("evaluating the Jsonnet templates"))
+        raise _BoundExceeded(limits.JINJA_SECONDS.exceeded("evaluating the Jsonnet templates"))
     succeeded, value = outcome[0]
     if not succeeded:
         raise value
@@ -168,7 +218,10 @@ class JsonnetEngine:
         importer = _Importer(root)
         try:
             text = _evaluate_within_deadline(str(root / _BATCH_NAME), _batch_snippet(keys, len(contexts), context_keys),
-                                             importer, ext_vars=_context_strings(contexts))
+                                             importer, ext_vars=_context_strings(contexts),
+                                             named=_named(templates, project_root))
+        except _BoundExceeded:
+            raise
         except (RuntimeError, KrcError):
             return None
         if importer.refused:
@@ -188,7 +241,8 @@ class JsonnetEngine:
         importer = _Importer(root)
         try:
             text = _evaluate_within_deadline(str(root / _BATCH_NAME), snippet, importer, ext_codes=ext_codes,
-                                             ext_vars=_context_strings([context]))
+                                             ext_vars=_context_strings([context]),
+                                             named=_named(templates, project_root))
         except RuntimeError as err:
             error = _error(str(err), project_root)
             if "max stack frames exceeded" in str(err):

@@ -262,6 +262,20 @@ CASES = [
          RENDER, 2, "templates/lib/leak.txt", "outside the project"),
     Case("jinja-divide-by-zero", jinja_object("{{ 1 / 0 }}"), RENDER, 2, "templates/objects/evil.yaml.j2"),
     Case("jinja-syntax", jinja_object("{% if %}"), RENDER, 2, "templates/objects/evil.yaml.j2"),
+    # what operators and calls build is bounded (KRC_JINJA_MAX_SIZE): never a MemoryError, never gigabytes
+    Case("jinja-huge-repeat", jinja_object("{{ 'x' * 10**12 }}"), RENDER, 2, "templates/objects/evil.yaml.j2:6",
+         "KRC_JINJA_MAX_SIZE", seconds=10),
+    Case("jinja-repeat-past-bound", jinja_object("{{ 'x' * 1000 }}"), RENDER, 2, "templates/objects/evil.yaml.j2",
+         "KRC_JINJA_MAX_SIZE", env={"KRC_JINJA_MAX_SIZE": "999"}),
+    Case("jinja-huge-list", jinja_object("{{ ([1] * 10**10) | length }}"), RENDER, 2,
+         "templates/objects/evil.yaml.j2", "KRC_JINJA_MAX_SIZE", seconds=10),
+    Case("jinja-huge-power", jinja_object("{{ 7 ** (10 ** 10) }}"), RENDER, 2, "templates/objects/evil.yaml.j2",
+         "KRC_JINJA_MAX_SIZE", seconds=10),
+    Case("jinja-huge-pad", jinja_object("{{ 'x'.ljust(10**12) }}"), RENDER, 2, "templates/objects/evil.yaml.j2",
+         "KRC_JINJA_MAX_SIZE", seconds=10),
+    Case("jinja-doubling-macro", jinja_object("{% macro d(s, n) %}{% if n %}{{ d(s ~ s, n - 1) }}{% else %}"
+                                              "{{ s | length }}{% endif %}{% endmacro %}{{ d('x', 60) }}"), RENDER, 2,
+         "templates/objects/evil.yaml.j2", "KRC_JINJA_MAX_SIZE", seconds=20),
     Case("jsonnet-importstr-etc", template("objects/evil.jsonnet", "[{apiVersion: 'v1', kind: 'ConfigMap', "
                                            "metadata: {name: 'x'}, data: {p: importstr '/etc/passwd'}}]"),
          RENDER, 2, "templates/objects/", "leaves templates/"),
@@ -284,6 +298,19 @@ CASES = [
          process=True),
     Case("jsonnet-error", template("objects/evil.jsonnet", "error 'boom'"), RENDER, 2,
          "templates/objects/evil.jsonnet:1", "boom"),
+    # go-jsonnet has no memory bound of its own: krc watches what the evaluation adds (KRC_JSONNET_MEMORY_MB) and
+    # stops there, naming the templates, instead of a Go abort (exit 134) or the machine's OOM killer
+    Case("jsonnet-doubling-string", template("objects/evil.jsonnet",
+                                             "local d(s, n) = if n == 0 then s else d(s + s, n - 1); "
+                                             "[{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'x'}, "
+                                             "data: {x: std.length(d('x', 40))}}]"),
+         RENDER + ("dev",), 2, "templates/objects/", "KRC_JSONNET_MEMORY_MB", seconds=30,
+         env={"KRC_JSONNET_MEMORY_MB": "256"}, process=True),
+    Case("jsonnet-huge-array", template("objects/evil.jsonnet",
+                                        "[{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'x'}, "
+                                        "data: {x: std.length(std.makeArray(100000000, function(i) i))}}]"),
+         RENDER + ("dev",), 2, "templates/objects/evil.jsonnet", "KRC_JSONNET_MEMORY_MB", seconds=30,
+         env={"KRC_JSONNET_MEMORY_MB": "256"}, process=True),
     Case("template-link-outside", symlink("templates/objects/evil.jsonnet", "{outside}/secret.jsonnet"), RENDER, 2,
          "templates/objects/evil.jsonnet", "outside"),
     Case("object-name-traversal", jsonnet_object(name="../../../tmp/x"), RENDER, 2, "templates/objects/evil.jsonnet",
