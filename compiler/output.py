@@ -23,13 +23,15 @@ import os
 import re
 import shutil
 import signal
+import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import yamlio
+from . import limits, yamlio
 from .atomic_file import write_atomically
 from .charts.package import Chart
 from .k8s.names import file_name_problem
@@ -234,16 +236,48 @@ def steps_taken() -> int:
     return _Steps.taken
 
 
+def _try_lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _holder(fd: int) -> str:
+    """Who holds the lock, as its holder wrote it into the file (its pid), for the messages of a waiting run."""
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        text = ""
+    return f"process {text}" if text.isdigit() else "another krc run"
+
+
 @contextlib.contextmanager
 def project_lock(project: Project) -> Iterator[None]:
-    """One writer at a time per project: concurrent runs wait here instead of racing on the same folders."""
+    """One writer at a time per project: concurrent runs wait here instead of racing on the same folders. A run
+    that finds the lock held says so in one line, naming the holder (the pid each holder writes into the lock
+    file), and waits at most KRC_LOCK_SECONDS; the lock goes with the holder's last descriptor, however it ends."""
     path = project.root / LOCK_FILE
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as err:
         raise _write_error(project.root, err) from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        if not _try_lock(fd):
+            bound = limits.LOCK_SECONDS.value
+            holder = _holder(fd)
+            sys.stderr.write(f"krc: {LOCK_FILE} is held by {holder}; waiting up to {bound} s for it to finish\n")
+            sys.stderr.flush()
+            deadline = time.monotonic() + bound
+            while not _try_lock(fd):
+                if time.monotonic() >= deadline:
+                    raise KrcError(limits.LOCK_SECONDS.exceeded(f"waiting for the lock held by {_holder(fd)}") +
+                                   "; or stop that run", Location(LOCK_FILE))
+                time.sleep(0.05)
+        with contextlib.suppress(OSError):  # the holder's name for a waiting run; the lock works without it
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
     finally:
         os.close(fd)  # releases the lock; the file stays (removing it would race with the next waiter)

@@ -3,12 +3,14 @@ full disk. Kills and concurrency need real processes; the writes run in forked c
 first in this process: the Go Jsonnet runtime must not run in a forked child) or in `krc` subprocesses."""
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -175,3 +177,76 @@ def test_a_full_disk_exits_2_with_one_line_and_keeps_old_data(project: Project):
     assert len(message.splitlines()) == 1 and "File too large" in message and "nothing was changed" in message
     assert tree_digest(project.golden_dir) == before
     assert _debris(project.golden_dir) == []
+
+
+def _hold_lock(project: Project) -> subprocess.Popen[str]:
+    """Another process holding the project's lock, as a krc run does, its pid written in the lock file."""
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        f"fd = os.open({str(project.root / output.LOCK_FILE)!r}, os.O_RDWR | os.O_CREAT, 0o644)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\nos.ftruncate(fd, 0)\nos.write(fd, f'{os.getpid()}\\n'.encode())\n"
+        "print('held', flush=True)\ntime.sleep(120)\n")], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_a_held_lock_names_its_holder_and_gives_up_at_the_bound(project_without_policies: Project):
+    project = project_without_policies
+    holder = _hold_lock(project)
+    try:
+        env = {**os.environ, "KRC_LOCK_SECONDS": "1"}
+        started = time.monotonic()
+        done = subprocess.run([str(KRC), "--project", str(project.root), "render"], env=env, text=True,
+                              capture_output=True, timeout=60)
+        elapsed = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    waiting = [line for line in done.stderr.splitlines() if line.startswith("krc:") and "waiting" in line]
+    assert waiting == [f"krc: .krc.lock is held by process {holder.pid}; waiting up to 1 s for it to finish"], \
+        done.stderr
+    assert any(line.startswith(".krc.lock: error") and f"process {holder.pid}" in line
+               for line in done.stderr.splitlines()), done.stderr
+    assert "raise KRC_LOCK_SECONDS" in done.stderr
+    assert elapsed < 30
+    # released by its holder, the lock is taken at once, and the taker's pid replaces the holder's
+    with output.project_lock(project):
+        assert (project.root / output.LOCK_FILE).read_text() == f"{os.getpid()}\n"
+
+
+SLOW_JINJA = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: slow\ndata:\n"
+              "  x: '{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}'\n")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", ["render", "golden"])
+def test_a_signal_stops_a_run_within_a_second_releasing_the_lock_leaving_no_debris(
+        project_without_policies: Project, tmp_path: Path, signum: int, command: str):
+    """A template that would run for hours (the bound is 60 s): the signal stops krc at once, whatever it is
+    doing, through the exits that release the lock and remove temporary folders."""
+    project = project_without_policies
+    (project.templates_dir / "objects" / "slow.yaml.j2").write_text(SLOW_JINJA)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    before = {part: tree_digest(project.root / part) for part in ("golden", "rendered")}
+    run = subprocess.Popen([str(KRC), "--project", str(project.root), command, "dev"], text=True,
+                           env={**os.environ, "TMPDIR": str(temporary)}, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    time.sleep(4)  # well into the template
+    assert run.poll() is None, run.communicate()
+    sent = time.monotonic()
+    run.send_signal(signum)
+    _, stderr = run.communicate(timeout=30)
+    assert time.monotonic() - sent < 1.5, "krc took too long to stop"
+    assert run.returncode == 128 + signum, stderr
+    assert "Traceback" not in stderr, stderr
+    assert {part: tree_digest(project.root / part) for part in ("golden", "rendered")} == before
+    assert all(_debris(folder) == [] for folder in (project.golden_dir, project.rendered_dir) if folder.exists())
+    assert list(temporary.iterdir()) == []
+    fd = os.open(project.root / output.LOCK_FILE, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: raises BlockingIOError if krc left it held
+    finally:
+        os.close(fd)
