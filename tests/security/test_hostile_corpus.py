@@ -335,6 +335,9 @@ CASES = [
                                                     "  crds: argocd-crds.yaml")(r, o),
                                            (r / "argocd-crds.yaml").write_text("a: " + "[" * 5000 + "]" * 5000))
          and None, RENDER, 2, "argocd-crds.yaml:1:", "KRC_MAX_YAML_DEPTH"),
+    Case("policy-runaway-list", lambda r, o: (r / "policies" / "evil.cue").write_text(
+        'package krc\nimport "list"\nhuge: [for i in list.Range(0, 100000000, 1) {"x\\(i)"}]\n'), ("policy",), 2,
+         "policies/", "KRC_ENGINE_MEMORY_MB", seconds=60, env={"KRC_ENGINE_MEMORY_MB": "128"}, process=True),
     Case("policy-link-outside", symlink("policies/leak.cue", "{outside}/secret.yaml"), ("policy",), 2,
          "policies/leak.cue", "outside the project"),
 
