@@ -9,6 +9,28 @@ from . import fieldpath
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+_NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escaped_char(char: str) -> str:
+    code = ord(char)
+    named = _NAMED_ESCAPES.get(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, as Python decodes file names and the environment
+        return f"\\x{code - 0xDC00:02x}"
+    return named or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+
+
+def safe_text(text: str, lines: bool = False) -> str:
+    """`text` with every character a terminal or a reader could take for something else written as an escape:
+    control characters (ESC sequences that recolour, retitle or clear a terminal; a newline that forges a line),
+    bidirectional overrides and other invisible format characters, lone surrogates. Printable text is returned
+    as it is, and escaping twice changes nothing (a backslash is printable). `lines`: a report's own newlines are
+    kept (each line is judged alone, at C speed when it is printable, as almost every line is)."""
+    if lines:
+        return "\n".join(safe_text(line) for line in text.split("\n"))
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escaped_char(c) for c in text)
 
 
 @dataclass(frozen=True, order=True)
@@ -50,7 +72,7 @@ class Problem:
         where = str(self.location) if self.location else (self.object or "krc")
         rule = f" [{self.rule}]" if self.rule else ""
         fix = f"; {self.help}" if self.help else ""
-        return f"{where}: {self.severity}: {self.message}{fix}{rule}"
+        return safe_text(f"{where}: {self.severity}: {self.message}{fix}{rule}")
 
     def sort_key(self) -> tuple[Any, ...]:
         loc = self.location or Location("")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .problems import Problem
+from .problems import Problem, safe_text
 
 # A source line shown under a problem is cut here: enough for any environment line, bounded for hostile input.
 MAX_SHOWN = 160
@@ -113,16 +113,21 @@ def source_reader(root: Path) -> Callable[[str], list[str] | None]:
 def format_problem(problem: Problem, style: Style = Style(),
                    read_source: Callable[[str], list[str] | None] | None = None) -> str:
     """The headline `file:line:col: severity: message [rule]`, the source line with a caret, and `= help:`."""
-    statement, fix = split_help(problem)
-    where = str(problem.location) if problem.location else (problem.object or "krc")
-    rule = " " + style.paint(f"[{problem.rule}]", "dim") if problem.rule else ""
+    statement, fix = (safe_text(part) for part in split_help(problem))
+    # every part that may hold a user's text is escaped here, once, for every message: no ESC sequence, newline
+    # or bidirectional override from a file, a key or a value reaches the terminal as it is
+    where = safe_text(str(problem.location) if problem.location else (problem.object or "krc"))
+    rule = " " + style.paint(f"[{safe_text(problem.rule)}]", "dim") if problem.rule else ""
     lines = [f"{style.paint(where, 'bold')}: {style.paint(problem.severity + ':', problem.severity)} "
              f"{statement}{rule}"]
     location = problem.location
     source = read_source(location.file) if read_source and location and location.line else None
     if location and source is not None and 0 < location.line <= len(source):
-        text = source[location.line - 1].expandtabs(1)[:MAX_SHOWN]
-        start, width = caret_span(text, location.column or 1, location.file.endswith((".yaml", ".yml")))
+        raw = source[location.line - 1].expandtabs(1)[:MAX_SHOWN]
+        start, width = caret_span(raw, location.column or 1, location.file.endswith((".yaml", ".yml")))
+        # the caret is measured on the escaped text, so it stays under what it points at
+        text = safe_text(raw)
+        start, width = len(safe_text(raw[:start])), max(1, len(safe_text(raw[start:start + width])))
         gutter = " " * len(str(location.line))
         lines += [f"{gutter} {style.paint('|', 'dim')}",
                   f"{style.paint(str(location.line), 'dim')} {style.paint('|', 'dim')} {text}",

@@ -36,3 +36,59 @@ def test_modules_stay_small() -> None:
     sizes = {str(p.relative_to(PACKAGE)): len(p.read_text(encoding="utf-8").splitlines())
              for p in sorted(PACKAGE.rglob("*.py"))}
     assert {path: n for path, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+# ---- one YAML entry point: krc's bounded loader (yamlio, with yaml_events, its event-level fast path) ------------
+
+YAML_LOADER_FILES = {"yamlio.py", "yaml_events.py"}
+# what reads YAML text into data, nodes, events or tokens: PyYAML's functions and every loader, parser and composer
+YAML_READERS = {"load", "load_all", "safe_load", "safe_load_all", "full_load", "full_load_all", "unsafe_load",
+                "unsafe_load_all", "compose", "compose_all", "parse", "scan", "Loader", "BaseLoader", "SafeLoader",
+                "FullLoader", "UnsafeLoader", "CLoader", "CBaseLoader", "CSafeLoader", "CFullLoader",
+                "CUnsafeLoader", "CParser", "Parser", "Composer", "Scanner", "Reader"}
+YAML_READER_MODULES = {"yaml.loader", "yaml.cyaml", "yaml._yaml", "yaml.parser", "yaml.composer", "yaml.scanner",
+                       "yaml.reader"}
+
+
+def yaml_reads(source: str) -> list[int]:
+    """Lines of `source` that parse YAML other than through yamlio: a PyYAML reader called or imported, the
+    loader yamlio exports taken to call PyYAML with, or another YAML library."""
+    tree = ast.parse(source)
+    aliases = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+               for alias in node.names if alias.name == "yaml"}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases \
+                and node.attr in YAML_READERS:
+            found.append(node.lineno)
+        elif isinstance(node, ast.Import) and any(a.name.split(".")[0] in ("ruamel", "strictyaml", "oyaml")
+                                                  or a.name in YAML_READER_MODULES for a in node.names):
+            found.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = {alias.name for alias in node.names}
+            if module.split(".")[0] in ("ruamel", "strictyaml", "oyaml") \
+                    or ((module == "yaml" or module in YAML_READER_MODULES) and names & (YAML_READERS | {"*"})) \
+                    or (module.split(".")[-1] == "yamlio" and "SafeLoader" in names):
+                found.append(node.lineno)
+    return found
+
+
+def test_all_yaml_is_read_through_the_bounded_loader() -> None:
+    """PyYAML on its own has no depth or size bound: brackets nested 100,000 deep crash its C parser (a
+    segmentation fault, exit 139) and an alias bomb fills memory. yamlio refuses both with krc's limits."""
+    found = [f"{path.relative_to(PACKAGE)}:{line}" for path in sorted(PACKAGE.rglob("*.py"))
+             if path.name not in YAML_LOADER_FILES or path.parent != PACKAGE
+             for line in yaml_reads(path.read_text(encoding="utf-8"))]
+    assert found == [], "parse YAML with compiler.yamlio (load, load_all, load_with_positions)"
+
+
+def test_the_yaml_check_sees_each_way_round_the_loader() -> None:
+    bad = ["import yaml\nyaml.load(t, Loader=yaml.SafeLoader)", "import yaml as y\ny.safe_load(t)",
+           "import yaml\nyaml.load_all(t, yaml.CSafeLoader)", "from yaml import safe_load",
+           "from yaml import CLoader as L", "from yaml.cyaml import CParser", "import yaml\nyaml.compose_all(t)",
+           "from ..yamlio import SafeLoader", "from ruamel.yaml import YAML", "from yaml import *",
+           "from yaml._yaml import CParser as P"]
+    assert [source for source in bad if not yaml_reads(source)] == []
+    assert yaml_reads("import yaml\nfrom . import yamlio\nyamlio.load(t)\nyaml.YAMLError\nyaml.dump(d)\n"
+                      "from yaml._yaml import CEmitter") == []

@@ -56,8 +56,24 @@ NAMED_PARAMETERS = ("environment", "cluster")
 MAX_PARAMETERS_JSON = 64 * 1024
 
 
+def _utf8(where: str, value: str) -> str:
+    """`value` when it is text; the process environment decodes bytes that are not UTF-8 to lone surrogates
+    (surrogateescape), and JSON may spell one (\\ud800): neither is text a name can hold."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        bad = value[err.start]
+        what, why = ((f"the byte 0x{ord(bad) - 0xDC00:02x}", "not UTF-8") if 0xDC80 <= ord(bad) <= 0xDCFF
+                     else (f"a lone surrogate (\\u{ord(bad):04x})", "not text"))
+        raise KrcError(f"{where} holds {what} at character {err.start + 1}, which is {why}; set it to UTF-8 text"
+                       ) from None
+    return value
+
+
 def _checked_value(name: str, value: str) -> str:
-    """A parameter value bounded in size, printable, and a DNS-1123 label where it becomes a name."""
+    """A parameter value that is UTF-8 text, bounded in size, printable, and a DNS-1123 label where it becomes a
+    name."""
+    _utf8(f"plugin parameter '{name}'", value)
     if len(value.encode("utf-8")) > limits.PARAMETER_BYTES.value:
         raise KrcError(f"plugin parameter '{name}': " + limits.PARAMETER_BYTES.exceeded(f"a value of {len(value)} "
                                                                                         "characters"))
@@ -76,11 +92,15 @@ def _from_json(raw: str) -> dict[str, str]:
     if len(raw) > MAX_PARAMETERS_JSON:
         raise KrcError(f"ARGOCD_APP_PARAMETERS is {len(raw)} characters, more than {MAX_PARAMETERS_JSON}; check the "
                        "Application's plugin parameters")
+    _utf8("ARGOCD_APP_PARAMETERS", raw)
     try:
         entries = json.loads(raw)
     except ValueError as err:
         raise KrcError(f"ARGOCD_APP_PARAMETERS is not valid JSON ({err}); check the Application's plugin "
                        "parameters") from None
+    except RecursionError:  # brackets nested thousands deep: Argo CD's parameters nest three
+        raise KrcError("ARGOCD_APP_PARAMETERS nests its JSON arrays or objects too deep to read; check the "
+                       "Application's plugin parameters") from None
     if not isinstance(entries, list):
         raise KrcError("ARGOCD_APP_PARAMETERS must be a JSON array of {name, string|array|map}")
     found: dict[str, str] = {}
@@ -103,8 +123,8 @@ def read_request(environ: Mapping[str, str], options: Mapping[str, str | None] |
     values: dict[str, str] = {}
     for name, (default, allowed) in PARAMETERS.items():
         option = (options or {}).get(name)
-        candidates = (option, from_json.get(name), environ.get(f"PARAM_{_escaped(name)}"),
-                      environ.get(f"ARGOCD_ENV_KRC_{_escaped(name)}"))
+        variables = (f"PARAM_{_escaped(name)}", f"ARGOCD_ENV_KRC_{_escaped(name)}")
+        candidates = (option, from_json.get(name), *(_utf8(v, environ[v]) if v in environ else None for v in variables))
         value = _checked_value(name, next((c.strip() for c in candidates if c is not None and c.strip()), default))
         if allowed is not None and value not in allowed:
             raise KrcError(f"plugin parameter '{name}' is '{value}'; use one of: {', '.join(allowed)}")

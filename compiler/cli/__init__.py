@@ -10,12 +10,13 @@ defined: a command's module is imported only when that command runs (support.Wor
 from __future__ import annotations
 
 import gc
+import sys
 
 import click
 
 from ..report_format import COLOR_CHOICES
 from . import stop_signals
-from .edge import CONTEXT, ErrorEdge
+from .edge import CONTEXT, ErrorEdge, flush_output
 from .support import print_versions
 
 # command name -> "module:attribute" (relative to this package)
@@ -53,17 +54,36 @@ def main(project: str | None, color: str) -> None:
     """
 
 
+# tarfile's extraction filters (`filter="data"`, how chart archives are unpacked) came with 3.11.4; pyproject.toml's
+# requires-python says the same, and tests hold the two together
+PYTHON_FLOOR = (3, 11, 4)
+
+
+def python_too_old(version: tuple[int, ...]) -> str | None:
+    """The one line krc prints instead of starting on a Python older than the floor, else None."""
+    if tuple(version[:3]) >= PYTHON_FLOOR:
+        return None
+    need, have = ".".join(map(str, PYTHON_FLOOR)), ".".join(map(str, version[:3]))
+    return (f"krc: error krc needs Python {need} or newer (tarfile's extraction filters), this is Python {have}; "
+            f"install krc with a newer Python")
+
+
 def run() -> None:
     """The `krc` executable: the command, then an exit that skips the collector. A command over hundreds of
     environments leaves a heap of hundreds of thousands of objects, and Python's shutdown runs its cycle collector
     over all of them only to free memory the system takes back anyway: 0.15-0.25 s after `krc diff` of 500
     environments. Frozen, they are left to the system; everything else about the exit is as usual (exit handlers
     stop helpers and remove temporary folders, output is flushed). In-process callers (the tests) call `main`."""
+    too_old = python_too_old(sys.version_info[:3])
+    if too_old:
+        print(too_old, file=sys.stderr)
+        sys.exit(2)
     stop_signals.install()
     try:
         main()  # exits (click's standalone mode)
     finally:
         gc.freeze()
+        flush_output()
 
 
-__all__ = ["ErrorEdge", "main", "run"]
+__all__ = ["PYTHON_FLOOR", "ErrorEdge", "main", "python_too_old", "run"]

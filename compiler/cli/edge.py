@@ -2,16 +2,17 @@
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from .. import pipeline
-from ..problems import KrcError
+from ..problems import KrcError, safe_text
 from .support import (
     WorkflowGroup,
     show_problems,
@@ -63,6 +64,13 @@ class ErrorEdge(WorkflowGroup):
     keeps its one meaning, findings or differences, so CI can tell a crash from a change.
     """
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:  # --help and --version print while the options are parsed, before invoke
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            pipe_closed()
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
@@ -72,16 +80,43 @@ class ErrorEdge(WorkflowGroup):
         except KrcError as err:
             show_problems(err.problems)
             sys.exit(2)
+        except BrokenPipeError:
+            pipe_closed()
         except OSError as err:
             if _debugging():
                 raise
             where = f" ({err.filename})" if err.filename else ""
-            click.echo(f"krc: error {err.strerror or err}{where}; check the disk, permissions and network, then "
-                       "run again", err=True)
+            click.echo(safe_text(f"krc: error {err.strerror or err}{where}; check the disk, permissions and "
+                                 "network, then run again"), err=True)
             sys.exit(2)
         except Exception as err:  # noqa: BLE001 - the edge: whatever escaped is an internal error
             if _debugging():
                 raise
-            click.echo(f"krc: internal error: {type(err).__name__}: {str(err)[:300]}; please report it, with the "
-                       f"traceback from running again with {DEBUG_VARIABLE}=1", err=True)
+            click.echo(safe_text(f"krc: internal error: {type(err).__name__}: {str(err)[:300]}; please report it, "
+                                 f"with the traceback from running again with {DEBUG_VARIABLE}=1"), err=True)
             sys.exit(3)
+
+
+# `krc rules | head`: the reader has gone. krc stops at once and quietly, with the status a tool killed by SIGPIPE
+# reports (128 + 13, as `yes | head` under `set -o pipefail`): not 0, since what was asked was not all written,
+# and not 1 or 2, which mean findings and bad input. It exits rather than dying of the signal, so exit handlers
+# still stop helpers and remove temporary folders.
+BROKEN_PIPE_EXIT = 141
+
+
+def pipe_closed() -> NoReturn:
+    """Stop for a closed pipe: what is still buffered for stdout is dropped (pointed at /dev/null, so the flush at
+    exit cannot fail again), nothing is printed."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    sys.exit(BROKEN_PIPE_EXIT)
+
+
+def flush_output() -> None:
+    """At the end of `krc`: stdout written out, a pipe closed meanwhile ending as any closed pipe does."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pipe_closed()

@@ -15,6 +15,7 @@ import html
 from collections import Counter
 
 from .. import yamlio
+from ..problems import safe_text
 from .fielddiff import FieldChange
 from .format_text import group_words
 from .grouping import grouped_places
@@ -217,8 +218,8 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
              + (f", **{errors} error-level check(s)**" if errors else "") + ".\n\n")
     table = summary_table(review)
     if len(title) + len(table) > max_chars:  # hundreds of environments: the table is what must stay readable
-        return title + table[:max_chars - len(title) - 300].rsplit("\n", 1)[0] + (
-            f"\n\n_Summary cut at the comment limit: run `krc diff`, {FULL_REPORT}._\n")
+        return safe_text(title + table[:max_chars - len(title) - 300].rsplit("\n", 1)[0] + (
+            f"\n\n_Summary cut at the comment limit: run `krc diff`, {FULL_REPORT}._\n"), lines=True)
     room = max_chars - len(title) - len(table)
     removed = [e for e in review.environments if e.removed]
     # the gates first and most room: they block the merge; then removals, then checks; details get the rest
@@ -238,4 +239,5 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
             out += note if len(out) + len(note) <= max_chars else ""
             break
         out += _details(env, limit, len(out))
-    return out
+    # a pull-request comment and a terminal alike: user values' control and bidirectional characters escaped
+    return safe_text(out, lines=True)

@@ -5,7 +5,7 @@ import json
 from typing import Any
 
 from .. import crddiff, yamlio
-from ..problems import Problem
+from ..problems import Problem, safe_text
 from .capacity import Capacity
 from .crdgate import CrdGate, gate_statements
 from .fielddiff import FieldChange
@@ -171,4 +171,5 @@ def format_text(review: Review) -> str:
                  + (f" ({len(review.removed)} removed: {', '.join(review.removed)})" if review.removed else "")
                  + (f"; {len(review.gates)} CRD upgrade gates" if review.gates else "")
                  + (f"; {errors} error-level checks" if errors else ""))
-    return "\n".join(lines) + "\n"
+    # user values (names, keys, file names, diff lines) reach a terminal: their control characters escaped, once
+    return safe_text("\n".join(lines) + "\n", lines=True)

@@ -116,7 +116,9 @@ def git_golden(project_root: Path, ref: str) -> GitGolden:
     for line in listing:
         if not line:
             continue
-        meta, _, path = line.decode("utf-8").partition("\t")
+        # a name that is not UTF-8 is read as the working tree's is (os.fsdecode: surrogateescape), so --base
+        # judges such a file as `krc diff` without --base does, and messages show its bytes escaped
+        meta, _, path = os.fsdecode(line).partition("\t")
         mode, kind, oid = meta.split()
         if kind == "blob" and path.startswith(golden):
             entries.append((path[len(golden):], oid))

@@ -150,6 +150,27 @@ def without_policies(root: Path, outside: Path) -> None:
     shutil.rmtree(root / "policies")
 
 
+def deep_runtime_env(root: Path, outside: Path) -> None:
+    """A RayJob manifest whose runtimeEnvYAML nests brackets 100,000 deep (PyYAML's C parser crashed on it)."""
+    (root / "deep-job.yaml").write_text("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: a, namespace: x}\n"
+                                        "spec:\n  entrypoint: python x.py\n  clusterSelector: {ray.io/cluster: c}\n"
+                                        f"  runtimeEnvYAML: \"{'[' * 100_000}\"\n")
+
+
+NOT_UTF8_NAME = b"\xff.yaml"
+
+
+def committed_non_utf8_golden_name(root: Path, outside: Path) -> None:
+    """A commit whose golden/dev/manifests/ holds a file named by a byte that is not UTF-8 (the working tree does
+    not): what `--base` reads back from git."""
+    manifests = os.fsencode(root / "golden" / "dev" / "manifests")
+    shutil.copyfile(manifests + b"/namespace-ray-demo.yaml", manifests + b"/" + NOT_UTF8_NAME)
+    git = ["git", "-c", "user.name=krc", "-c", "user.email=krc@example.com", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run([*git, *args], cwd=root, check=True, capture_output=True)
+    os.unlink(manifests + b"/" + NOT_UTF8_NAME)
+
+
 def params(value: list) -> dict[str, str]:
     import json
     return {"ARGOCD_APP_PARAMETERS": json.dumps(value)}
@@ -426,6 +447,34 @@ CASES = [
          env=params([{"name": "crds", "string": "all"}])),
     Case("param-map-value", nothing, GENERATE + ("--environment", "dev"), 2, "krc", "string parameter",
          env=params([{"name": "cluster", "map": {"a": "b"}}])),
+    # encodings (issue 35): the process environment holds bytes that are not UTF-8 as lone surrogates
+    # (surrogateescape), as os.environ gives them to krc
+    Case("param-env-not-utf8", nothing, GENERATE, 2, "krc", "ARGOCD_ENV_KRC_ENVIRONMENT holds the byte 0xff",
+         env={"ARGOCD_ENV_KRC_ENVIRONMENT": "d\udcffev"}),
+    Case("param-flat-not-utf8", nothing, GENERATE + ("--environment", "dev"), 2, "krc", "not UTF-8",
+         env={"PARAM_CLUSTER": "a\udce9b"}),
+    Case("param-json-not-utf8", nothing, GENERATE, 2, "krc", "ARGOCD_APP_PARAMETERS holds the byte 0xff",
+         env={"ARGOCD_APP_PARAMETERS": '[{"name": "environment", "string": "d\udcffev"}]'}),
+    Case("param-json-lone-surrogate", nothing, GENERATE + ("--environment", "dev"), 2, "krc", "lone surrogate",
+         env=params([{"name": "cluster", "string": "a\ud800"}])),
+    Case("param-json-deep", nothing, GENERATE + ("--environment", "dev"), 2, "krc", "too deep", seconds=5,
+         env={"ARGOCD_APP_PARAMETERS": "[" * 20_000 + "]" * 20_000}),
+    Case("param-json-deep-objects", nothing, GENERATE + ("--environment", "dev"), 2, "krc", "too deep", seconds=5,
+         env={"ARGOCD_APP_PARAMETERS": '{"a":' * 10_000 + "1" + "}" * 10_000}),
+    Case("base-golden-name-not-utf8", committed_non_utf8_golden_name, DIFF + ("dev", "--base", "HEAD"), 2,
+         "golden/dev/manifests/\\xff.yaml", "hold the same object"),
+
+    # ---- the terminal (issue 35): what a file holds never reaches it as control characters
+    Case("escape-sequence-key", dev_append('"\\e]0;pwned\\a\\e[2J\\e[31m": 1\n'), RENDER, 2, f"{DEV}:",
+         "unknown key '\\x1b]0;pwned\\x07\\x1b[2J\\x1b[31m'"),
+    Case("bidi-override-key", dev_append('"\\u202eevil\\u2066": 1\n'), RENDER, 2, f"{DEV}:",
+         "unknown key '\\u202eevil\\u2066'"),
+    Case("newline-key", dev_append('"a\\nenvironments/dev.yaml:1:1: error: forged": 1\n'), RENDER, 2, f"{DEV}:",
+         "unknown key 'a\\nenvironments/dev.yaml:1:1: error: forged'"),
+
+    # ---- one YAML entry point (issue 35): nested YAML inside a manifest goes through the bounded loader too
+    Case("runtime-env-yaml-deep", deep_runtime_env, ("lint", "{root}/deep-job.yaml"), 1, "deep-job.yaml:7:",
+         "KRC_MAX_YAML_DEPTH", seconds=10),
 ]
 
 
@@ -446,11 +495,12 @@ def test_hostile_input(case: Case, target: tuple[Project, Path]):
                               capture_output=True, text=True, timeout=120)
         exit_code, stdout, output = done.returncode, done.stdout, done.stdout + done.stderr
     else:
-        result = run(project.root, list(case.args), env)
+        result = run(project.root, [arg.replace("{root}", str(project.root)) for arg in case.args], env)
         assert result.exception is None or isinstance(result.exception, SystemExit), result.output
         exit_code, stdout, output = result.exit_code, result.stdout, result.output
     elapsed = time.monotonic() - started
     assert "Traceback" not in output and "internal error" not in output, output
+    assert "\x1b" not in output and "\x07" not in output, "a control character reached the terminal"
     assert exit_code == case.exit, output
     # a guard against hangs, not a speed measurement (speed is bench/'s): generous on a loaded machine
     assert elapsed < max(case.seconds, 120), f"took {elapsed:.1f}s"
