@@ -33,6 +33,23 @@ def safe_text(text: str, lines: bool = False) -> str:
     return "".join(c if c.isprintable() else _escaped_char(c) for c in text)
 
 
+def _json_escaped(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def safe_json(text: str) -> str:
+    """JSON text (json.dumps with ensure_ascii=False) whose characters a terminal acts on or a reader cannot see
+    (DEL, the C1 controls, bidirectional overrides, lone surrogates) are \\u escapes, as JSON already writes the
+    C0 controls: the same data, safe to `cat`, and always encodable as UTF-8. Outside strings JSON text is
+    printable ASCII and newlines, so only strings change."""
+    return "\n".join(line if line.isprintable() else "".join(c if c.isprintable() else _json_escaped(c) for c in line)
+                     for line in text.split("\n"))
+
+
 @dataclass(frozen=True, order=True)
 class Location:
     """A place in a file; line and column are 1-based, 0 means unknown."""

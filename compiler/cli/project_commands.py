@@ -9,6 +9,7 @@ import click
 
 from .. import pipeline, yamlio
 from ..autoscaler import report as autoscaler_report
+from ..problems import safe_text
 from .edge import reports_errors
 from .support import (
     complete_environments,
@@ -107,7 +108,9 @@ def explain_command(environment: str, path: str, output_format: str) -> None:
         return
     shown = (yamlio.dump(result.value).rstrip("\n") if isinstance(result.value, (dict, list))
              else json.dumps(result.value, ensure_ascii=False, default=str))
-    click.echo(f"{result.environment}: {result.path} =" + (f"\n{_indent(shown)}" if "\n" in shown else f" {shown}"))
+    # the value is the user's: its control and bidirectional characters escaped (problems.safe_text), line by line
+    click.echo(safe_text(f"{result.environment}: {result.path} =" + (f"\n{_indent(shown)}" if "\n" in shown
+                                                                      else f" {shown}"), lines=True))
     if result.description:
         click.echo(f"  # {result.description}")
     if result.template:

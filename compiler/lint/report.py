@@ -5,7 +5,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..problems import Problem
+from ..problems import Problem, safe_json, safe_text
 from ..rules import RULES, Rule
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -39,7 +39,7 @@ def text(problems: list[Problem]) -> str:
 
 
 def as_json(problems: list[Problem]) -> str:
-    return json.dumps([as_dict(p) for p in problems], indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return safe_json(json.dumps([as_dict(p) for p in problems], indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def _rule_descriptor(rule_id: str, rule: Rule | None) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def sarif(problems: list[Problem], tool_version: str = "0.1.0") -> str:
             "results": results,
         }],
     }
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return safe_json(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def _escape_data(value: str) -> str:
@@ -100,7 +100,8 @@ def github(problems: list[Problem]) -> str:
         if p.rule:
             props.append(f"title={_escape_property(p.rule)}")
         message = p.message if not p.object else f"{p.object}: {p.message}"
-        lines.append(f"::{_GITHUB_LEVEL[p.severity]} {','.join(props)}::{_escape_data(message)}\n")
+        # %0A-escaped as GitHub asks; any other control character escaped as everywhere (problems.safe_text)
+        lines.append(safe_text(f"::{_GITHUB_LEVEL[p.severity]} {','.join(props)}::{_escape_data(message)}") + "\n")
     return "".join(lines)
 
 

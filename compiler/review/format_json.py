@@ -87,7 +87,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..problems import Problem
+from ..problems import Problem, safe_json
 from .crdgate import CrdGate, gate_statements
 from .grouping import group_crd_changes
 from .model import EnvironmentReview, ObjectChange, Review
@@ -160,18 +160,7 @@ def review_dict(review: Review) -> dict[str, Any]:
     }
 
 
-def _json_escaped(char: str) -> str:
-    code = ord(char)
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-
 def format_json(review: Review) -> str:
-    """JSON keeps its non-ASCII text as it is, but a character a terminal acts on or a reader cannot see (DEL, the
-    C1 controls, bidirectional overrides, a lone surrogate) is written as a \\u escape, as JSON already writes
-    the C0 controls: the same data, safe to `cat`."""
-    text = json.dumps(review_dict(review), indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
-    return "\n".join(line if line.isprintable() else "".join(c if c.isprintable() else _json_escaped(c) for c in line)
-                     for line in text.split("\n"))
+    """Non-ASCII text as it is; control and bidirectional characters as \\u escapes (problems.safe_json)."""
+    return safe_json(json.dumps(review_dict(review), indent=2, sort_keys=True, ensure_ascii=False, default=str)
+                     + "\n")

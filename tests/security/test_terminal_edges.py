@@ -87,3 +87,26 @@ def test_the_floor_is_what_pyproject_declares_and_the_readme_states():
     assert declared == f">={floor}"
     assert f"Python {floor} or newer" in (REPO_ROOT / "README.md").read_text()
     assert hasattr(__import__("tarfile"), "data_filter")  # what the floor is for, on the Python running the tests
+
+
+def test_explain_escapes_a_value_holding_control_and_bidirectional_characters(target):
+    project, _ = target
+    dev = project.root / "environments" / "dev.yaml"
+    dev.write_text(dev.read_text().replace("description: ", 'description: "\\e]0;pwned\\a\\u202e" # ', 1))
+    result = CliRunner().invoke(main, ["--project", str(project.root), "explain", "dev", "description"])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\u202e" not in result.output
+    assert 'dev: description = "\\u001b]0;pwned\\u0007\\u202e"' in result.output
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "sarif", "github"])
+def test_every_lint_format_escapes_a_file_name(tmp_path, output_format):
+    manifest = tmp_path / "job\x1b]0;pwned\x07\u202e.yaml"
+    manifest.write_text("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: a, namespace: x}\n"
+                        "spec:\n  entrypoint: python x.py\n  clusterSelector: {ray.io/cluster: c}\n"
+                        "  runtimeEnvYAML: '- pip'\n")
+    result = CliRunner().invoke(main, ["lint", str(manifest), "--format", output_format])
+    assert result.exit_code == 1, result.output
+    assert "rayjob/runtime-env-yaml" in result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output and "\u202e" not in result.output
+    assert "pwned" in result.output
