@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from . import limits
-from .problems import KrcError, Location, Problem
+from .problems import KrcError, Location, Problem, safe_text
 
 ENVIRONMENT_SUFFIX = ".yaml"
 # base.yaml and files starting with '_' are layers to extend, not environments to render
@@ -233,6 +233,11 @@ def find_project(start: Path) -> Project:
     start = start.resolve()
     for candidate in (start, *start.parents):
         if (candidate / "environments").is_dir() and (candidate / "templates").is_dir():
+            try:  # caches, git and the engines name files by text: a folder in other bytes is refused, once, here
+                str(candidate).encode("utf-8")
+            except UnicodeEncodeError:
+                raise KrcError(f"the project's path {safe_text(str(candidate))} holds bytes that are not UTF-8; "
+                               "rename the folder (or one above it) to a UTF-8 name") from None
             return Project(candidate)
     raise KrcError(f"no krc project at or above {start}: expected environments/ and templates/ folders; "
                    "run krc inside the repository or pass --project")

@@ -101,7 +101,7 @@ def git_golden(project_root: Path, ref: str) -> GitGolden:
     if ref.startswith("-"):
         raise KrcError(f"--base '{ref}' is not a git ref; give a branch, tag or commit such as origin/main")
     try:
-        prefix = _git(root, ["rev-parse", "--show-prefix"]).decode().strip()
+        prefix = os.fsdecode(_git(root, ["rev-parse", "--show-prefix"])).strip()  # any folder name, as git gives it
     except KrcError as err:
         raise KrcError(f"--base needs the project in a git checkout, and {root} is not in one "
                        f"({err.problems[0].message}); run from a clone or omit --base") from None

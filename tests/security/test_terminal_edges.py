@@ -110,3 +110,13 @@ def test_every_lint_format_escapes_a_file_name(tmp_path, output_format):
     assert "rayjob/runtime-env-yaml" in result.output
     assert "\x1b" not in result.output and "\x07" not in result.output and "\u202e" not in result.output
     assert "pwned" in result.output
+
+
+def test_a_project_folder_named_in_bytes_that_are_not_utf8_is_refused_in_one_line(tmp_path):
+    root = Path(os.fsdecode(os.fsencode(tmp_path) + b"/pr\xffoj"))
+    for part in ("environments", "templates"):
+        (root / part).mkdir(parents=True)
+    result = CliRunner().invoke(main, ["--project", str(root), "envs"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("krc: error: the project's path ") and "pr\\xffoj holds bytes" in result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output
