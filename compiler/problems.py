@@ -24,13 +24,16 @@ def safe_text(text: str, lines: bool = False) -> str:
     """`text` with every character a terminal or a reader could take for something else written as an escape:
     control characters (ESC sequences that recolour, retitle or clear a terminal; a newline that forges a line),
     bidirectional overrides and other invisible format characters, lone surrogates. Printable text is returned
-    as it is, and escaping twice changes nothing (a backslash is printable). `lines`: a report's own newlines are
-    kept (each line is judged alone, at C speed when it is printable, as almost every line is)."""
+    as it is, and escaping twice changes nothing (a backslash is printable). `lines`: a report's own newlines, and
+    tabs (a CUE file's indentation), are kept; each line is judged alone, at C speed when it is printable, as
+    almost every line is."""
     if lines:
-        return "\n".join(safe_text(line) for line in text.split("\n"))
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else _escaped_char(c) for c in text)
+        return "\n".join(line if line.isprintable() else _escaped(line, "\t") for line in text.split("\n"))
+    return text if text.isprintable() else _escaped(text, "")
+
+
+def _escaped(text: str, keep: str) -> str:
+    return "".join(c if c.isprintable() or c in keep else _escaped_char(c) for c in text)
 
 
 def _json_escaped(char: str) -> str:

@@ -61,7 +61,7 @@ def envs_command(output_format: str) -> None:
              for s in summaries]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+        click.echo(safe_text("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()))
 
 
 @click.command("show", short_help="Print the objects an environment renders (YAML or JSON).")
@@ -112,11 +112,11 @@ def explain_command(environment: str, path: str, output_format: str) -> None:
     click.echo(safe_text(f"{result.environment}: {result.path} =" + (f"\n{_indent(shown)}" if "\n" in shown
                                                                       else f" {shown}"), lines=True))
     if result.description:
-        click.echo(f"  # {result.description}")
+        click.echo(safe_text(f"  # {result.description}"))
     if result.template:
         click.echo(f"  rendered by {result.template}")
     for note in result.notes:
-        click.echo(f"  {note}")
+        click.echo(safe_text(f"  {note}"))
     for i, location in enumerate(result.chain):
         if result.origin == "rendered":
             click.echo(f"  from the environment at {location}")
@@ -165,6 +165,6 @@ def rules_command(rule_id: str | None) -> None:
     project = project_or_none()
     if rule_id is None:
         for rid, severity, text in pipeline.rule_list(project):
-            click.echo(f"{rid:45} {severity:8} {text}")
+            click.echo(safe_text(f"{rid:45} {severity:8} {text}"))
         return
-    click.echo(pipeline.describe_rule(project, rule_id), nl=False)
+    click.echo(safe_text(pipeline.describe_rule(project, rule_id), lines=True), nl=False)  # a policy file's text

@@ -26,6 +26,7 @@ def test_safe_text_escapes_what_a_terminal_acts_on_and_nothing_else():
     assert safe_text(safe_text(HOSTILE)) == safe_text(HOSTILE)
     assert safe_text("déjà vu: 10Gi, ray-集群 ✓") == "déjà vu: 10Gi, ray-集群 ✓"
     assert safe_text("a\x1b\nb", lines=True) == "a\\x1b\nb"
+    assert safe_text("\ta\x1b\tb", lines=True) == "\ta\\x1b\tb" and safe_text("a\tb") == "a\\tb"
 
 
 def test_a_problem_block_holds_no_control_character_and_its_caret_stays_under_its_key():
@@ -120,3 +121,16 @@ def test_a_project_folder_named_in_bytes_that_are_not_utf8_is_refused_in_one_lin
     assert result.exit_code == 2, result.output
     assert result.output.startswith("krc: error: the project's path ") and "pr\\xffoj holds bytes" in result.output
     assert "Traceback" not in result.output and "internal error" not in result.output
+
+
+def test_rules_shows_a_policy_with_its_control_characters_escaped_and_its_tabs_kept(target):
+    project, _ = target
+    policy = project.root / "policies" / "dev-no-gpu.cue"
+    policy.write_text(policy.read_text().replace("// Development", "// \x1b]0;pwned\x07\u202eDevelopment", 1))
+    listed = CliRunner().invoke(main, ["--project", str(project.root), "rules"])
+    shown = CliRunner().invoke(main, ["--project", str(project.root), "rules", "policy/dev-no-gpu"])
+    for result in (listed, shown):
+        assert result.exit_code == 0, result.output
+        assert "\x1b" not in result.output and "\x07" not in result.output and "\u202e" not in result.output
+    assert "\\x1b]0;pwned\\x07\\u202eDevelopment" in shown.output
+    assert "\n\thead?: gpu?: 0" in shown.output  # CUE's indentation is the file's
