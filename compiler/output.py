@@ -18,25 +18,22 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
-import fcntl  # POSIX only: krc runs on Linux and macOS (CI, the Argo CD sidecar)
 import os
 import re
 import shutil
 import signal
-import sys
 import tempfile
-import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import limits, yamlio
+from . import yamlio
 from .atomic_file import write_atomically
 from .charts.package import Chart
 from .k8s.names import file_name_problem
 from .problems import KrcError, Location
 from .project import Project, shown_name
+from .project_lock import project_lock
 from .render import Render
 from .shared_files import SharedFiles
 
@@ -47,7 +44,6 @@ CHART_DIR = "chart"
 OBJECT_DIRS = (MANIFESTS_DIR, CHART_DIR)  # folders of one object per file, reviewed object by object
 CRDS_DIR = "crds"
 
-LOCK_FILE = ".krc.lock"
 # Debris of an interrupted run: staged folders and folders moved aside, beside their targets.
 _STAGED = re.compile(r"^\.(?P<target>.+)\.(?P<state>new|old)-[A-Za-z0-9_]+$")
 # Test hook: SIGKILL this process just before write step N (1-based) of replace_trees; see tests/security/.
@@ -174,7 +170,7 @@ def stage_tree(target: Path, files: Files) -> Path:
         _Steps.step()
         stage = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.new-"))
     except OSError as err:
-        raise _write_error(target.parent, err) from None
+        raise write_error(target.parent, err) from None
     try:
         for relative, content in files.items():
             path = stage / relative
@@ -185,7 +181,7 @@ def stage_tree(target: Path, files: Files) -> Path:
     except BaseException as err:
         shutil.rmtree(stage, ignore_errors=True)
         if isinstance(err, OSError):
-            raise _write_error(target.parent, err) from None
+            raise write_error(target.parent, err) from None
         raise
     return stage
 
@@ -215,7 +211,7 @@ def commit_staged(staged: list[tuple[Path, Path]]) -> None:
                 _Steps.step()
                 shutil.rmtree(old)
     except OSError as err:
-        raise _write_error(staged[0][0].parent if staged else Path("."), err) from None
+        raise write_error(staged[0][0].parent if staged else Path("."), err) from None
 
 
 class _Steps:
@@ -236,54 +232,7 @@ def steps_taken() -> int:
     return _Steps.taken
 
 
-def _try_lock(fd: int) -> bool:
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
-def _holder(fd: int) -> str:
-    """Who holds the lock, as its holder wrote it into the file (its pid), for the messages of a waiting run."""
-    try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-    except OSError:
-        text = ""
-    return f"process {text}" if text.isdigit() else "another krc run"
-
-
-@contextlib.contextmanager
-def project_lock(project: Project) -> Iterator[None]:
-    """One writer at a time per project: concurrent runs wait here instead of racing on the same folders. A run
-    that finds the lock held says so in one line, naming the holder (the pid each holder writes into the lock
-    file), and waits at most KRC_LOCK_SECONDS; the lock goes with the holder's last descriptor, however it ends."""
-    path = project.root / LOCK_FILE
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    except OSError as err:
-        raise _write_error(project.root, err) from None
-    try:
-        if not _try_lock(fd):
-            bound = limits.LOCK_SECONDS.value
-            holder = _holder(fd)
-            sys.stderr.write(f"krc: {LOCK_FILE} is held by {holder}; waiting up to {bound} s for it to finish\n")
-            sys.stderr.flush()
-            deadline = time.monotonic() + bound
-            while not _try_lock(fd):
-                if time.monotonic() >= deadline:
-                    raise KrcError(limits.LOCK_SECONDS.exceeded(f"waiting for the lock held by {_holder(fd)}") +
-                                   "; or stop that run", Location(LOCK_FILE))
-                time.sleep(0.05)
-        with contextlib.suppress(OSError):  # the holder's name for a waiting run; the lock works without it
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield
-    finally:
-        os.close(fd)  # releases the lock; the file stays (removing it would race with the next waiter)
-
-
-def _write_error(path: Path, err: OSError) -> KrcError:
+def write_error(path: Path, err: OSError) -> KrcError:
     if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         fix = "free disk space (or raise the quota) and run again"
     elif err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
@@ -361,7 +310,7 @@ def replace_trees(trees: dict[Path, Files], project: Project | None = None) -> N
         try:
             _replace_trees(trees)
         except OSError as err:
-            raise _write_error(next(iter(trees), Path("./x")).parent, err) from None
+            raise write_error(next(iter(trees), Path("./x")).parent, err) from None
 
 
 def _replace_trees(trees: dict[Path, Files]) -> None:

@@ -7,7 +7,6 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import output
 from ..argocd.validation import environment_problems
 from ..autoscaler import AutoscalerView, Batch, autoscaler_views
 from ..charts import vendor, vendored
@@ -23,6 +22,7 @@ from ..lint import (
 )
 from ..problems import KrcError, Location, Problem, sorted_problems
 from ..project import Project
+from ..project_lock import project_lock
 from ..render import Render, render_environment
 
 
@@ -156,6 +156,6 @@ def vendor_charts(project: Project, names: Sequence[str]) -> list[vendor.VendorR
     pins = [chart_pin(load_environment(project, name)) for name in names]
     if vendor.up_to_date(project.vendor_dir, pins):
         return vendor.vendor(project.vendor_dir, pins)  # writes nothing: a read-only checkout works
-    with output.project_lock(project):
+    with project_lock(project):
         project.checked_output_dir(project.vendor_dir / "charts")
         return vendor.vendor(project.vendor_dir, pins)

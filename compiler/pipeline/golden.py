@@ -9,6 +9,7 @@ from .. import output, review
 from ..output_stamps import OutputStamps
 from ..problems import KrcError, Problem
 from ..project import Project
+from ..project_lock import project_lock
 from ..render import Render
 from ..review.golden_source import GitGolden, WorkingTreeGolden
 from .context import Context, EnvironmentResult, GoldenMismatch, Job, golden_mismatch, output_root
@@ -22,7 +23,7 @@ def write_environments(project: Project, names: Sequence[str], command: str,
     """rendered/<env>/ (render) or golden/<env>/ (golden) of every environment: each staged beside its target as
     soon as it is compiled, all swapped in only once every one compiled cleanly. rendered/<env>/ folders that
     already hold the result and were not touched since are left as they are."""
-    with output.project_lock(project):  # one writer per project: concurrent runs wait instead of racing
+    with project_lock(project):  # one writer per project: concurrent runs wait instead of racing
         return _write_environments_locked(project, names, command, run)
 
 

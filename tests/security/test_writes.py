@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from security_support import replace_in, tree_digest
 
-from compiler import output, pipeline
+from compiler import output, pipeline, project_lock
 from compiler.project import Project
 
 KRC = Path(sys.executable).with_name("krc")
@@ -183,7 +183,7 @@ def _hold_lock(project: Project) -> subprocess.Popen[str]:
     """Another process holding the project's lock, as a krc run does, its pid written in the lock file."""
     holder = subprocess.Popen([sys.executable, "-c", (
         "import fcntl, os, sys, time\n"
-        f"fd = os.open({str(project.root / output.LOCK_FILE)!r}, os.O_RDWR | os.O_CREAT, 0o644)\n"
+        f"fd = os.open({str(project.root / project_lock.LOCK_FILE)!r}, os.O_RDWR | os.O_CREAT, 0o644)\n"
         "fcntl.flock(fd, fcntl.LOCK_EX)\nos.ftruncate(fd, 0)\nos.write(fd, f'{os.getpid()}\\n'.encode())\n"
         "print('held', flush=True)\ntime.sleep(120)\n")], stdout=subprocess.PIPE, text=True)
     assert holder.stdout is not None and holder.stdout.readline() == "held\n"
@@ -212,8 +212,8 @@ def test_a_held_lock_names_its_holder_and_gives_up_at_the_bound(project_without_
     assert "raise KRC_LOCK_SECONDS" in done.stderr
     assert elapsed < 30
     # released by its holder, the lock is taken at once, and the taker's pid replaces the holder's
-    with output.project_lock(project):
-        assert (project.root / output.LOCK_FILE).read_text() == f"{os.getpid()}\n"
+    with project_lock.project_lock(project):
+        assert (project.root / project_lock.LOCK_FILE).read_text() == f"{os.getpid()}\n"
 
 
 SLOW_JINJA = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: slow\ndata:\n"
@@ -245,7 +245,7 @@ def test_a_signal_stops_a_run_within_a_second_releasing_the_lock_leaving_no_debr
     assert {part: tree_digest(project.root / part) for part in ("golden", "rendered")} == before
     assert all(_debris(folder) == [] for folder in (project.golden_dir, project.rendered_dir) if folder.exists())
     assert list(temporary.iterdir()) == []
-    fd = os.open(project.root / output.LOCK_FILE, os.O_RDWR | os.O_CREAT)
+    fd = os.open(project.root / project_lock.LOCK_FILE, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: raises BlockingIOError if krc left it held
     finally:
