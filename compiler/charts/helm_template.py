@@ -15,12 +15,12 @@ import base64
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import cache_store
 from ..native import client
 from ..problems import KrcError, Location
 from ..user_cache import cache_dir
@@ -53,20 +53,8 @@ def _cache_file(key: str) -> Path:
 
 
 def _store(key: str, text: str) -> None:
-    """Best effort and atomic: concurrent renders (Argo CD runs several) never see half a file."""
-    path = _cache_file(key)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmpl-")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
-        pass
+    """Kept as a verified entry (cache_store): what another user or branch left there is never believed."""
+    cache_store.write_entry(_cache_file(key), CACHE_FOLDER, text.encode("utf-8"))
 
 
 # Archives this process has sent to its engine, by (process, digest): sent once, then named by digest (the engine
@@ -134,9 +122,10 @@ def template_chart(request: TemplateRequest, where: Location) -> list[dict[str, 
     pending = _AHEAD.pop((os.getpid(), key), None)
     entry: Any = None
     if pending is None:
+        payload = cache_store.read_entry(_cache_file(key), CACHE_FOLDER)
         try:
-            entry = json.loads(_cache_file(key).read_bytes())
-        except (OSError, ValueError):
+            entry = json.loads(payload) if payload is not None else None
+        except ValueError:
             entry = None
         if not _well_formed(entry):
             entry, pending = None, _submit(request)

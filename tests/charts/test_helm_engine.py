@@ -15,7 +15,7 @@ import run_shared
 from click.testing import CliRunner
 from project_support import REPO_ROOT, copy_project
 
-from compiler import pipeline
+from compiler import cache_store, pipeline
 from compiler.charts import helm_template, vendored
 from compiler.cli import main
 from compiler.native import client
@@ -83,7 +83,7 @@ def test_every_environment_renders_as_the_helm_cli_does(which: str, helm_cli: Pa
     assert len(requests) == len(project.environment_names()) >= 2
     for request in requests:
         entry = tmp_path / "cache" / helm_template.CACHE_FOLDER / f"{request.cache_key()}.json"
-        engine = json.loads(entry.read_text())["manifest"]
+        engine = json.loads(cache_store.read_entry(entry, helm_template.CACHE_FOLDER) or b"null")["manifest"]
         assert engine == _helm_template(helm_cli, request, tmp_path), request.release
         assert "kind: Deployment" in engine
 
