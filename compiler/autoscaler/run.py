@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import helper_process
+from .. import cache_store, helper_process
 from ..k8s.crds import canonical_json
 from ..problems import KrcError
 from ..rules.support.autoscaler_view import GeneratedConfig, config_from_answer
@@ -54,22 +52,17 @@ def _cache_file(version: str, key: str) -> Path:
 
 
 def _read_cached(path: Path) -> dict[str, Any] | None:
+    payload = cache_store.read_entry(path, CACHE_FOLDER)  # verified, or a miss
     try:
-        answer = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        answer = json.loads(payload) if payload is not None else None
+    except ValueError:
         return None
     return answer if isinstance(answer, dict) else None
 
 
 def _write_cached(path: Path, answer: dict[str, Any]) -> None:
     """Best effort: a read-only cache only costs speed."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8") as out:
-            out.write(canonical_json(answer))
-        os.replace(out.name, path)
-    except OSError:
-        pass
+    cache_store.write_entry(path, CACHE_FOLDER, canonical_json(answer).encode("utf-8"))
 
 
 def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, Any]:

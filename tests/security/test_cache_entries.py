@@ -93,3 +93,14 @@ def test_an_entry_of_another_kind_or_format_is_not_believed(tmp_path: Path):
     assert cache_store.read_entry(path, "kind-b") is None
     path.write_bytes(path.read_bytes().replace(cache_store.FORMAT.encode(), b"krc-cache/0"))
     assert cache_store.read_entry(path, "kind-a") is None
+
+
+def test_the_autoscaler_answers_are_verified_entries_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from compiler.autoscaler import run as autoscaler_run
+
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    path = autoscaler_run._cache_file("2.58.0", "k")
+    autoscaler_run._write_cached(path, {"available_node_types": {"cpu": {"max_workers": 2}}})
+    assert autoscaler_run._read_cached(path) == {"available_node_types": {"cpu": {"max_workers": 2}}}
+    path.write_bytes(path.read_bytes().replace(b'"max_workers":2', b'"max_workers":200'))
+    assert autoscaler_run._read_cached(path) is None  # edited: a miss, the generator runs again
