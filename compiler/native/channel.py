@@ -23,6 +23,19 @@ class EngineEnded(Exception):
         self.over_memory = over_memory
 
 
+class RawJSON(str):
+    """An argument already encoded as JSON (a CRD's canonical text): put into the request as it is, not parsed
+    and encoded again (megabytes per CRD)."""
+
+
+def _encoded(op: str, ident: int, args: dict[str, Any]) -> bytes:
+    def dump(value: Any) -> str:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+    fields = ",".join(f"{dump(k)}:{v if isinstance(v, RawJSON) else dump(v)}" for k, v in args.items())
+    return f'{{"id":{ident},"op":{dump(op)},"args":{{{fields}}}}}\n'.encode("utf-8", "surrogatepass")
+
+
 @dataclass(frozen=True)
 class Answer:
     """An engine answer: a result, or the error the op reported about its input."""
@@ -50,8 +63,7 @@ class Channel:
                 return future
             ident, self._next_id = self._next_id, self._next_id + 1
             self._pending[ident] = future
-        line = json.dumps({"id": ident, "op": op, "args": args}, separators=(",", ":"),
-                          ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+        line = _encoded(op, ident, args)
         with self._write_lock:
             try:
                 self._requests.write(line)

@@ -11,6 +11,7 @@ import threading
 from typing import Any
 
 from ..native import client
+from ..native.channel import RawJSON
 
 TIMEOUT_SECONDS = 120.0
 
@@ -23,8 +24,11 @@ class ValidateRequest:
 
     An item is {"object": document} for a create, with "old" (the stored object) for an update."""
 
-    def __init__(self, crd: dict[str, Any], digest: str, items: list[dict[str, Any]], what: str) -> None:
-        self._crd, self._digest, self._items, self._what = crd, digest, items, what
+    def __init__(self, crd: dict[str, Any], digest: str, items: list[dict[str, Any]], what: str,
+                 encoded: str | None = None) -> None:
+        # the CRD as sent: its canonical JSON text when the caller has it (not encoded again), else the document
+        self._crd: dict[str, Any] | RawJSON = RawJSON(encoded) if encoded is not None else crd
+        self._digest, self._items, self._what = digest, items, what
         with _DIGESTS_LOCK:
             known = _ENGINE_DIGESTS.get(digest)
         self._by_digest = known is not None
@@ -45,6 +49,7 @@ class ValidateRequest:
         return results
 
 
-def validate(crd: dict[str, Any], digest: str, items: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+def validate(crd: dict[str, Any], digest: str, items: list[dict[str, Any]], what: str,
+             encoded: str | None = None) -> list[dict[str, Any]]:
     """The engine's verdict on each item, the CRD sent in full only when the engine lacks it."""
-    return ValidateRequest(crd, digest, items, what).results()
+    return ValidateRequest(crd, digest, items, what, encoded).results()

@@ -42,6 +42,7 @@ class CompiledCrd:
     kind: str
     digest: str
     document: dict[str, Any]
+    canonical: str | None = None  # the document's canonical JSON, when krc has it already (a chart's CRD)
 
     def schema_of(self, version: str) -> Any:
         for entry in self.document["spec"].get("versions") or ():
@@ -57,7 +58,8 @@ _DIGESTS: dict[int, tuple[dict[str, Any], str]] = {}
 def compile_crd(document: dict[str, Any] | Crd) -> CompiledCrd:
     """The CRD's identity (its digest worked out once per document and process)."""
     if isinstance(document, Crd):
-        return CompiledCrd(document.name, document.group, document.kind, document.digest, document.document)
+        return CompiledCrd(document.name, document.group, document.kind, document.digest, document.document,
+                           document.canonical)
     known = _DIGESTS.get(id(document))
     if known is None or known[0] is not document:
         known = _DIGESTS[id(document)] = (document, crd_digest(document))
@@ -102,13 +104,15 @@ class SchemaSet:
         return tuple(sorted(self._crds))
 
     def compile_all(self) -> None:
-        """Have the engine compile every CRD now rather than on first use: a broken CRD fails here."""
+        """Have the engine load every CRD now rather than on first use: what is not a CRD fails here; a version
+        the engine cannot compile (not structural, a rule that does not compile) fails with the first object
+        of that version."""
         requests = []
         for key in sorted(self._crds):
             crd = self._crds[key]
             compiled = crd if isinstance(crd, CompiledCrd) else compile_crd(crd)
             requests.append(engine_request.ValidateRequest(compiled.document, compiled.digest, [],
-                                                           f"compiling CRD {compiled.name}"))
+                                                           f"compiling CRD {compiled.name}", compiled.canonical))
         for request in requests:
             request.results()
 
@@ -149,7 +153,7 @@ class SchemaSet:
             items = [{"object": documents[i]} for i in indexes]
             what = f"the API server's validation of {len(items)} {key[1]}(s) against CRD {compiled.name}"
             requests.append((compiled, indexes, engine_request.ValidateRequest(
-                compiled.document, compiled.digest, items, what)))
+                compiled.document, compiled.digest, items, what, compiled.canonical)))
         for compiled, indexes, request in requests:
             for i, result in zip(indexes, request.results(), strict=True):
                 results[i] = self._judged(compiled, documents[i], result, where[i])

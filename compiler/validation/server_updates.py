@@ -64,7 +64,8 @@ def update_rejections(crds: Iterable[Crd], objects: Sequence[RenderedObject],
         items = [{"object": o.document, "old": stored[key_of(o.document)]} for o in changed]
         crd = by_kind[kind]
         results = engine_request.validate(crd.document, crd.digest, items,
-                                          f"the API server's check of {len(items)} {kind[1]} update(s)")
+                                          f"the API server's check of {len(items)} {kind[1]} update(s)",
+                                          crd.canonical)
         for obj, result in zip(changed, results, strict=True):
             problems.extend(_problem(obj, error) for error in result["errors"] if error.get("updateOnly"))
     return problems

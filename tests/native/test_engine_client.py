@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import json
 import tarfile
 import threading
 from pathlib import Path
@@ -130,3 +131,12 @@ def test_workers_share_the_engine_of_their_run():
         assert client._engine() is owner and owner.alive()  # the worker's leaving ended only its connection
     with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:  # outside: a worker starts its own
         assert pool.submit(_engine_kind_in_a_worker).result() == ("EngineProcess", "v4.2.1")
+
+
+def test_an_argument_already_encoded_goes_into_the_request_as_it_is():
+    from compiler.native.channel import RawJSON, _encoded
+
+    line = _encoded("validate", 7, {"objects": [{"a": "é"}], "crd": RawJSON('{"kind":"CustomResourceDefinition"}')})
+    assert json.loads(line) == {"id": 7, "op": "validate", "args": {"objects": [{"a": "é"}],
+                                                                   "crd": {"kind": "CustomResourceDefinition"}}}
+    assert json.loads(_encoded("version", 1, {})) == {"id": 1, "op": "version", "args": {}}
