@@ -175,16 +175,6 @@ class HelperPool:
                 helper.kill()  # ended while idle (its idle time ran out): never reused
         return HelperProcess(argv, env)
 
-    def prestart(self, argv: Sequence[str], env: Mapping[str, str] | None) -> None:
-        """Start a helper now, idle, unless one of this command is idle already: a caller that will probably
-        need it soon lets it start up meanwhile (on another core). Unused, it ends after its idle time."""
-        key = _key(argv, env)
-        with self._lock:
-            self._forget_after_fork()
-            if not self._keep_idle or any(h.key == key and h.alive() for h in self._idle):
-                return
-            self._idle.append(HelperProcess(argv, env))
-
     def give_back(self, helper: HelperProcess) -> None:
         with self._lock:
             self._forget_after_fork()
@@ -246,12 +236,6 @@ class Request:
         POOL.give_back(self._helper)
         self._helper = None
         return answer
-
-    def cancel(self) -> None:
-        """Stop waiting: a helper still working on it is killed (its answer would come for no one)."""
-        if self._helper is not None:
-            self._helper.kill()
-            self._helper = None
 
     def _replace(self) -> None:
         assert self._helper is not None

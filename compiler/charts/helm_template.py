@@ -68,16 +68,20 @@ def _what(request: TemplateRequest) -> str:
     return f"helm template of {request.archive.name}"
 
 
-def _submit(request: TemplateRequest, *, with_archive: bool = False) -> client.Pending:
+def _submit(request: TemplateRequest, where: Location, *, with_archive: bool = False) -> client.Pending:
     args: dict[str, Any] = {"archiveSha256": request.archive_sha256, "release": request.release,
                             "namespace": request.namespace, "kubeVersion": request.kube_version,
                             "values": request.values}
     sent = (os.getpid(), request.archive_sha256)
     if with_archive or sent not in _SENT:
         try:
-            args["archive"] = base64.b64encode(request.archive.read_bytes()).decode("ascii")
+            data = request.archive.read_bytes()
         except OSError as err:
-            raise KrcError(f"cannot read {request.archive} ({err.strerror or err}); run 'krc vendor'") from None
+            raise KrcError(f"cannot read {request.archive} ({err.strerror or err}); run 'krc vendor'", where) from None
+        if hashlib.sha256(data).hexdigest() != request.archive_sha256:  # the engine checks it too
+            raise KrcError(f"{request.archive} does not match its digest in the chart lock; run 'krc vendor' to "
+                           "download it again", where)
+        args["archive"] = base64.b64encode(data).decode("ascii")
         _SENT.add(sent)
     return client.Pending("render", args, _what(request), TEMPLATE_TIMEOUT_SECONDS)
 
@@ -85,12 +89,9 @@ def _submit(request: TemplateRequest, *, with_archive: bool = False) -> client.P
 def _answer(request: TemplateRequest, pending: client.Pending, where: Location) -> dict[str, Any]:
     answer = pending.answer()
     if answer.error is not None and answer.error.startswith("unknown archive"):
-        answer = _submit(request, with_archive=True).answer()
+        answer = _submit(request, where, with_archive=True).answer()
     if answer.error is not None:
         message = " ".join(answer.error.split())[:600]
-        if "sha256" in message:
-            raise KrcError(f"{request.archive} does not match its digest in the chart lock ({message}); run "
-                           "'krc vendor' to download it again", where)
         raise KrcError(f"{_what(request)} failed: {message}; fix operator.values", where)
     if not _well_formed(answer.result):
         raise client.EngineEnded(f"the engine's render answer holds no manifest: {str(answer.result)[:200]}")
@@ -111,7 +112,7 @@ def start_ahead(requests: Sequence[TemplateRequest]) -> None:
         if (os.getpid(), key) in _AHEAD or _cache_file(key).exists():
             continue
         try:
-            _AHEAD[os.getpid(), key] = _submit(request)
+            _AHEAD[os.getpid(), key] = _submit(request, Location(CACHE_FOLDER))
         except KrcError:
             return
 
@@ -128,7 +129,7 @@ def template_chart(request: TemplateRequest, where: Location) -> list[dict[str, 
         except ValueError:
             entry = None
         if not _well_formed(entry):
-            entry, pending = None, _submit(request)
+            entry, pending = None, _submit(request, where)
     if entry is None:
         assert pending is not None
         entry = _answer(request, pending, where)

@@ -173,7 +173,8 @@ def _evaluate_within_deadline(filename: str, snippet: str, importer: _Importer, 
             shown, where = named
             raise _BoundExceeded(limits.JSONNET_MEMORY_MB.exceeded(f"evaluating {shown}"), Location(where))
     if not outcome:
-        raise _BoundExceeded(limits.JINJA_SECONDS.exceeded("evaluating the Jsonnet templates"))
+        shown, where = named
+        raise _BoundExceeded(limits.JINJA_SECONDS.exceeded(f"evaluating {shown}"), Location(where))
     succeeded, value = outcome[0]
     if not succeeded:
         raise value

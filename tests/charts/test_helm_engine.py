@@ -114,7 +114,7 @@ def test_a_batch_is_submitted_ahead_and_answered_by_one_engine(project: Project,
     engine = client._engine()
     # the engine forgot the archive (a new process): krc sends its bytes again
     client.close_engine()
-    assert not engine.alive() or engine._process.poll() is not None
+    assert not engine.alive()
     again = helm_template.template_chart(_request(project, "1.6.2", replicas=7), Location("x"))
     assert any(o.get("spec", {}).get("replicas") == 7 for o in again)
 
@@ -143,6 +143,7 @@ def test_an_archive_that_does_not_match_its_lock_is_refused(project: Project, tm
     other = vendored.archive_path(project.vendor_dir, "kuberay-operator", "1.6.2")
     forged = helm_template.TemplateRequest(other, good.archive_sha256, good.release, good.namespace,
                                            good.kube_version, good.values)
+    client.close_engine()  # an engine that holds the archive this digest names would render that one instead
     with pytest.raises(KrcError) as raised:
         helm_template.template_chart(forged, Location("environments/dev.yaml", 3))
     text = str(raised.value)

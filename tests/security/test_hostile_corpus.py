@@ -315,7 +315,8 @@ CASES = [
     Case("jsonnet-long-loop", template("objects/evil.jsonnet",
                                        "std.foldl(function(a, i) a + std.foldl(function(x, y) x + y, "
                                        "std.range(0, 100000), 0), std.range(0, 100000), 0)"),
-         RENDER + ("dev",), 2, "krc", "KRC_TEMPLATE_SECONDS", seconds=6, env={"KRC_TEMPLATE_SECONDS": "1"},
+         RENDER + ("dev",), 2, "templates/objects/", "KRC_TEMPLATE_SECONDS", seconds=6,
+         env={"KRC_TEMPLATE_SECONDS": "1"},
          process=True),
     Case("jsonnet-error", template("objects/evil.jsonnet", "error 'boom'"), RENDER, 2,
          "templates/objects/evil.jsonnet:1", "boom"),
