@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,8 +46,9 @@ const maxArchives = 32
 
 var archives = &archiveStore{bySHA: map[string][]byte{}}
 
-// errUnknownArchive asks krc to send the archive's bytes again.
-const errUnknownArchive = "unknown archive"
+// errArchiveNotHeld: a request named an archive by digest that this process does not hold (a new engine, or one
+// that forgot it); the answer says needArchive, as validate's says needCRD, and krc sends the bytes again.
+var errArchiveNotHeld = errors.New("archive not held")
 
 func (s *archiveStore) bytes(sha string, data []byte) ([]byte, error) {
 	s.mu.Lock()
@@ -55,7 +57,7 @@ func (s *archiveStore) bytes(sha string, data []byte) ([]byte, error) {
 		if known, ok := s.bySHA[sha]; ok {
 			return known, nil
 		}
-		return nil, fmt.Errorf("%s %s", errUnknownArchive, sha)
+		return nil, errArchiveNotHeld
 	}
 	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); got != sha {
@@ -94,6 +96,9 @@ func renderOp(raw json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("bad render arguments: %w", err)
 	}
 	text, err := render(args)
+	if errors.Is(err, errArchiveNotHeld) {
+		return map[string]any{"needArchive": true}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -120,7 +120,7 @@ func TestServeAnswersOnItsOwnStreamAndSurvivesErrors(t *testing.T) {
 	if !strings.Contains(lines[1], `"helm.sh/helm/v4":"v4.2.1"`) {
 		t.Fatalf("the engine is not built with Helm v4.2.1: %s", lines[1])
 	}
-	for i, want := range map[int]string{0: "malformed request", 2: `unknown op \"nope\"`, 3: "unknown archive 00"} {
+	for i, want := range map[int]string{0: "malformed request", 2: `unknown op \"nope\"`, 3: `"needArchive":true`} {
 		if !strings.Contains(lines[i], want) {
 			t.Fatalf("answer %d lacks %q: %s", i, want, lines[i])
 		}

@@ -88,7 +88,7 @@ def _submit(request: TemplateRequest, where: Location, *, with_archive: bool = F
 
 def _answer(request: TemplateRequest, pending: client.Pending, where: Location) -> dict[str, Any]:
     answer = pending.answer()
-    if answer.error is not None and answer.error.startswith("unknown archive"):
+    if isinstance(answer.result, dict) and answer.result.get("needArchive"):  # a new engine, or one that forgot it
         answer = _submit(request, where, with_archive=True).answer()
     if answer.error is not None:
         message = " ".join(answer.error.split())[:600]
