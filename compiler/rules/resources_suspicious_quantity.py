@@ -2,7 +2,8 @@
 
 `memory: 32` is 32 bytes (Kubernetes reads a bare number as bytes): the Pod cannot start its container.
 `cpu: 4000` is four thousand cores: no node fits it and the Pod stays Pending. Both are quantities the API
-server accepts, so nothing else catches them before the cluster does.
+server accepts, so nothing else catches them before the cluster does. In a production environment too little
+memory is an error instead (`resources/tiny-memory-in-production`).
 
 Fails:
 
@@ -25,6 +26,7 @@ from ..k8s.quantities import parse_quantity
 from ..problems import Problem
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
+from .support.small_quantities import SMALLEST_MEMORY
 
 ID = "resources/suspicious-quantity"
 SEVERITY = "warning"
@@ -32,7 +34,6 @@ SUMMARY = "memory below 1Mi (a number without a unit is bytes) or cpu of 256 cor
 VERSIONS = ""
 ENVIRONMENT_ONLY = False
 
-SMALLEST_MEMORY = Decimal(2) ** 20  # 1Mi: no Ray container starts with less
 LARGEST_CPU = Decimal(256)  # cores; larger single Pods do not exist in practice, 4000 means 4000m
 
 
@@ -52,7 +53,9 @@ def check(context: LintContext) -> Iterator[Problem]:
                         continue
                     path = group.path + ("template", "spec", "containers", index, "resources", kind)
                     memory, cpu = parse_quantity(amounts.get("memory")), parse_quantity(amounts.get("cpu"))
-                    if memory is not None and 0 < memory < SMALLEST_MEMORY and "memory" not in reported:
+                    # in production too little memory is the error resources/tiny-memory-in-production
+                    if (memory is not None and 0 < memory < SMALLEST_MEMORY and "memory" not in reported
+                            and not context.production):
                         reported.add("memory")
                         shown = _number(amounts["memory"])
                         yield cluster.obj.problem(
