@@ -63,3 +63,19 @@ def unquoted_text(key: str, value: Any) -> tuple[str, str]:
     """`version: 1.10` is the number 1.1 to YAML; the field wants text."""
     return (f"{key}: {value!r} is read as a number, but this field is text",
             f"quote it: {key}: '{value}'")
+
+
+# keys that are resource amounts of a group (and of a Pod), not node labels
+_RESOURCE_KEYS = frozenset({"cpu", "memory", "gpu", "gpus", "nvidia.com/gpu", "amd.com/gpu", "ephemeral-storage"})
+
+
+def resource_under_node_selector(path: tuple[Any, ...], key: str, value: Any) -> tuple[str, str] | None:
+    """`nodeSelector: {gpu: 1}`: a resource amount indented one level too deep. Quoting it (the usual fix for a
+    number where text is wanted) would make it a node label no node carries and leave the group without the
+    resource, so the fix moves it instead. None when the value is not such an amount."""
+    if len(path) < 2 or path[-2] != "nodeSelector" or str(key).lower() not in _RESOURCE_KEYS:
+        return None
+    own = "gpu" if "gpu" in str(key).lower() else str(key).lower()
+    return (f"{key}: {value} under nodeSelector is a node label, not a resource amount",
+            f"move {own}: {value} out of nodeSelector to the group itself, beside cpu: and memory: (quoted under "
+            "nodeSelector it would select nodes labelled " + f"{key}={value}, which no node is, and give no {own})")

@@ -127,7 +127,9 @@ def _statement_and_fix(error: jsonschema.ValidationError, data: Any) -> tuple[st
         return (f"{where}: {hints.shown(value)} is not a valid Kubernetes name",
                 "use lowercase letters, digits and '-', starting and ending with a letter or digit")
     if error.validator == "type" and error.validator_value == "string" and isinstance(value, (int, float)):
-        return hints.unquoted_text(key, value)
+        # quoting a GPU count written under nodeSelector would give a label no node carries, and no GPU
+        misplaced = hints.resource_under_node_selector(path, key, value)
+        return misplaced or hints.unquoted_text(key, value)
     if error.validator == "type" and error.validator_value in ("integer", "number") and isinstance(value, str):
         quoted = hints.quoted_number(key, value, str(error.validator_value))
         if quoted:

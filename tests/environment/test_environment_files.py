@@ -123,6 +123,22 @@ def test_a_name_twice_in_one_list_is_an_error(project: Project):
     assert line.startswith("environments/twice.yaml:7:9: error: clusters[ray-cpu-demo].workerGroups names 'cpu' twice")
 
 
+def test_a_gpu_count_under_node_selector_is_moved_not_quoted(project: Project):
+    """Quoting it (the fix for other numbers there) would leave a node label no node carries and no GPU."""
+    write(project, "deep", "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n"
+                           "      - name: cpu\n        nodeSelector:\n          gpu: 1\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "deep")
+    [line] = messages(err)
+    assert "gpu: 1 under nodeSelector is a node label, not a resource amount" in line
+    assert "move gpu: 1 out of nodeSelector to the group itself" in line and "quote it" not in line
+    write(project, "deep", "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n"
+                           "      - name: cpu\n        nodeSelector:\n          zone: 1\n")
+    with pytest.raises(KrcError) as err:
+        load_environment(project, "deep")
+    assert "quote it: zone: '1'" in messages(err)[0]  # any other label: a number is quoted
+
+
 def test_a_number_where_text_is_expected_says_to_quote_it(project: Project):
     write(project, "numeric", "extends: base\nray: {version: 2.58}\n")
     with pytest.raises(KrcError) as err:
