@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from .. import output, pipeline, review
+from ..pipeline.context import EnvironmentResult
 from ..problems import KrcError
 from ..project import printable
-from ..report_format import plural, summary
+from ..report_format import plural
 from .edge import reports_errors, run_options, run_settings
 from .support import (
     complete_environments,
@@ -56,8 +58,7 @@ def render_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     for result in results:
         click.echo(f"rendered {result.name}: {plural(result.objects, 'object')}, "
                    f"{plural(result.crds, 'CRD')} of {result.chart[0]} {result.chart[1]}")
-        if result.findings:
-            click.echo(f"{result.name}: {summary(result.findings)}; see 'krc lint {result.name}'", err=True)
+    accepted_warnings(results, "rendered/")
 
 
 @click.command("golden", short_help="Accept the current render into golden/.")
@@ -81,6 +82,23 @@ def golden_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     current = sum(result.staged is None for result in results)
     if current:
         click.echo(f"{plural(current, 'environment')} already current in golden/")
+    accepted_warnings(results, "golden/")
+
+
+def accepted_warnings(results: Sequence[EnvironmentResult], folder: str) -> None:
+    """What a render or golden accepted without stopping: each warning on stderr as one line, then their count
+    per environment. Exit codes stay as they are: warnings never stop a render."""
+    counts: dict[str, int] = {}
+    for result in results:
+        warnings = list(dict.fromkeys(p for p in result.findings if p.severity == "warning"))
+        for problem in warnings:
+            click.echo(problem.one_line(), err=True)
+        if warnings:
+            counts[result.name] = len(warnings)
+    if counts:
+        each = ", ".join(f"{name} {count}" for name, count in counts.items())
+        click.echo(f"{plural(sum(counts.values()), 'warning')} accepted into {folder} ({each}); 'krc lint ENV' "
+                   "lists them with the info findings", err=True)
 
 
 @click.command("check", short_help="Exit 1 when golden/ differs from the render (CI).")

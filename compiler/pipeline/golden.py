@@ -2,6 +2,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -61,13 +62,15 @@ def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFA
     findings: lint errors stop the compile, and policy violations are refused here too unless the environment
     lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused; a
     golden/<env>/ that already holds exactly the render is left as it is (its result has no `staged` folder)."""
-    refused = [p for found in policies_by_environment(project, names, run).values() for p in found
-               if p.severity == "error"]
+    policies = policies_by_environment(project, names, run)
+    refused = [p for found in policies.values() for p in found if p.severity == "error"]
     if refused:
         raise KrcError([*dict.fromkeys(refused), Problem(
             "golden/ not updated: fix the findings above, or lower a policy for one environment with "
             "lint.rules.policy/<name>: {severity: warning, reason: ...} in its file")])
-    return write_environments(project, names, "golden", run)
+    # the policies' warnings are accepted with the render too: the result carries them beside the lint findings
+    return [dataclasses.replace(r, findings=(*r.findings, *policies.get(r.name, ())))
+            for r in write_environments(project, names, "golden", run)]
 
 
 def compare_with_golden(render: Render, golden_dir: Path) -> GoldenMismatch:
