@@ -118,10 +118,13 @@ check: $(VENV)/.installed
 # bench_scale.py builds synthetic projects of 1, 10 and 100 environments (500 with BENCH_SCALE_FLAGS=--large)
 # and installs Kapitan into its own virtual environment under ~/.cache/krc-bench (KRC_BENCH_CACHE).
 BENCH_SCALE_FLAGS ?=
+# Each benchmark's output also goes to docs/figures/<name>.txt (written whole once it finished): the figures the
+# docs point to come from here, never typed by hand.
 bench: vendor ray-generators $(ENGINE) $(HELM_CLI)
-	@for b in bench/bench_*.py; do echo "== $$b"; \
-	  if [ "$$b" = bench/bench_scale.py ]; then $(VENV)/bin/python $$b $(BENCH_SCALE_FLAGS) || exit 1; \
-	  else $(VENV)/bin/python $$b || exit 1; fi; done
+	@mkdir -p docs/figures; for b in bench/bench_*.py; do echo "== $$b"; name=$$(basename $$b .py); \
+	  flags=; if [ "$$b" = bench/bench_scale.py ]; then flags="$(BENCH_SCALE_FLAGS)"; fi; \
+	  $(VENV)/bin/python $$b $$flags | tee docs/figures/.$$name.new && [ $${PIPESTATUS[0]} -eq 0 ] \
+	    && mv docs/figures/.$$name.new docs/figures/$$name.txt || { rm -f docs/figures/.$$name.new; exit 1; }; done
 
 clean:
 	rm -rf rendered $(VENV) $(RAY_ENVS) vendor/charts engine/bin

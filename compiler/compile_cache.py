@@ -3,7 +3,7 @@
 An entry holds what `krc render` would write for one environment (its golden-layout files), its rendered objects
 and Helm values, and its findings. It is found under a key made of everything the result depends on:
 
-  FORMAT and krc's own code      (the version and a digest of the compiler package: a changed rule is a new key)
+  krc's own code                 (its version and a digest of the compiler package: a changed rule is a new key)
   templates/                     (every file's path and bytes)
   vendor/                        (the lock and every chart archive's bytes: the chart digests)
   the command's options          (e.g. lint --argocd-crds, with the CRDs' bytes)
@@ -14,29 +14,28 @@ its findings read (the Argo CD CRDs it names): each layer's bytes decide its par
 file by file checks the whole chain. A small summary of each entry (chart, object count, findings, file digests)
 is kept beside it, for commands whose output is already right. Policy results are kept under their own key
 (`policy_key`); results derived from an entry also key on its `inputs_digest` (its key names only its own file).
-An entry that cannot be read, fails its checksum, is of another format or key, or whose recorded inputs changed
-is ignored (never believed) and replaced. Writes are atomic and best effort: a read-only cache only costs speed.
+Entries are the store's (cache/store.py): one that is not verified, or whose recorded inputs changed, is ignored
+(never believed) and replaced; writes are atomic and best effort: a read-only cache only costs speed.
 """
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .cache import CacheKind, cache_dir, cache_key
 from .content_digests import krc_fingerprint, limit_settings, path_digest, sha256_hex, tree_digest
 from .k8s.objects import RenderedObject
 from .problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
 from .project import Project
-from .user_cache import cache_dir
 
-FORMAT = 2  # bump when the entry layout or what a key covers changes (2: findings keep their help)
-FOLDER = "compiled"
-SUMMARIES = "summaries"
-POLICIES = "policy"
+# bump a kind's version when what its entries hold or what their keys cover changes
+COMPILED = CacheKind("compiled", 2)
+SUMMARIES = CacheKind("summaries", 2)
+POLICIES = CacheKind("policy", 2)
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,7 @@ class Summary:
 
 def result_key(key: str, inputs: str) -> str:
     """Which result an output folder holds: the entry's key with every input it recorded (base.yaml too)."""
-    return sha256_hex(f"{key}\0{inputs}".encode())
+    return cache_key(key, inputs)
 
 
 def inputs_digest(recorded: Any) -> str:
@@ -116,7 +115,6 @@ class CompileCache:
         self.project = project
         self.enabled = enabled
         self.folder = folder or cache_dir()
-        self._folder_text = str(self.folder)
         # per run (files do not change under one command), by path as text: hundreds of environments' layers are
         # looked up several times each, and hashing Path objects costs more than the lookups
         self._digests: dict[str, str] = {}
@@ -124,8 +122,8 @@ class CompileCache:
         self._environment_files: dict[str, str] = {}
         self._summaries: dict[str, Summary] = {}
         if shared is None and enabled:
-            shared = sha256_hex("\0".join([str(FORMAT), krc_fingerprint(), tree_digest(project.templates_dir),
-                                         tree_digest(project.vendor_dir), options, limit_settings()]).encode())
+            shared = cache_key(krc_fingerprint(), tree_digest(project.templates_dir), tree_digest(project.vendor_dir),
+                               options, limit_settings())
         self.shared = shared or ""
 
     def digest(self, path: Path | str) -> str:
@@ -147,47 +145,17 @@ class CompileCache:
         self._digests = other._digests  # the files `other` read in this run, read once per command
 
     def key(self, name: str) -> str:
-        return sha256_hex(f"{self.shared}\0{name}\0{self.environment_digest(name)}".encode())
+        return cache_key(self.shared, name, self.environment_digest(name))
 
-    def _entry_file(self, kind: str, key: str) -> str:
-        # a string: a command on hundreds of environments reads thousands of entries; pathlib costs more than reads
-        return os.path.join(self._folder_text, kind, key[:2], f"{key}.json")
+    # ---- entries: the store's (cache.store), verified on every read -------------------------------------------
 
-    # ---- entries: a header line {format, key, sha256 of the payload}, then the payload ------------------------
-
-    def read_payload(self, kind: str, key: str) -> Any | None:
+    def read_payload(self, kind: CacheKind, key: str) -> Any | None:
         """The payload stored under `key`, or None when absent or not trustworthy."""
-        if not self.enabled:
-            return None
-        try:
-            with open(self._entry_file(kind, key), "rb") as handle:
-                raw = handle.read()
-            header_text, _, payload = raw.partition(b"\n")
-            header = json.loads(header_text)
-            if header != {"format": FORMAT, "key": key, "sha256": sha256_hex(payload)}:
-                return None
-            return json.loads(payload)
-        except (OSError, ValueError, UnicodeDecodeError):
-            return None
+        return kind.read_json(key, self.folder) if self.enabled else None
 
-    def write_payload(self, kind: str, key: str, payload: Any) -> None:
-        if not self.enabled:
-            return
-        try:
-            body = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-            header = json.dumps({"format": FORMAT, "key": key, "sha256": sha256_hex(body)}, sort_keys=True).encode()
-            path = Path(self._entry_file(kind, key))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(header + b"\n" + body)
-                os.replace(tmp, path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except (OSError, TypeError, ValueError):
-            pass  # best effort: a read-only or full cache only costs speed
+    def write_payload(self, kind: CacheKind, key: str, payload: Any) -> None:
+        if self.enabled:
+            kind.write_json(key, payload, self.folder)
 
     # ---- compiled environments ---------------------------------------------------------------------------------
 
@@ -203,7 +171,7 @@ class CompileCache:
                 return False
         return True
 
-    def _current(self, kind: str, name: str) -> tuple[str, Any] | None:
+    def _current(self, kind: CacheKind, name: str) -> tuple[str, Any] | None:
         """The environment's payload of `kind` under its current key, when it names it and its recorded inputs
         kept their bytes."""
         key = self.key(name)
@@ -216,7 +184,7 @@ class CompileCache:
         return key, payload
 
     def lookup(self, name: str) -> Compiled | None:
-        found = self._current(FOLDER, name)
+        found = self._current(COMPILED, name)
         if found is None:
             return None
         key, payload = found
@@ -278,7 +246,7 @@ class CompileCache:
         self.write_payload(SUMMARIES, compiled.key, {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "objects": len(compiled.objects),
             "findings": [problem_to_json(p) for p in compiled.findings], "files": file_digests(compiled.files)})
-        self.write_payload(FOLDER, compiled.key, {
+        self.write_payload(COMPILED, compiled.key, {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "files": files,
             "helmValues": compiled.helm_values,
             **{field: [{"document": o.document, "template": o.template, "location": location_to_json(o.location)}
@@ -290,10 +258,9 @@ class CompileCache:
 
     def policy_key(self, compile_key: str, inputs: str, policies: Sequence[Path], engine: str) -> str:
         """Policy findings depend on the compiled result (key, inputs_digest), the policy files and the engine."""
-        parts = [compile_key, inputs, engine] + [f"{p.name}:{self.digest(p)}" for p in policies]
-        return sha256_hex("\0".join(parts).encode())
+        return cache_key(compile_key, inputs, engine, *(f"{p.name}:{self.digest(p)}" for p in policies))
 
-    def findings(self, kind: str, key: str) -> list[Problem] | None:
+    def findings(self, kind: CacheKind, key: str) -> list[Problem] | None:
         """A list of findings kept under `kind` (POLICIES, or a derived result such as lint's), when trustworthy."""
         payload = self.read_payload(kind, key)
         if not isinstance(payload, list):
@@ -303,7 +270,7 @@ class CompileCache:
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
-    def store_findings(self, kind: str, key: str, findings: Sequence[Problem]) -> None:
+    def store_findings(self, kind: CacheKind, key: str, findings: Sequence[Problem]) -> None:
         self.write_payload(kind, key, [problem_to_json(p) for p in findings])
 
     # ---- cheap questions, for deciding what is worth a worker process --------------------------------------------
@@ -311,7 +278,7 @@ class CompileCache:
     def has_entry(self, name: str) -> bool:
         """Whether a current entry exists: its key's, with its layers' bytes unchanged (after a change to
         base.yaml, what extends it has work to do, in batches and workers like any other)."""
-        return self.summary(name) is not None and os.path.isfile(self._entry_file(FOLDER, self.key(name)))
+        return self.summary(name) is not None and COMPILED.exists(self.key(name), self.folder)
 
-    def has_payload(self, kind: str, key: str) -> bool:
-        return self.enabled and os.path.isfile(self._entry_file(kind, key))
+    def has_payload(self, kind: CacheKind, key: str) -> bool:
+        return self.enabled and kind.exists(key, self.folder)

@@ -13,26 +13,27 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .compile_cache import FORMAT, CompileCache
-from .content_digests import krc_fingerprint, limit_settings, sha256_hex
+from .cache import CacheKind, cache_key
+from .compile_cache import CompileCache
+from .content_digests import krc_fingerprint, limit_settings
 from .k8s.destinations import Destination
 
-DESTINATIONS = "destinations"
+DESTINATIONS = CacheKind("destinations", 1)
 
 
 class DestinationIndex:
     def __init__(self, cache: CompileCache):
         self.cache = cache
         project = cache.project
-        self.key = sha256_hex(f"{FORMAT}\0{krc_fingerprint()}\0destinations\0{project.root.resolve()}".encode())
+        self.key = cache_key(krc_fingerprint(), str(project.root.resolve()))
         found = cache.read_payload(DESTINATIONS, self.key)
         self.entries: dict[str, Any] = found if isinstance(found, dict) else {}
         self.changed = False
         # what every entry's key shares, read once per index (the input bounds come from the environment)
-        self._common = f"{FORMAT}\0{krc_fingerprint()}\0{limit_settings()}\0destination\0"
+        self._common = (krc_fingerprint(), limit_settings())
 
     def _entry_key(self, name: str) -> str:
-        return sha256_hex(f"{self._common}{name}\0{self.cache.environment_digest(name)}".encode())
+        return cache_key(*self._common, name, self.cache.environment_digest(name))
 
     def destination(self, name: str) -> tuple[bool, Destination | None]:
         """(True, its destination or None when it renders no Argo CD Applications) from a trustworthy entry whose

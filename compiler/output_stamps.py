@@ -4,16 +4,15 @@ file, every layer it extends and everything else its entry's key covers).
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from .user_cache import cache_dir
+from .cache import CacheKind, cache_key
 
-FORMAT = 3  # bump when the stamps' layout or what they hold changes (3: no ctime for files with several links)
+# one entry per output folder; bump its version when the stamps' layout or what they hold changes (3: no ctime for
+# files with several links)
+STAMPS = CacheKind("outputs", 3)
 
 
 def tree_signature(folder: Path) -> list[list[Any]] | None:
@@ -47,16 +46,13 @@ class OutputStamps:
     def __init__(self, target: Path, enabled: bool, folder: Path | None = None):
         self.target = target
         self.enabled = enabled
-        digest = hashlib.sha256(str(target.resolve()).encode()).hexdigest()
-        self.path = (folder or cache_dir()) / "outputs" / f"{digest}.json"
+        self.key = cache_key(str(target.resolve()))
+        self.folder = folder
         self.stamps: dict[str, Any] = {}
         if enabled:
-            try:
-                loaded = json.loads(self.path.read_text(encoding="utf-8"))
-                if isinstance(loaded, dict) and loaded.get("format") == FORMAT:
-                    self.stamps = loaded.get("stamps") or {}
-            except (OSError, ValueError):
-                pass
+            loaded = STAMPS.read_json(self.key, folder)
+            if isinstance(loaded, dict) and isinstance(loaded.get("stamps"), dict):
+                self.stamps = loaded["stamps"]
 
     def current(self, name: str) -> str | None:
         """The key rendered/<name>/ holds, if it was not touched since krc wrote it."""
@@ -76,11 +72,4 @@ class OutputStamps:
                 self.stamps.pop(name, None)
             else:
                 self.stamps[name] = [key, signature]
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".outputs-")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps({"format": FORMAT, "stamps": self.stamps}, sort_keys=True))
-            os.replace(tmp, self.path)
-        except OSError:
-            pass
+        STAMPS.write_json(self.key, {"stamps": self.stamps}, self.folder)

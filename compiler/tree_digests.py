@@ -12,7 +12,6 @@ RACY_SECONDS are never remembered (git's "racily clean" rule).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from collections.abc import Sequence
@@ -20,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from . import output
-from .atomic_file import write_atomically
-from .user_cache import cache_dir
+from .cache import CacheKind, cache_key
 
 RACY_SECONDS = 2.0
-MEMO_FORMAT = 1
+MEMO = CacheKind("tree-digests", 1)  # one entry per folder
 
 
 def file_signature(stat: os.stat_result) -> list[int]:
@@ -41,8 +39,8 @@ def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:
     """sha256 of every file below `folder` (output.tree_files: links refused), by path, sorted. `remember`:
     use and update the memo (off with --no-cache: every file is read)."""
     where = str(folder.absolute())
-    memo_file = _memo_file(where)
-    known = _read_memo(memo_file, where) if remember else {}
+    memo_key = cache_key(where)
+    known = _read_memo(memo_key, where) if remember else {}
     now = time.time_ns()
     digests: dict[str, str] = {}
     kept: dict[str, list[Any]] = {}
@@ -57,33 +55,19 @@ def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:
         if settled(signature, now):
             kept[relative] = [*signature, digest]
     if remember and kept != known:
-        _write_memo(memo_file, where, kept)
+        MEMO.write_json(memo_key, {"folder": where, "files": kept})
     return dict(sorted(digests.items()))
 
 
-def _memo_file(where: str) -> Path:
-    return cache_dir() / "tree-digests" / f"{hashlib.sha256(where.encode()).hexdigest()}.json"
-
-
-def _read_memo(memo_file: Path, where: str) -> dict[str, list[Any]]:
+def _read_memo(memo_key: str, where: str) -> dict[str, list[Any]]:
     """The remembered signatures of the folder at `where` (absolute); empty when absent, damaged or another
     folder's."""
+    memo = MEMO.read_json(memo_key)
     try:
-        with open(memo_file, "rb") as handle:
-            memo = json.loads(handle.read())
-        if memo["format"] != MEMO_FORMAT or memo["folder"] != where:
+        if memo["folder"] != where:
             return {}
         files = memo["files"]
         return {str(k): v for k, v in files.items() if isinstance(v, list) and len(v) == 6} \
             if isinstance(files, dict) else {}
     except (OSError, ValueError, KeyError, TypeError):
         return {}
-
-
-def _write_memo(memo_file: Path, where: str, files: dict[str, list[Any]]) -> None:
-    """Best effort: a read-only cache only costs speed."""
-    memo = {"format": MEMO_FORMAT, "folder": where, "files": files}
-    try:
-        write_atomically(memo_file, json.dumps(memo, sort_keys=True).encode())
-    except OSError:
-        pass

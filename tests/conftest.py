@@ -23,7 +23,7 @@ from project_support import FIXTURE_PROJECT, REPO_ROOT, copy_project
 from compiler import pipeline
 from compiler.autoscaler import run as autoscaler_run
 from compiler.charts import helm_template, vendor, vendored
-from compiler.charts.package import crd_cache_file, read_chart_bytes
+from compiler.charts.package import CRD_CACHE, read_chart_bytes
 from compiler.project import Project
 
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
@@ -183,15 +183,17 @@ def parsed_charts_cache(vendor_cache: Path) -> Path:
         for archive in sorted((vendor_cache / "charts").glob("*.tgz")):
             data = archive.read_bytes()
             read_chart_bytes(data, str(archive))
-            entry = crd_cache_file(hashlib.sha256(data).hexdigest()).name
-            shutil.copy2(run_cache / entry, folder / entry)
+            digest = hashlib.sha256(data).hexdigest()
+            target = Path(CRD_CACHE.entry_path(digest, folder))
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            shutil.copy2(CRD_CACHE.entry_path(digest, run_cache), target)
 
     return run_shared.once("parsed-charts-cache", build)
 
 
 # What krc keeps of the programs it runs for an environment, by folder of its cache: Helm's output and the answers
 # of Ray's autoscaler-config generator (about 1.6 CPU-s to start), each named by the digest of what was asked
-TOOL_ANSWERS = (helm_template.CACHE_FOLDER, autoscaler_run.CACHE_FOLDER)
+TOOL_ANSWERS = (helm_template.CACHE.name, autoscaler_run.CACHE.name)
 
 
 @pytest.fixture(scope="session")

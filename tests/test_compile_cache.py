@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cache_support import entry_files
 from project_support import copy_environment, engine_unavailable
 
 from compiler import compile_cache, content_digests, output, pipeline
@@ -36,7 +37,7 @@ def compiled(results: list[pipeline.EnvironmentResult]) -> list[str]:
 
 
 def entries(cache_dir: Path) -> list[Path]:
-    return sorted((cache_dir / compile_cache.FOLDER).rglob("*.json"))
+    return entry_files(cache_dir, compile_cache.COMPILED)
 
 
 def test_a_second_render_compiles_nothing_and_writes_the_same_bytes(project: Project, cache_dir: Path):
@@ -89,8 +90,9 @@ def test_corrupt_or_foreign_entries_are_ignored_and_replaced(project: Project, c
     raw = dev.read_bytes()
     dev.write_bytes(raw.replace(b"maxReplicas: 2", b"maxReplicas: 9"))  # payload no longer matches its checksum
     header, _, payload = prod.read_bytes().partition(b"\n")
-    foreign = json.loads(header) | {"format": compile_cache.FORMAT + 1}
-    prod.write_bytes(json.dumps(foreign).encode() + b"\n" + payload)
+    kind = compile_cache.COMPILED
+    foreign = header.replace(f" {kind.name}/{kind.version} ".encode(), f" {kind.name}/{kind.version + 1} ".encode())
+    prod.write_bytes(foreign + b"\n" + payload)
     assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
     assert output.read_tree(project.rendered_dir) == expected
     for path in entries(cache_dir):
@@ -161,7 +163,7 @@ def test_up_to_date_outputs_are_answered_from_the_summaries(project: Project, ca
     [dev] = [m for m in pipeline.check_golden(project, names, CACHED) if m.environment == "dev"]
     assert dev.changed == (f"{output.MANIFESTS_DIR}/{manifest.name}",)
     # a summary that cannot be trusted is ignored: the full entry answers
-    for summary in (cache_dir / compile_cache.SUMMARIES).rglob("*.json"):
+    for summary in entry_files(cache_dir, compile_cache.SUMMARIES):
         summary.write_bytes(summary.read_bytes()[:40])
     assert pipeline.render_to_disk(project, names, CACHED) == again
 

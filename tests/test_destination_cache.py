@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cache_support import entry_files
 
 from compiler import destination_cache, pipeline
 from compiler.compile_cache import CompileCache
@@ -18,12 +19,12 @@ from compiler.project import Project
 @pytest.fixture
 def cache_dir(private_cache: Path) -> Path:
     """A cache of the test's own, with no destinations in it yet (Helm's answers already there)."""
-    assert not (private_cache / destination_cache.DESTINATIONS).exists()
+    assert not (private_cache / destination_cache.DESTINATIONS.name).exists()
     return private_cache
 
 
 def _entries(cache_dir: Path) -> list[Path]:
-    return sorted((cache_dir / destination_cache.DESTINATIONS).rglob("*.json"))
+    return entry_files(cache_dir, destination_cache.DESTINATIONS)
 
 
 def _known(cache: CompileCache, names: list[str]) -> list[bool]:

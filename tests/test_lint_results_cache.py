@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from cache_support import entry_files
 from project_support import engine_unavailable
 
 from compiler import compile_cache, pipeline
@@ -54,7 +55,7 @@ def test_lint_and_policy_results_follow_a_changed_base_layer(project: Project, c
     before = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
     assert image_findings(before) == set()
     assert image_findings(pipeline.check_policies(project, tuple(names), engine, CACHED).findings) == set()
-    assert any((cache_dir / LINT_RESULTS).rglob("*.json"))
+    assert entry_files(cache_dir, LINT_RESULTS)
     change_base_image(project)
     everyone = {f"environment {name}" for name in names}
     after = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
@@ -72,10 +73,10 @@ def test_lint_results_come_from_the_cache_without_compiling_or_the_engine(tmp_pa
     assert image_findings(first)
     # without the full compile entries a run that compiled would write them again; with no engine able to start,
     # any run that needs one fails
-    shutil.rmtree(cache_dir / compile_cache.FOLDER)
+    shutil.rmtree(cache_dir / compile_cache.COMPILED.name)
     engine_unavailable(monkeypatch, tmp_path)
     assert policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine) == first
-    assert not (cache_dir / compile_cache.FOLDER).exists()
+    assert not (cache_dir / compile_cache.COMPILED.name).exists()
 
 
 def test_lint_and_policy_results_are_kept_apart(project: Project, cache_dir: Path, engine: CueEngine):
@@ -100,7 +101,7 @@ def test_a_damaged_lint_result_is_ignored(project: Project, cache_dir: Path, eng
     names = project.environment_names()
     change_base_image(project)
     first = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
-    for entry in (cache_dir / LINT_RESULTS).rglob("*.json"):
+    for entry in entry_files(cache_dir, LINT_RESULTS):
         header, _, _ = entry.read_bytes().partition(b"\n")
         entry.write_bytes(header + b"\n[{\"message\": \"believed\"}]")
     assert policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine) == first
@@ -113,12 +114,12 @@ def test_krc_policy_reads_the_policy_findings_lint_kept(tmp_path: Path, project:
     names = tuple(project.environment_names())
     change_base_image(project)
     policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
-    shutil.rmtree(cache_dir / compile_cache.FOLDER)
-    shutil.rmtree(cache_dir / LINT_RESULTS)
+    shutil.rmtree(cache_dir / compile_cache.COMPILED.name)
+    shutil.rmtree(cache_dir / LINT_RESULTS.name)
     engine_unavailable(monkeypatch, tmp_path)
     found = pipeline.check_policies(project, names, engine, CACHED).findings
     assert image_findings(found) == {f"environment {name}" for name in names}
-    assert not (cache_dir / compile_cache.FOLDER).exists()
+    assert not (cache_dir / compile_cache.COMPILED.name).exists()
     monkeypatch.delenv("KRC_ENGINE")
     assert found == pipeline.check_policies(project, names, engine, pipeline.RunOptions(cache=False)).findings
 

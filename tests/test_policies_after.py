@@ -58,11 +58,11 @@ def test_the_policies_run_in_the_main_process_after_the_workers(tmp_path: Path, 
 
     # the finished results were kept: with neither the compiled entries nor the policy findings, and the same
     # engine by name that cannot start, the next run gives them all the same
-    shutil.rmtree(private_cache / compile_cache.FOLDER)
-    shutil.rmtree(private_cache / compile_cache.POLICIES)
+    shutil.rmtree(private_cache / compile_cache.COMPILED.name)
+    shutil.rmtree(private_cache / compile_cache.POLICIES.name)
     engine_unavailable(monkeypatch, tmp_path)
     assert policy_and_lint(project, names, POOLED, None, with_findings=True, engine=real) == pooled
-    assert not (private_cache / compile_cache.FOLDER).exists()
+    assert not (private_cache / compile_cache.COMPILED.name).exists()
     monkeypatch.delenv("KRC_ENGINE")
     policies = pipeline.check_policies(project, (), real, dataclasses.replace(POOLED, cache=True))
     assert policies == pipeline.check_policies(project, (), real, pipeline.RunOptions(cache=False, workers=1))

@@ -73,7 +73,7 @@ def test_a_changed_file_is_read_again_even_with_its_size_and_time_put_back(golde
 def test_a_damaged_memo_is_ignored_and_links_are_refused(golden: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(tree_digests, "RACY_SECONDS", 0.0)
     expected = tree_digests.tree_digests(golden)
-    [memo] = (Path(os.environ["KRC_CACHE_DIR"]) / "tree-digests").iterdir()
+    [memo] = [p for p in (Path(os.environ["KRC_CACHE_DIR"]) / tree_digests.MEMO.name).rglob("*") if p.is_file()]
     memo.write_text('{"format": 1, "folder": "elsewhere", "files": {')
     assert tree_digests.tree_digests(golden) == expected
     (golden / "link.yaml").symlink_to(golden / "crds.lock.yaml")

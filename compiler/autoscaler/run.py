@@ -7,16 +7,15 @@ version, the runner script and the cluster's canonical JSON, so a warm run start
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import cache_store, helper_process
+from .. import helper_process
+from ..cache import CacheKind, cache_key
 from ..k8s.crds import canonical_json
 from ..problems import KrcError
 from ..rules.support.autoscaler_view import GeneratedConfig, config_from_answer
-from ..user_cache import cache_dir
 from .generators import Generator
 
 RUNNER = Path(__file__).with_name("generator_runner.py")
@@ -44,25 +43,13 @@ def _runner_digest() -> str:
     return hashlib.sha256(RUNNER.read_bytes()).hexdigest()
 
 
-CACHE_FOLDER = "autoscaler"  # in krc's cache: the generator's answers, by Ray version and cluster
+# The generator's answers, by cluster (its Ray version and the runner's digest are in the key).
+CACHE = CacheKind("autoscaler", 1)
 
 
-def _cache_file(version: str, key: str) -> Path:
-    return cache_dir() / CACHE_FOLDER / version / f"{key}.json"
-
-
-def _read_cached(path: Path) -> dict[str, Any] | None:
-    payload = cache_store.read_entry(path, CACHE_FOLDER)  # verified, or a miss
-    try:
-        answer = json.loads(payload) if payload is not None else None
-    except ValueError:
-        return None
+def _read_cached(key: str) -> dict[str, Any] | None:
+    answer = CACHE.read_json(key)  # verified, or a miss
     return answer if isinstance(answer, dict) else None
-
-
-def _write_cached(path: Path, answer: dict[str, Any]) -> None:
-    """Best effort: a read-only cache only costs speed."""
-    cache_store.write_entry(path, CACHE_FOLDER, canonical_json(answer).encode("utf-8"))
 
 
 def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
@@ -103,11 +90,10 @@ def end_idle_generators() -> None:
 def generate(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, GeneratedConfig]:
     """The generator's answer for every cluster (id -> RayCluster), from the cache or one process for the rest."""
     runner = _runner_digest()
-    keys = {cid: hashlib.sha256(f"{generator.ray_version}\0{runner}\0{canonical_json(c)}".encode()).hexdigest()
-            for cid, c in clusters.items()}
+    keys = {cid: cache_key(generator.ray_version, runner, canonical_json(c)) for cid, c in clusters.items()}
     answers: dict[str, dict[str, Any]] = {}
     for cid, key in keys.items():
-        cached = _read_cached(_cache_file(generator.ray_version, key))
+        cached = _read_cached(key)
         if cached is not None:
             answers[cid] = cached
     missing = {keys[cid]: clusters[cid] for cid in clusters if cid not in answers}
@@ -121,5 +107,5 @@ def generate(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> di
                 raise KrcError(f"the Ray {generator.ray_version} generator gave no answer for a cluster; "
                                "reinstall it with 'make ray-generators'")
             answers[cid] = answer
-            _write_cached(_cache_file(generator.ray_version, key), answer)
+            CACHE.write_json(key, answer)
     return {cid: config_from_answer(answer, generator.ray_version) for cid, answer in answers.items()}

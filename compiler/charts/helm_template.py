@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import cache_store
+from ..cache import CacheKind, cache_key
 from ..native import client
 from ..problems import KrcError, Location
-from ..user_cache import cache_dir
 
 # The Helm inside the engine (engine/go.mod; engine/check_versions.sh and the engine tests hold it there)
 HELM_VERSION = "v4.2.1"
@@ -40,21 +39,13 @@ class TemplateRequest:
     values: dict[str, Any]
 
     def cache_key(self) -> str:
-        facts = [HELM_VERSION, self.archive_sha256, self.release, self.namespace, self.kube_version, self.values]
-        return hashlib.sha256(json.dumps(facts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        values = json.dumps(self.values, sort_keys=True, separators=(",", ":"))
+        return cache_key(HELM_VERSION, self.archive_sha256, self.release, self.namespace, self.kube_version, values)
 
 
-CACHE_FOLDER = "helm-template"  # in krc's cache: Helm's output by TemplateRequest.cache_key
-
-
-def _cache_file(key: str) -> Path:
-    """Helm's text and its objects, as the engine answered (JSON: read back without a YAML parse)."""
-    return cache_dir() / CACHE_FOLDER / f"{key}.json"
-
-
-def _store(key: str, text: str) -> None:
-    """Kept as a verified entry (cache_store): what another user or branch left there is never believed."""
-    cache_store.write_entry(_cache_file(key), CACHE_FOLDER, text.encode("utf-8"))
+# Helm's text and its objects as the engine answered them (JSON: read back without a YAML parse), by
+# TemplateRequest.cache_key; verified entries: what another user or branch left there is never believed.
+CACHE = CacheKind("helm-template", 1)
 
 
 # Archives this process has sent to its engine, by (process, digest): sent once, then named by digest (the engine
@@ -109,10 +100,10 @@ def start_ahead(requests: Sequence[TemplateRequest]) -> None:
     (an unreadable archive, no engine) is left for template_chart to report."""
     for request in requests:
         key = request.cache_key()
-        if (os.getpid(), key) in _AHEAD or _cache_file(key).exists():
+        if (os.getpid(), key) in _AHEAD or CACHE.exists(key):
             continue
         try:
-            _AHEAD[os.getpid(), key] = _submit(request, Location(CACHE_FOLDER))
+            _AHEAD[os.getpid(), key] = _submit(request, Location(CACHE.name))
         except KrcError:
             return
 
@@ -123,17 +114,13 @@ def template_chart(request: TemplateRequest, where: Location) -> list[dict[str, 
     pending = _AHEAD.pop((os.getpid(), key), None)
     entry: Any = None
     if pending is None:
-        payload = cache_store.read_entry(_cache_file(key), CACHE_FOLDER)
-        try:
-            entry = json.loads(payload) if payload is not None else None
-        except ValueError:
-            entry = None
+        entry = CACHE.read_json(key)
         if not _well_formed(entry):
             entry, pending = None, _submit(request, where)
     if entry is None:
         assert pending is not None
         entry = _answer(request, pending, where)
-        _store(key, json.dumps(entry, separators=(",", ":"), ensure_ascii=False))
+        CACHE.write_json(key, entry)
     objects = [d for d in entry["documents"] if d is not None]
     for doc in objects:
         if not isinstance(doc, dict) or not doc.get("kind"):

@@ -5,18 +5,16 @@ import functools
 import hashlib
 import io
 import json
-import os
 import tarfile
-import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import limits, yamlio
+from ..cache import CacheKind
 from ..k8s.crds import canonical_json
 from ..problems import KrcError
-from ..user_cache import cache_dir
 
 
 @dataclass(frozen=True)
@@ -124,39 +122,15 @@ def parse_crd_documents(text: str, source: str) -> list[Crd]:
     return crds
 
 
-CRD_CACHE_FORMAT = 1  # bump when Crd.facts changes
-
-
-def crd_cache_file(digest: str) -> Path:
-    return cache_dir() / f"crds-{CRD_CACHE_FORMAT}-{digest}.json"
-
-
-def _cached_crd_documents(digest: str) -> list[list[list[Any]]] | None:
-    """Per CRD file, the facts of its CRDs (see Crd.facts)."""
-    try:
-        documents: list[list[list[Any]]] = json.loads(crd_cache_file(digest).read_text(encoding="utf-8"))
-        return documents
-    except (OSError, ValueError):
-        return None
-
-
-def _store_crd_documents(digest: str, documents: list[list[list[Any]]]) -> None:
-    """Best effort: a read-only home (an Argo CD sidecar) only costs speed, never correctness."""
-    try:
-        folder = cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".crds-")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(documents, handle)
-        os.replace(tmp, crd_cache_file(digest))
-    except OSError:
-        pass
+# The facts of a chart archive's CRDs, per CRD file (see Crd.facts), by the archive's digest; bump the version
+# when Crd.facts changes.
+CRD_CACHE = CacheKind("crds", 1)
 
 
 def _crds_from_cache(root: str, members: dict[str, bytes], names: list[str], digest: str) -> list[Crd] | None:
     """The CRDs as the JSON cache holds their facts; None when absent or not what this krc writes (never believed:
     a served-versions string would otherwise become a tuple of characters)."""
-    cached = _cached_crd_documents(digest)
+    cached = CRD_CACHE.read_json(digest)
     if not isinstance(cached, list) or len(cached) != len(names):
         return None
     crds: list[Crd] = []
@@ -179,7 +153,7 @@ def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd,
     crds = _crds_from_cache(root, members, names, digest)
     if crds is None:
         per_file = [parse_crd_documents(members[n].decode("utf-8"), n[len(root) + 1:]) for n in names]
-        _store_crd_documents(digest, [[c.facts() for c in file_crds] for file_crds in per_file])
+        CRD_CACHE.write_json(digest, [[c.facts() for c in file_crds] for file_crds in per_file])
         crds = [c for file_crds in per_file for c in file_crds]
     return tuple(sorted(crds, key=lambda c: c.name))
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..autoscaler.generators import installed_generators
+from ..cache import CacheKind, cache_key
 from ..compile_cache import POLICIES, Compiled, Summary, findings_digest
 from ..policy import CueEngine, PolicyInput, PolicyRun, policy_files, policy_input
 from ..policy.inputs import with_policy_settings
@@ -30,8 +30,7 @@ from .context import (
 from .environments import autoscaler_of, validate_render, validated_findings
 
 # Each environment's finished findings (`krc lint` / `krc policy`), kept in the compile cache's folder.
-LINT_RESULTS = "lint"
-LINT_FORMAT = 1  # bump when what lint_key covers changes
+LINT_RESULTS = CacheKind("lint", 1)  # bump its version when what lint_key covers changes
 
 
 @dataclass(frozen=True)
@@ -46,21 +45,20 @@ class LintBasis:
 
 def lint_basis(context: Context, job: Job) -> LintBasis:
     policies = tuple(policy_files(context.project.policies_dir)) if job.engine is not None else ()
-    parts = [str(LINT_FORMAT), f"findings={job.findings}", f"settings={job.policy_settings}",
+    parts = [f"findings={job.findings}", f"settings={job.policy_settings}",
              repr(installed_generators(context.project.root)) if job.findings else "",
              job.engine.description if job.engine is not None else "",
              *(f"{p.name}:{context.cache.digest(p)}" for p in policies)]
-    return LintBasis(hashlib.sha256("\0".join(parts).encode()).hexdigest(), policies)
+    return LintBasis(cache_key(*parts), policies)
 
 
 def lint_key(basis: LintBasis, compile_key: str, inputs: str, findings: Sequence[Problem]) -> str:
     """An environment's result under `basis`: its compiled result (key, every layer's bytes, its findings)."""
-    return hashlib.sha256("\0".join([basis.digest, compile_key, inputs, findings_digest(findings)]).encode()) \
-        .hexdigest()
+    return cache_key(basis.digest, compile_key, inputs, findings_digest(findings))
 
 
 def _cached_places(context: Context, job: Job, basis: LintBasis, name: str) \
-        -> tuple[Summary, list[tuple[str, str]]] | None:
+        -> tuple[Summary, list[tuple[CacheKind, str]]] | None:
     """The environment's summary and where its result may be kept: its lint entry, then, for `krc policy`
     (policies alone, no settings applied), its policy findings."""
     summary = context.cache.summary(name)

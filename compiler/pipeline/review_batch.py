@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 from .. import output, review, yamlio
 from ..autoscaler import Batch, autoscaler_views
 from ..autoscaler.generators import installed_generators
+from ..cache import CacheKind, cache_key
 from ..compile_cache import Compiled, file_digests, findings_digest
 from ..lint import (
     LintContext,
@@ -38,8 +38,8 @@ from .environments import compile_environment, ray_version, validate_render
 from .policies_ahead import start_policies_ahead
 
 # Reviews of environments golden/ matches, kept in the compile cache's folder under their own kind and key.
-REVIEWS = "reviews"
-REVIEW_FORMAT = 2  # bump when the EnvironmentReview record or what review_key covers changes (2: layers, findings)
+# bump its version when the EnvironmentReview record or what review_key covers changes
+REVIEWS = CacheKind("reviews", 2)
 
 
 def review_batch(context: Context, job: Job) -> Outcome:
@@ -146,9 +146,9 @@ def review_key(context: Context, name: str, files: dict[str, str], inputs: str, 
     as `production` decide which policy limits apply without changing a byte of output), its findings, the
     policies (their capacity limits) and the Ray generators installed (`generators`: Ray's view, or why it is
     unavailable)."""
-    parts = [str(REVIEW_FORMAT), context.cache.shared, name, repr(files), inputs, findings_digest(findings),
+    parts = [context.cache.shared, name, repr(files), inputs, findings_digest(findings),
              context.cache.digest(context.project.policies_dir), generators]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return cache_key(*parts)
 
 
 def cached_review(context: Context, key: str) -> review.EnvironmentReview | None:

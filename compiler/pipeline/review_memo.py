@@ -15,8 +15,6 @@ the command's own process reads and writes the memo; concurrent runs each write 
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from collections.abc import Sequence
@@ -24,16 +22,15 @@ from typing import Any
 
 from .. import output, review
 from .. import tree_digests as stat_memo
-from ..atomic_file import write_atomically
 from ..autoscaler.generators import installed_generators
+from ..cache import CacheKind, cache_key
 from ..problems import KrcError, errors_among, problem_from_json, problem_to_json
 from ..project import Project
 from ..record_json import from_json, to_json
-from ..user_cache import cache_dir
 from .context import Context, EnvironmentResult
-from .review_batch import REVIEW_FORMAT
+from .review_batch import REVIEWS
 
-MEMO_FORMAT = 1
+MEMO = CacheKind("review-memo", 1)  # one entry per project
 Signature = list[Any]  # [path, device, inode, size, mtime_ns, ctime_ns]
 
 
@@ -48,7 +45,7 @@ class ReviewMemo:
     def __init__(self, project: Project):
         self.project = project
         self.root = str(project.root.resolve())
-        self.file = cache_dir() / "review-memo" / f"{hashlib.sha256(self.root.encode()).hexdigest()}.json"
+        self.key = cache_key(self.root)
         self.started = time.time_ns()
         self.layers = self._layer_signatures()  # before anything is read
         self.header: list[Any] = []
@@ -60,7 +57,7 @@ class ReviewMemo:
     def bind(self, context: Context) -> None:
         """What every entry depends on besides its own files; entries written under another are dropped."""
         self._context = context
-        self.header = [MEMO_FORMAT, REVIEW_FORMAT, self.root, context.cache.shared,
+        self.header = [REVIEWS.version, self.root, context.cache.shared,
                        context.cache.digest(self.project.policies_dir), repr(installed_generators(self.project.root))]
         if self.stored_header != self.header:
             self.entries = {}
@@ -80,9 +77,8 @@ class ReviewMemo:
         return found
 
     def _read(self) -> tuple[Any, dict[str, Any]]:
+        memo = MEMO.read_json(self.key)
         try:
-            with open(self.file, "rb") as handle:
-                memo = json.loads(handle.read())
             entries = memo["entries"]
             return (memo["header"], entries) if isinstance(entries, dict) else (None, {})
         except (OSError, ValueError, KeyError, TypeError):
@@ -157,7 +153,4 @@ class ReviewMemo:
         if not self.changed or self._context is None:
             return
         memo = {"header": self.header, "entries": {n: self.entries[n] for n in sorted(names) if n in self.entries}}
-        try:
-            write_atomically(self.file, json.dumps(memo, sort_keys=True, separators=(",", ":")).encode())
-        except OSError:
-            pass
+        MEMO.write_json(self.key, memo)

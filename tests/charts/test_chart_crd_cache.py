@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import tarfile
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 from project_support import REPO_ROOT
 
 from compiler import yamlio
-from compiler.charts.package import crd_cache_file, read_chart, read_chart_bytes
+from compiler.charts.package import CRD_CACHE, read_chart, read_chart_bytes
 
 CHARTS_DIR = REPO_ROOT / ".." / "shared" / "kuberay" / "charts"
 
@@ -61,19 +60,18 @@ def facts(data: bytes) -> list[tuple[str, str, str, str, tuple[str, ...], str, s
     "text",
 ])
 def test_an_entry_of_another_layout_is_parsed_again(private_cache: Path, small_archive: bytes, entry: object):
-    cache_file = crd_cache_file(hashlib.sha256(small_archive).hexdigest())
+    digest = hashlib.sha256(small_archive).hexdigest()
     expected = facts(small_archive)  # parsed, and kept in the cache
     assert [name for name, *_ in expected] == ["rayclusters.ray.io", "raycronjobs.ray.io", "rayjobs.ray.io",
                                                "rayservices.ray.io"]
-    assert len(json.loads(cache_file.read_text(encoding="utf-8"))) == 4
-    cache_file.write_text(json.dumps(entry), encoding="utf-8")
+    assert len(CRD_CACHE.read_json(digest)) == 4
+    CRD_CACHE.write_json(digest, entry)  # a verified entry, of a layout this krc does not write
     assert facts(small_archive) == expected
-    assert json.loads(cache_file.read_text(encoding="utf-8")) != entry  # replaced by what this krc writes
+    assert CRD_CACHE.read_json(digest) != entry  # replaced by what this krc writes
 
 
 def test_the_pinned_charts_parsed_crds_are_in_the_cache_the_tests_start_from(private_cache: Path, archive: bytes):
-    cache_file = crd_cache_file(hashlib.sha256(archive).hexdigest())
-    assert cache_file.is_file() and len(json.loads(cache_file.read_text(encoding="utf-8"))) == 4
+    assert len(CRD_CACHE.read_json(hashlib.sha256(archive).hexdigest()) or ()) == 4
 
 
 def test_the_same_archive_under_another_path_is_read_once(tmp_path: Path, archive: bytes):

@@ -15,7 +15,7 @@ import run_shared
 from click.testing import CliRunner
 from project_support import REPO_ROOT, copy_project
 
-from compiler import cache_store, pipeline
+from compiler import pipeline
 from compiler.charts import helm_template, vendored
 from compiler.cli import main
 from compiler.native import client
@@ -82,8 +82,7 @@ def test_every_environment_renders_as_the_helm_cli_does(which: str, helm_cli: Pa
     pipeline.render_to_disk(project, project.environment_names(), SEQUENTIAL)
     assert len(requests) == len(project.environment_names()) >= 2
     for request in requests:
-        entry = tmp_path / "cache" / helm_template.CACHE_FOLDER / f"{request.cache_key()}.json"
-        engine = json.loads(cache_store.read_entry(entry, helm_template.CACHE_FOLDER) or b"null")["manifest"]
+        engine = helm_template.CACHE.read_json(request.cache_key())["manifest"]
         assert engine == _helm_template(helm_cli, request, tmp_path), request.release
         assert "kind: Deployment" in engine
 
@@ -123,7 +122,7 @@ def test_the_cache_answers_a_warm_render_without_an_engine(project: Project, tmp
                                                            monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     assert run(project, "render").exit_code == 0
-    cached = sorted((tmp_path / "cache" / helm_template.CACHE_FOLDER).iterdir())
+    cached = sorted(p for p in (tmp_path / "cache" / helm_template.CACHE.name).rglob("*") if p.is_file())
     assert len(cached) == 2  # one per environment: chart, values and namespace differ
     first = {p: p.read_bytes() for p in sorted(project.rendered_dir.rglob("*")) if p.is_file()}
     client.close_engine()

@@ -7,9 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cache_support import entry_files
 from review_support import edit
 
-from compiler import compile_cache, content_digests, pipeline, record_json, review
+from compiler import compile_cache, pipeline, record_json, review
 from compiler.pipeline import review_batch
 from compiler.project import Project
 
@@ -22,7 +23,7 @@ def cache_dir(private_cache: Path) -> Path:
 
 
 def review_entries(cache_dir: Path) -> list[Path]:
-    return sorted((cache_dir / review_batch.REVIEWS).rglob("*.json"))
+    return entry_files(cache_dir, review_batch.REVIEWS)
 
 
 def forbid_reviewing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,13 +43,13 @@ def test_unchanged_environments_are_answered_from_the_cache(accepted: Project, c
     assert all(e.ray_view is not None for e in first.environments)
 
     # answered from each entry's summary: the full entries are not even read (nor written again)
-    shutil.rmtree(cache_dir / compile_cache.FOLDER)
+    shutil.rmtree(cache_dir / compile_cache.COMPILED.name)
     with monkeypatch.context() as patch:
         forbid_reviewing(patch)
         second = pipeline.review_project(accepted, names, run=CACHED)
     assert second == first
     assert [review.format_text(second)] == [review.format_text(first)]
-    assert not (cache_dir / compile_cache.FOLDER).exists()
+    assert not (cache_dir / compile_cache.COMPILED.name).exists()
 
 
 @pytest.mark.usefixtures("project_without_policies")
@@ -99,11 +100,9 @@ def test_tampered_or_corrupt_entries_are_ignored(accepted: Project, cache_dir: P
     names = accepted.environment_names()
     expected = pipeline.review_project(accepted, names, run=CACHED)
     first, second = review_entries(cache_dir)
-    header, _, payload = first.read_bytes().partition(b"\n")
+    _, _, payload = first.read_bytes().partition(b"\n")
     tampered = json.loads(payload) | {"unchanged": "many"}  # a wrong type, under a checksum that matches it
-    body = json.dumps(tampered, sort_keys=True, separators=(",", ":")).encode()
-    forged = json.loads(header) | {"sha256": content_digests.sha256_hex(body)}
-    first.write_bytes(json.dumps(forged, sort_keys=True).encode() + b"\n" + body)
+    review_batch.REVIEWS.write_json(first.name, tampered, cache_dir)
     second.write_bytes(second.read_bytes()[:50])  # truncated
     assert pipeline.review_project(accepted, names, run=CACHED) == expected
 

@@ -2,7 +2,6 @@
 one file per project, and anything it depends on that changed sends the environment through the full review."""
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,9 +10,10 @@ import pytest
 from review_support import edit, run
 
 from compiler import tree_digests
+from compiler.cache import cache_dir
 from compiler.pipeline import diff
+from compiler.pipeline.review_memo import MEMO
 from compiler.project import Project
-from compiler.user_cache import cache_dir
 
 ENVIRONMENTS = ["dev", "prod-eks-gpu"]
 
@@ -50,7 +50,7 @@ def test_a_second_diff_answers_every_unchanged_environment_from_the_memo(accepte
                                                                           reviewed: list[list[str]]):
     first, went_through = _diff(accepted, reviewed)
     assert went_through == ENVIRONMENTS
-    assert len(list((cache_dir() / "review-memo").glob("*.json"))) == 1
+    assert len([p for p in (cache_dir() / MEMO.name).rglob("*") if p.is_file()]) == 1
     for output_format in ("text", "json", "markdown"):
         again, went_through = _diff(accepted, reviewed, "--format", output_format)
         assert went_through == []
@@ -85,18 +85,18 @@ def test_each_thing_a_review_depends_on_sends_it_through_the_full_review(accepte
 
 def test_a_damaged_memo_is_ignored_and_written_again(accepted: Project, settled: None, reviewed: list[list[str]]):
     first = _diff(accepted, reviewed)[0]
-    [memo] = (cache_dir() / "review-memo").glob("*.json")
+    [memo] = [p for p in (cache_dir() / MEMO.name).rglob("*") if p.is_file()]
     for damage in (b"", b"{", b'{"header": [], "entries": {"dev": {"golden": 5}}}', memo.read_bytes()[:100]):
         memo.write_bytes(damage)
         output, went_through = _diff(accepted, reviewed)
         assert output == first and went_through == ENVIRONMENTS
     assert _diff(accepted, reviewed)[1] == []
     # an entry that names no layer, or a layer without a signature, answers nothing
-    kept = json.loads(memo.read_bytes())
+    kept = MEMO.read_json(memo.name)  # edited as a verified entry: the memo's own checks answer nothing
     for layers in ([], [["environments/unknown.yaml", None]], [[path, None] for path, _ in kept["entries"]["dev"]
                                                                  ["layers"]]):
         kept["entries"]["dev"]["layers"] = layers
-        memo.write_text(json.dumps(kept), encoding="utf-8")
+        MEMO.write_json(memo.name, kept)
         output, went_through = _diff(accepted, reviewed)
         assert output == first and "dev" in went_through
 

@@ -1,4 +1,4 @@
-"""Cache entries are verified before they are believed (cache_store): the Helm answers krc keeps are ignored and
+"""Cache entries are verified before they are believed (compiler/cache/store.py): the Helm answers krc keeps are ignored and
 computed again when they were edited, cut short, replaced by a link, or sit in a folder another user may write
 to; the render is always the engine's, and the run exits 0."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler import cache_store
+from compiler.cache import store
 from compiler.charts import helm_template
 from compiler.cli import main
 from compiler.project import Project
@@ -34,7 +34,7 @@ def rendered_once(project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
     code, files, _ = _render(project)
     assert code == 0
-    [entry] = sorted((tmp_path / "cache" / helm_template.CACHE_FOLDER).iterdir())
+    [entry] = sorted(p for p in (tmp_path / "cache" / helm_template.CACHE.name).rglob("*") if p.is_file())
     return entry, files
 
 
@@ -66,7 +66,7 @@ def test_a_tampered_entry_is_computed_again(attack: str, project: Project, rende
     code, files, _ = _render(project)
     assert code == 0 and files == first
     assert b"ClusterRoleBinding" not in b"".join(files.values())
-    assert cache_store.read_entry(entry, helm_template.CACHE_FOLDER) is not None  # rewritten, trusted again
+    assert helm_template.CACHE.read(entry.name) is not None  # rewritten, trusted again
     assert not entry.is_symlink()
 
 
@@ -76,31 +76,63 @@ def test_a_folder_others_may_write_to_is_ignored_with_one_warning(project: Proje
     _poisoned(entry)
     os.chmod(entry.parent, 0o777)
     header, _, payload = entry.read_bytes().partition(b"\n")
-    fixed = cache_store._header(helm_template.CACHE_FOLDER, payload)  # a consistent entry: only the folder is wrong
+    fixed = helm_template.CACHE._header(entry.name, payload)  # a consistent entry: only the folder is wrong
     entry.write_bytes(fixed + payload)
-    cache_store._WARNED.clear()
+    store._WARNED.clear()
     code, files, stderr = _render(project)
     assert code == 0 and files == first
     assert stderr.count("ignoring the cache in") == 1 and "chmod 700" in stderr
     os.chmod(entry.parent, 0o700)
-    assert cache_store.read_entry(entry, helm_template.CACHE_FOLDER) == payload  # the same entry, once trusted
+    assert helm_template.CACHE.read(entry.name) == payload  # the same entry, once trusted
 
 
-def test_an_entry_of_another_kind_or_format_is_not_believed(tmp_path: Path):
-    path = tmp_path / "store" / "kind-a" / "x.json"
-    cache_store.write_entry(path, "kind-a", b"{}")
-    assert cache_store.read_entry(path, "kind-a") == b"{}"
-    assert cache_store.read_entry(path, "kind-b") is None
-    path.write_bytes(path.read_bytes().replace(cache_store.FORMAT.encode(), b"krc-cache/0"))
-    assert cache_store.read_entry(path, "kind-a") is None
+def test_an_entry_of_another_kind_version_key_or_format_is_not_believed(tmp_path: Path):
+    root, key, other = tmp_path / "store", store.cache_key("a"), store.cache_key("b")
+    kind = store.CacheKind("kind-a", 1)
+    kind.write(key, b"{}", root)
+    assert kind.read(key, root) == b"{}"
+    assert store.CacheKind("kind-a", 2).read(key, root) is None  # another version of its record
+    path = Path(kind.entry_path(key, root))
+    moved = Path(kind.entry_path(other, root))  # an entry copied under another key
+    moved.parent.mkdir(mode=0o700, exist_ok=True)
+    moved.write_bytes(path.read_bytes())
+    moved.chmod(0o600)
+    assert kind.read(other, root) is None
+    path.write_bytes(path.read_bytes().replace(store.FORMAT.encode(), b"krc-cache/0"))
+    assert kind.read(key, root) is None
+
+
+def test_no_folder_from_the_root_down_may_be_a_link_or_writable_by_others(tmp_path: Path):
+    root, key = tmp_path / "store", store.cache_key("a")
+    kind = store.CacheKind("kind-a", 1)
+    kind.write(key, b"{}", root)
+    os.chmod(root, 0o777)
+    store._WARNED.clear()
+    assert kind.read(key, root) is None
+    os.chmod(root, 0o700)
+    linked = tmp_path / "linked"
+    linked.symlink_to(root)
+    assert kind.read(key, root) == b"{}" and kind.read(key, linked) is None
+
+
+def test_a_failed_write_leaves_nothing_behind(tmp_path: Path):
+    root, key = tmp_path / "store", store.cache_key("a")
+    kind = store.CacheKind("kind-a", 1)
+    kind.write_json(key, {"not": {1, 2}}, root)  # not JSON: nothing is written, no temporary file left
+    kind.write(key, b"{}", root)
+    blocked = store.cache_key("blocked")
+    Path(kind.entry_path(blocked, root)).mkdir(parents=True)  # the rename onto it fails: best effort, no error
+    kind.write(blocked, b"[]", root)
+    assert [p.name for p in root.rglob("*") if p.is_file()] == [key] and kind.read(key, root) == b"{}"
 
 
 def test_the_autoscaler_answers_are_verified_entries_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from compiler.autoscaler import run as autoscaler_run
 
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
-    path = autoscaler_run._cache_file("2.58.0", "k")
-    autoscaler_run._write_cached(path, {"available_node_types": {"cpu": {"max_workers": 2}}})
-    assert autoscaler_run._read_cached(path) == {"available_node_types": {"cpu": {"max_workers": 2}}}
+    key = store.cache_key("2.58.0", "cluster")
+    autoscaler_run.CACHE.write_json(key, {"available_node_types": {"cpu": {"max_workers": 2}}})
+    assert autoscaler_run._read_cached(key) == {"available_node_types": {"cpu": {"max_workers": 2}}}
+    path = Path(autoscaler_run.CACHE.entry_path(key))
     path.write_bytes(path.read_bytes().replace(b'"max_workers":2', b'"max_workers":200'))
-    assert autoscaler_run._read_cached(path) is None  # edited: a miss, the generator runs again
+    assert autoscaler_run._read_cached(key) is None  # edited: a miss, the generator runs again

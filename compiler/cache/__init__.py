@@ -1,0 +1,20 @@
+"""krc's one cache store: where it keeps what it can rebuild, and how an entry is verified before it is believed.
+
+Every cache kind is a `CacheKind` declared beside the code that fills it (its name, its record version); they all
+share the location (`cache_dir`), one key recipe (`cache_key`), one entry format and one atomic writer (store.py).
+The kinds, and what each keeps:
+
+  compiled, summaries      one environment's compiled result, and its small summary    compile_cache.py
+  policy, lint, reviews    results derived from a compiled environment                 compile_cache.py, pipeline/
+  destinations             each environment's Argo CD destination, one index per project  destination_cache.py
+  outputs                  which result each rendered/<env>/ folder holds               output_stamps.py
+  tree-digests             golden/ file digests by file signature                       tree_digests.py
+  review-memo              unchanged environments' reviews, one file per project        pipeline/review_memo.py
+  crds                     the facts of a chart archive's CRDs                         charts/package.py
+  helm-template            the engine's Helm answers                                   charts/helm_template.py
+  autoscaler               Ray's autoscaling-config generator's answers                 autoscaler/run.py
+"""
+from .location import cache_dir
+from .store import CacheKind, cache_key
+
+__all__ = ["CacheKind", "cache_dir", "cache_key"]

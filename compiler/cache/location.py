@@ -1,0 +1,19 @@
+"""Where krc keeps what it can rebuild: outside any repository.
+
+KRC_CACHE_DIR, else $XDG_CACHE_HOME/krc/<format>, else ~/.cache/krc/<format>. Every use is best effort: a read-only
+home (an Argo CD sidecar) only costs speed, never correctness.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# The layout's version: a new one starts an empty folder, so entries of an older layout are never even looked at.
+LAYOUT = "v4"
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("KRC_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / LAYOUT

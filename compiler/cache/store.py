@@ -1,0 +1,142 @@
+"""Cache entries, verified before they are believed.
+
+An entry is one file, <cache>/<kind>/<key[:2]>/<key>: a header line naming the store's format, the entry's kind and
+record version, its key and the sha256 of the payload, then the payload. It is believed only when
+- it is a regular file reached without following a symlink, and no folder from the cache's root down is a link;
+- it and those folders belong to this user and nobody else may write to them (a shared /tmp cache, a CI cache
+  restored from another branch, a folder made world-writable);
+- its header is this format's, this kind's and this key's (an entry copied under another key is not), and the
+  payload's digest matches.
+Anything else is a miss: the caller computes the answer again and writes a fresh entry, never an error. A folder
+others may write to is ignored with one warning. Writes go through atomic_file (a temporary file in the same
+folder, renamed; nothing left behind on failure), entries mode 0600 in folders of mode 0700, best effort: a
+read-only or full cache only costs speed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..atomic_file import write_atomically
+from .location import cache_dir
+
+FORMAT = "krc-cache/2"
+_KEY = re.compile(r"[0-9a-f]{16,128}")
+_WARNED: set[str] = set()
+
+
+def cache_key(*parts: str) -> str:
+    """The one key recipe: the sha256 of every part the answer depends on, in order, NUL-separated."""
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _owned(info: os.stat_result) -> bool:
+    return info.st_uid == os.geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _folder_trusted(folder: str) -> bool:
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        return False
+    if _owned(info):
+        return True
+    if folder not in _WARNED:
+        _WARNED.add(folder)
+        sys.stderr.write(f"krc: warning: ignoring the cache in {folder}: another user may write to it; make it "
+                         f"yours and not writable by others (chmod 700 {folder}), or set KRC_CACHE_DIR\n")
+    return False
+
+
+def _dump(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class CacheKind:
+    """One kind of entry: its folder's name, and the version of its record (bump it when what an entry holds or
+    what its key covers changes: entries of another version are misses)."""
+
+    name: str
+    version: int
+
+    def _header(self, key: str, payload: bytes) -> bytes:
+        return (f"{FORMAT} {self.name}/{self.version} {key} "
+                f"sha256={hashlib.sha256(payload).hexdigest()}\n").encode("ascii")
+
+    def _folders(self, key: str, root: str) -> tuple[str, str, str]:
+        if not _KEY.fullmatch(key):
+            raise ValueError(f"not a cache key: {key!r}")
+        kind = os.path.join(root, self.name)
+        return root, kind, os.path.join(kind, key[:2])
+
+    def entry_path(self, key: str, root: str | os.PathLike[str] | None = None) -> str:
+        folder = self._folders(key, os.fspath(root or cache_dir()))[2]
+        return os.path.join(folder, key)
+
+    def exists(self, key: str, root: str | os.PathLike[str] | None = None) -> bool:
+        """Whether an entry is there (not that it would be believed): a cheap question for planning work."""
+        return os.path.isfile(self.entry_path(key, root))
+
+    def read(self, key: str, root: str | os.PathLike[str] | None = None) -> bytes | None:
+        """The payload of a verified entry, or None (missing, foreign, tampered with, or not trusted)."""
+        folders = self._folders(key, os.fspath(root or cache_dir()))
+        if not all(_folder_trusted(folder) for folder in folders):
+            return None
+        try:
+            fd = os.open(os.path.join(folders[2], key), os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or not _owned(info):
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read()
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        header, newline, payload = data.partition(b"\n")
+        if not newline or header + b"\n" != self._header(key, payload):
+            return None
+        return payload
+
+    def write(self, key: str, payload: bytes, root: str | os.PathLike[str] | None = None) -> None:
+        """Keep `payload` under `key`; best effort."""
+        folders = self._folders(key, os.fspath(root or cache_dir()))
+        try:
+            for folder in folders:
+                os.makedirs(folder, mode=0o700, exist_ok=True)
+                if not _folder_trusted(folder):
+                    return
+            write_atomically(Path(folders[2], key), self._header(key, payload) + payload, mode=0o600)
+        except OSError:
+            pass
+
+    def read_json(self, key: str, root: str | os.PathLike[str] | None = None) -> Any:
+        """A verified entry's JSON value, or None (missing, foreign, tampered with, or not trusted)."""
+        payload = self.read(key, root)
+        if payload is None:
+            return None
+        try:
+            return json.loads(payload)
+        except ValueError:
+            return None
+
+    def write_json(self, key: str, value: Any, root: str | os.PathLike[str] | None = None) -> None:
+        """Keep `value` as canonical JSON (sorted keys, no spaces): the same value, the same bytes."""
+        try:
+            payload = _dump(value)
+        except (TypeError, ValueError):
+            return
+        self.write(key, payload, root)
