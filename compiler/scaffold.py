@@ -18,12 +18,22 @@ def destination(value: str) -> dict[str, str]:
     return {"server": value} if value.startswith(("https://", "http://")) else {"name": value}
 
 
+def own_namespace(prefix: str, name: str) -> str:
+    """`ray-staging`: a namespace of the environment's own, named after it (the name alone when too long)."""
+    candidate = f"{prefix}-{name}"
+    return candidate if len(candidate) <= 63 else name
+
+
 def new_environment(name: str, extends: str, destination_cluster: str | None, namespace: str | None) -> str:
-    """The file `krc init` writes for environment `name`."""
+    """The file `krc init` writes for environment `name`: namespaces of its own for the workloads and the
+    operator (which watches only its own), so it shares none with the environment it extends, on whatever
+    cluster it deploys to."""
     data: dict[str, Any] = {"extends": extends, "description": f"Describe what {name} is for"}
-    if namespace:
-        data["namespace"] = namespace
-        data["namespaces"] = [{"name": namespace}]
+    workloads = namespace or own_namespace("ray", name)
+    data["namespace"] = workloads
+    data["namespaces"] = [{"name": workloads}]
+    # an operator watching every namespace would also reconcile the other environments' clusters on this cluster
+    data["operator"] = {"namespace": own_namespace("kuberay", name), "watchNamespaces": [workloads]}
     if destination_cluster:
         data["argocd"] = {"destination": destination(destination_cluster)}
     # extends first: it is what a reader needs to know before anything else (the dumper sorts keys)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import click
+import pytest
 import yaml
 from click.shell_completion import ShellComplete
 from click.testing import CliRunner
@@ -74,6 +75,7 @@ def test_init_writes_a_valid_environment_that_renders(project: Project):
     assert text.startswith("# yaml-language-server: $schema=../compiler/schemas/environment.schema.json\n")
     assert yaml.safe_load(text) == {"extends": "base", "description": "Describe what staging is for",
                                     "namespace": "ray-staging", "namespaces": [{"name": "ray-staging"}],
+                                    "operator": {"namespace": "kuberay-staging", "watchNamespaces": ["ray-staging"]},
                                     "argocd": {"destination": {"server": "https://staging.example.com"}}}
     assert text.splitlines()[3] == "extends: base"  # what it builds on comes first
     assert "staging" in run(project, "envs").stdout
@@ -83,6 +85,34 @@ def test_init_writes_a_valid_environment_that_renders(project: Project):
     assert named.exit_code == 0, named.output
     assert yaml.safe_load(project.environment_file("eu").read_text())["argocd"] == {
         "destination": {"name": "eu-cluster"}}
+
+
+@pytest.mark.usefixtures("project_without_policies")
+def test_init_without_options_gives_namespaces_of_its_own_and_collides_with_nothing(project: Project):
+    """The README's `krc init staging --extends base` (issue 36, item 4): dev deploys to the in-cluster server
+    too, so staging gets workload and operator namespaces of its own, and its operator watches only its own."""
+    result = run(project, "init", "staging", "--extends", "base")
+    assert result.exit_code == 0, result.output
+    data = yaml.safe_load(project.environment_file("staging").read_text())
+    assert (data["namespace"], data["namespaces"]) == ("ray-staging", [{"name": "ray-staging"}])
+    assert data["operator"] == {"namespace": "kuberay-staging", "watchNamespaces": ["ray-staging"]}
+    linted = run(project, "lint", "staging", "dev")
+    assert "destination-collision" not in linted.output, linted.output
+    assert run(project, "golden", "staging").exit_code == 0
+    assert run(project, "golden", "dev").exit_code == 0
+
+
+def test_init_asks_for_a_destination_rather_than_write_a_collision(project: Project):
+    before = sorted(p.name for p in project.environments_dir.iterdir())
+    inherited = run(project, "init", "eu", "--extends", "dev")
+    assert inherited.exit_code == 2
+    assert "environment eu would inherit argocd.destination from environment dev" in inherited.stderr
+    assert "help: pass --destination URL|NAME" in inherited.stderr
+    shared = run(project, "init", "eu", "--extends", "base", "--namespace", "ray-demo")
+    assert shared.exit_code == 2
+    assert ("would deploy to the same cluster (https://kubernetes.default.svc) and namespaces (ray-demo)"
+            in shared.stderr)
+    assert sorted(p.name for p in project.environments_dir.iterdir()) == before  # nothing written
 
 
 def test_init_refuses_what_it_cannot_write_and_leaves_nothing(project: Project):

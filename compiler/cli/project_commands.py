@@ -26,7 +26,8 @@ from .support import (
 @click.option("--extends", "extends", required=True, shell_complete=complete_layers,
               help="The environment or layer it builds on (e.g. base, dev).")
 @click.option("--destination", help="Argo CD destination: an API server URL or a cluster name registered in Argo CD.")
-@click.option("--namespace", help="Namespace of its workloads (also created as a Namespace object).")
+@click.option("--namespace", help="Namespace of its workloads (also created as a Namespace object); default "
+              "ray-ENVIRONMENT, with the operator in kuberay-ENVIRONMENT watching it.")
 @reports_errors
 def init_command(environment: str, extends: str, destination: str | None, namespace: str | None) -> None:
     """Create environments/ENVIRONMENT.yaml extending a layer, with the schema comment editors use; it is

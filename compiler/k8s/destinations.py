@@ -18,6 +18,8 @@ class Destination:
     file: str  # the environment's own file, for messages
     cluster: str  # Argo CD cluster name, or server URL
     namespaces: tuple[str, ...]  # workload namespace, operator namespace, namespaces the environment creates
+    # golden/<env>/ holds an accepted render: a collision with a new environment is that one's finding, not this one's
+    accepted: bool = False
 
     def shared_with(self, other: Destination) -> tuple[str, ...]:
         """The namespaces both write into on the same cluster; () when they do not collide."""

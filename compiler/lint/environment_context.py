@@ -53,6 +53,7 @@ def environment_context(render: Render, peers: tuple[Destination, ...] = ()) -> 
         locate_environment=env.location_of,
         environment_file=file,
         peer_destinations=tuple(p for p in peers if p.environment != env.name),
+        environment_accepted=any(p.environment == env.name and p.accepted for p in peers),
         chart_objects=tuple(LintObject(o.document, o.location or Location(file)) for o in render.chart_objects),
         kubernetes_version=kubernetes_version(env),
     )

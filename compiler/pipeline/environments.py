@@ -109,7 +109,8 @@ def project_destinations(project: Project, cache: CompileCache | None = None) ->
             if index is not None:
                 index.store(name, destination, [project.root / f for f in files])
         if destination is not None:
-            found.append(destination)
+            # read afresh each time, never cached: accepting an environment into golden/ changes it
+            found.append(dataclasses.replace(destination, accepted=project.golden_dir.joinpath(name).is_dir()))
     if index is not None:
         index.save(names)
     return tuple(found)

@@ -8,12 +8,13 @@ from pathlib import Path
 
 from .. import explain as explaining
 from .. import inventory, scaffold
-from ..environment.model import load_environment
+from ..environment.model import Environment, load_environment
+from ..k8s.destinations import destination_of
 from ..k8s.secrets import redact_at
 from ..problems import KrcError, Problem
 from ..project import Project, shown_name
 from ..rules import describe, summaries
-from .environments import compile_environment, compile_environments
+from .environments import compile_environment, compile_environments, project_destinations
 
 
 def explain(project: Project, name: str, path: str) -> explaining.Explanation:
@@ -63,11 +64,35 @@ def init_environment(project: Project, name: str, extends: str, destination: str
     with path.open("x", encoding="utf-8") as handle:  # never replaces a file that appeared meanwhile
         handle.write(text)
     try:
-        load_environment(project, name)
+        new_environment_collides_with_nothing(project, load_environment(project, name))
     except KrcError:
         path.unlink()
         raise
     return path
+
+
+def new_environment_collides_with_nothing(project: Project, env: Environment) -> None:
+    """What environment/destination-collision would report on the new environment, said by `krc init` instead
+    (nothing written): an inherited destination, or a cluster and namespace another environment deploys to."""
+    own = destination_of(env.name, env.data, env.files[-1])
+    if own is None:
+        return
+    peers = [p for p in project_destinations(project) if p.environment != env.name]
+    set_at = env.location_of(("argocd", "destination"))
+    for peer in peers:
+        if set_at is not None and set_at.file == peer.file:
+            raise KrcError(Problem(
+                f"environment {env.name} would inherit argocd.destination from environment {peer.environment} "
+                f"({set_at}) and deploy into its cluster",
+                help="pass --destination URL|NAME: the cluster it deploys to, as registered in Argo CD"))
+    for peer in peers:
+        shared = own.shared_with(peer)
+        if shared:
+            raise KrcError(Problem(
+                f"environment {env.name} would deploy to the same cluster ({own.cluster}) and namespaces "
+                f"({', '.join(shared)}) as environment {peer.environment} ({peer.file})",
+                help="pass --destination URL|NAME (a cluster of its own), or --namespace NS (a namespace no other "
+                     "environment uses there)"))
 
 
 def versions(project: Project | None) -> list[tuple[str, str]]:

@@ -5,6 +5,8 @@ other's objects and Helm release: whichever syncs last wins, and pruning one del
 environment that extends another environment (not a layer such as base) inherits its `argocd.destination`
 silently: a three-line staging.yaml would deploy into dev's cluster. Only environments with an `argocd` block
 are compared (the destination is where their Applications deploy; no destination means Argo CD's own cluster).
+When one of the two is already accepted in golden/ and the other is not, the finding is on the new one only:
+the environment already deployed keeps being accepted (`krc golden`) while the new one is fixed.
 
 Fails (environment; dev also deploys to the in-cluster server, namespaces ray-demo and kuberay-system):
 
@@ -21,10 +23,11 @@ Passes:
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from ..k8s.destinations import destination_of
-from ..problems import Problem
+from ..problems import Location, Problem
 from .support.context import LintContext
 
 ID = "environment/destination-collision"
@@ -32,6 +35,18 @@ SEVERITY = "error"
 SUMMARY = "no two environments deploy to the same cluster and namespaces; the destination is not inherited"
 VERSIONS = ""
 ENVIRONMENT_ONLY = True
+
+
+def _in_own_file(context: LintContext, found: Location | None) -> Location | None:
+    """The finding belongs in the environment's own file (what its author edits), not in the layer that set
+    `argocd` for every environment: the first of its destination-deciding keys written there, else its top."""
+    if found is None or found.file == context.environment_file or context.locate_environment is None:
+        return found
+    for path in (("argocd", "destination"), ("namespace",), ("operator", "namespace"), ("extends",)):
+        at = context.locate_environment(path)
+        if at is not None and at.file == context.environment_file:
+            return at
+    return Location(context.environment_file)
 
 
 def check(context: LintContext) -> Iterator[Problem]:
@@ -47,9 +62,12 @@ def check(context: LintContext) -> Iterator[Problem]:
             f"{context.environment_file}", ("argocd", "destination"))
     for peer in context.peer_destinations:
         shared = own.shared_with(peer)
+        if context.environment_accepted and not peer.accepted:
+            continue  # the new environment is the one to change: accepting this one's own changes goes on
         if shared and peer.environment != own.environment:
             where = "argocd.destination" if context.environment.get("argocd", {}).get("destination") else "argocd"
-            yield context.environment_problem(
+            problem = context.environment_problem(
                 f"environment {own.environment} deploys to the same cluster ({own.cluster}) and namespaces "
                 f"({', '.join(shared)}) as environment {peer.environment} ({peer.file}); give it its own "
                 "argocd.destination, or its own namespace and operator.namespace", tuple(where.split(".")))
+            yield dataclasses.replace(problem, location=_in_own_file(context, problem.location))

@@ -28,6 +28,15 @@ def test_a_three_line_environment_on_base_collides_with_dev(project: Project):
     assert RULE in result.output
     golden = CliRunner().invoke(main, ["--project", str(project.root), "golden", "staging"])
     assert golden.exit_code == 2 and RULE in golden.output  # an error stops the compile
+    # the finding sits in the new file (not base.yaml, which set argocd for all), and only on the new one: dev is
+    # in golden/, staging is not, so dev's own changes are still accepted
+    assert result.output.startswith("environments/staging.yaml:1:1: error: environment staging deploys")
+    dev_lint = lint(project, "dev")
+    assert RULE not in dev_lint.output, dev_lint.output
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text().replace("maxReplicas: 2", "maxReplicas: 3"))
+    accepted = CliRunner().invoke(main, ["--project", str(project.root), "golden", "dev"])
+    assert accepted.exit_code == 0 and "golden/dev updated" in accepted.output, accepted.output
 
 
 def test_extending_dev_inherits_its_destination(project: Project):

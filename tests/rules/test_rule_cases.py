@@ -4,7 +4,8 @@ A case file holds `rule:` and `cases:`; each case has `name`, `manifests` (a YAM
 optional `chartManifests` (the operator chart's objects, as `helm template` renders them), optional `operator`
 (version, default 1.7.0), `gates` (overrides of that version's chart defaults), `mode`
 (paths | environment), `environment` (the environment dict: production, cpuOnly, namespace, operator...),
-`helmValues`, `peers` (where the project's other environments deploy: environment, file, cluster, namespaces),
+`helmValues`, `peers` (where the project's other environments deploy: environment, file, cluster, namespaces, and
+`accepted: true` when golden/ holds one; `accepted` on the case: golden/ holds the environment under test),
 `setIn` (dotted environment path -> the file that set it, for inherited values), and `expect`: the findings of
 this rule, each `{message: <substring>, line: <n>}` (line optional). An empty `expect` is a passing case.
 
@@ -111,14 +112,15 @@ def context_for(case: dict, manifest: Path) -> LintContext:
     gates.update(case.get("gates") or {})
     environment = case.get("environment") or {}
     set_in = {tuple(path.split(".")): Location(file, 1, 1) for path, file in (case.get("setIn") or {}).items()}
-    peers = tuple(Destination(p["environment"], p["file"], p["cluster"], tuple(p["namespaces"]))
-                  for p in case.get("peers") or [])
+    peers = tuple(Destination(p["environment"], p["file"], p["cluster"], tuple(p["namespaces"]),
+                              p.get("accepted") is True) for p in case.get("peers") or [])
     return LintContext(objects=load_objects([manifest]), operator_version=version, feature_gates=gates,
                        chart=chart, mode=case.get("mode", "paths"), environment_name="test",
                        environment=environment, helm_values=helm_values,
                        production=environment.get("production") is True, cpu_only=environment.get("cpuOnly") is True,
                        environment_file="environments/test.yaml", locate_environment=set_in.get,
-                       peer_destinations=peers, chart_objects=chart_objects)
+                       peer_destinations=peers, chart_objects=chart_objects,
+                       environment_accepted=case.get("accepted") is True)
 
 
 @pytest.mark.parametrize(("rule_id", "case", "file_name"), _all_cases())

@@ -97,6 +97,7 @@ class LintContext:
     environment_file: str = ""
     # where the project's other environments deploy (environment/destination-collision)
     peer_destinations: tuple[Destination, ...] = ()
+    environment_accepted: bool = False  # golden/<env>/ holds this environment's accepted render
     # the operator chart's objects as `helm template` renders them (environment mode), and the Kubernetes minor
     # version of the destination cluster
     chart_objects: tuple[LintObject, ...] = ()
