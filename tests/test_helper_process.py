@@ -10,7 +10,6 @@ import pytest
 
 from compiler import helper_process
 from compiler.helper_process import HelperFailed, HelperPool, HelperTimeout
-from compiler.pipeline.context import use_engine_lock
 
 # Answers each request line with its own pid and the request; "sleep" waits, "garble" prints no JSON, "die" exits
 ECHO = """
@@ -96,7 +95,7 @@ def test_beside_other_krc_processes_no_helper_waits_idle(echo: list[str], pool: 
     idle.send({})
     before = idle.receive(10)["pid"]
     pool.give_back(idle)
-    use_engine_lock(object())  # a command with worker processes (pipeline.jobs) sets this in each of them
+    helper_process.POOL.keep_idle(False)  # a command with worker processes (pipeline.jobs) sets this in each of them
     try:
         assert idle.alive()  # one idle from before is left to its idle time, not killed
         first = helper_process.ask(echo, None, {}, 10)["pid"]
@@ -105,7 +104,7 @@ def test_beside_other_krc_processes_no_helper_waits_idle(echo: list[str], pool: 
         assert second != first
         assert helper_process.ask(echo, None, {}, 10)["pid"] != second  # each answered, then ended
     finally:
-        use_engine_lock(None)
+        helper_process.POOL.keep_idle(True)
     again = helper_process.ask(echo, None, {}, 10)["pid"]
     assert helper_process.ask(echo, None, {}, 10)["pid"] == again  # the workers are gone: kept up again
 

@@ -4,7 +4,6 @@ the policy cache, where that step finds them and needs no engine run of its own.
 beside worker processes (one engine at a time keeps the memory bound)."""
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from project_support import engine_unavailable
 from compiler import pipeline
 from compiler.compile_cache import POLICIES
 from compiler.pipeline import context as context_module
-from compiler.pipeline.context import Context, Job, compile_cached, restore, use_engine_lock
+from compiler.pipeline.context import Context, Job, compile_cached, restore
 from compiler.pipeline.lint_batch import policy_cache_key
 from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_ahead, start_policies_ahead
 from compiler.pipeline.review_batch import review_batch
@@ -32,8 +31,9 @@ def _foreign_image_in_dev(project: Project) -> None:
     dev.write_text(dev.read_text() + "ray:\n  image: registry.example.com/ray:2.58.0-py312\n")
 
 
-def _review_dev(project: Project) -> tuple[Context, str]:
+def _review_dev(project: Project, alone: bool = True) -> tuple[Context, str]:
     context = Context.of(project, CACHED)
+    context.alone = alone
     outcome = review_batch(context, Job("review", project.root, ("dev",), CACHED.cache, context.cache.shared))
     [result] = outcome.results
     assert result.reviewed is not None and result.reviewed.changed
@@ -106,11 +106,7 @@ def test_the_review_keeps_the_policy_findings_of_a_changed_environment(tmp_path:
 def test_beside_worker_processes_a_review_starts_no_engine(project: Project, private_cache: Path,
                                                            monkeypatch: pytest.MonkeyPatch):
     _foreign_image_in_dev(project)
-    use_engine_lock(threading.Lock())  # as in a worker process of a parallel run
-    try:
-        context, key = _review_dev(project)
-    finally:
-        use_engine_lock(None)
+    context, key = _review_dev(project, alone=False)  # as in a process of a parallel run
     assert context.policies_ahead is None
     keep_policies_ahead(context)
     assert context.cache.findings(POLICIES, key) is None

@@ -48,9 +48,6 @@ class TemplateRequest:
 CACHE = CacheKind("helm-template", 1)
 
 
-# Archives this process has sent to its engine, by (process, digest): sent once, then named by digest (the engine
-# asks again when it has forgotten one, or is a new process)
-_SENT: set[tuple[int, str]] = set()
 # Renders submitted ahead and not taken yet, by (process, cache key): a worker process has an engine of its own
 _AHEAD: dict[tuple[int, str], client.Pending] = {}
 
@@ -63,8 +60,8 @@ def _submit(request: TemplateRequest, where: Location, *, with_archive: bool = F
     args: dict[str, Any] = {"archiveSha256": request.archive_sha256, "release": request.release,
                             "namespace": request.namespace, "kubeVersion": request.kube_version,
                             "values": request.values}
-    sent = (os.getpid(), request.archive_sha256)
-    if with_archive or sent not in _SENT:
+    # sent once, then named by digest (client.remember)
+    if with_archive or client.engine_name("archive", request.archive_sha256) is None:
         try:
             data = request.archive.read_bytes()
         except OSError as err:
@@ -73,7 +70,7 @@ def _submit(request: TemplateRequest, where: Location, *, with_archive: bool = F
             raise KrcError(f"{request.archive} does not match its digest in the chart lock; run 'krc vendor' to "
                            "download it again", where)
         args["archive"] = base64.b64encode(data).decode("ascii")
-        _SENT.add(sent)
+        client.remember("archive", request.archive_sha256, request.archive_sha256)
     return client.Pending("render", args, _what(request), TEMPLATE_TIMEOUT_SECONDS)
 
 

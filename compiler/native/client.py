@@ -32,7 +32,7 @@ from ..problems import KrcError, Location
 from .binary import engine_binary
 from .channel import Answer, Channel, EngineEnded
 
-__all__ = ["Answer", "EngineEnded", "Pending", "call", "close_engine", "shared_with_workers"]
+__all__ = ["Answer", "EngineEnded", "Pending", "call", "close_engine", "engine_name", "remember", "shared_with_workers"]
 
 _STDERR_TAIL = 4000
 # what the engine inherits of krc's environment: enough to run, nothing that changes what the libraries do
@@ -155,6 +155,24 @@ def _engine() -> EngineProcess | EngineConnection:
             else:
                 _ENGINE = EngineProcess(engine_binary())
         return _ENGINE
+
+
+# What this process has sent its engine once and names by digest since (a chart archive, a CRD), by (process, kind,
+# krc's digest): how the engine names it. The engine answers needArchive / needCRD when it does not know a name (a
+# new engine process, or one that forgot it), and the caller sends the whole thing again.
+_KNOWN: dict[tuple[int, str, str], str] = {}
+
+
+def engine_name(kind: str, digest: str) -> str | None:
+    """How this process's engine names what krc knows by `digest`, if it was sent before."""
+    with _ENGINE_LOCK:
+        return _KNOWN.get((os.getpid(), kind, digest))
+
+
+def remember(kind: str, digest: str, name: str) -> None:
+    """The engine now knows what krc knows by `digest`, under `name`."""
+    with _ENGINE_LOCK:
+        _KNOWN[os.getpid(), kind, digest] = name
 
 
 @atexit.register

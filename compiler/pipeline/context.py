@@ -3,14 +3,12 @@ charts read so far), the picklable job a worker process runs, and what a command
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from .. import helper_process, output, review
+from .. import output, review
 from ..argocd.validation import crds_path
 from ..charts import vendored
 from ..charts.package import Chart
@@ -37,10 +35,14 @@ class PoliciesAhead:
 class Context:
     """What one command's work shares, in one process: the project, its cache, the charts read so far."""
 
-    def __init__(self, project: Project, cache: CompileCache, with_peers: bool = True):
+    def __init__(self, project: Project, cache: CompileCache, with_peers: bool = True, alone: bool = True):
+        """`alone`: this process is the command's only one (no worker processes beside it), so work may start
+        early and overlap other work (policies ahead, CUE beside Ray's generator) without adding to the memory
+        several processes hold."""
         self.project = project
         self.cache = cache
         self.with_peers = with_peers
+        self.alone = alone
         self._charts: dict[tuple[str, str], Chart] = {}
         self._peers: tuple[Destination, ...] | None = None
         self.policies_ahead: PoliciesAhead | None = None  # at most one engine run under way (policies_ahead)
@@ -231,26 +233,3 @@ class Outcome:
 
 def output_root(project: Project, command: str) -> Path:
     return project.rendered_dir if command == "render" else project.golden_dir
-
-
-# One CUE engine run at a time across the worker processes of a command that runs engines inside its jobs (`krc
-# lint --no-cache`; with the cache, policies_after runs them once the workers are gone): an engine process takes
-# 110 MB and more, so parallel runs beside the workers would raise the peak memory for little time (see README).
-_ENGINE_LOCK: list[Any] = [None]
-
-
-def use_engine_lock(lock: Any) -> None:
-    """Set in every process of a command with workers (None once they are gone). Meanwhile no helper process
-    (CUE, Ray's generator) stays idle after its answer: one per process would add up to the peak memory."""
-    _ENGINE_LOCK[0] = lock
-    helper_process.POOL.keep_idle(lock is None)
-
-
-def engine_turn() -> Any:
-    return _ENGINE_LOCK[0] if _ENGINE_LOCK[0] is not None else contextlib.nullcontext()
-
-
-def engine_alone() -> bool:
-    """Whether this process is the command's only one (no workers, so no engine but its own): then an engine
-    run may start early and overlap other work without another process's engine or generator beside it."""
-    return _ENGINE_LOCK[0] is None

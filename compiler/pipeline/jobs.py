@@ -6,9 +6,8 @@ import dataclasses
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
 
-from .. import output
+from .. import helper_process, output
 from ..compile_cache import CompileCache
 from ..native import client
 from ..problems import KrcError, Problem, errors_among, has_errors, sorted_problems
@@ -26,7 +25,6 @@ from .context import (
     golden_mismatch,
     output_root,
     rendered_together,
-    use_engine_lock,
 )
 from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .policies_after import SHARED_AT_MOST, finish_policies
@@ -39,7 +37,7 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
     if context is None:  # in a worker process
         project = Project(job.root)
         # every command that runs jobs compares destinations (the main process put the peers in `shared`)
-        context = Context(project, CompileCache(project, job.cache, job.options, shared=job.shared))
+        context = Context(project, CompileCache(project, job.cache, job.options, shared=job.shared), alone=False)
         context._peers = job.peers  # computed once by the main process, never again per job
     if job.command == "lint":
         return lint_batch(context, job)
@@ -135,20 +133,20 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     # need the compile cache to find the workers' renders again
     jobs = _policies_deferred(jobs)
     spawn = multiprocessing.get_context("spawn")
-    lock = spawn.Lock()
-    _start_worker(lock)  # this process runs its own jobs meanwhile
+    context.alone = False  # this process runs its own jobs meanwhile
+    _start_worker()
     sent = [i for n, i in enumerate(heavy) if n % workers]  # every workers-th heavy job stays here
     try:
         # the workers talk to this process's engine: one engine (one copy of the compiled CRDs) for the run
         with client.shared_with_workers(), \
-                ProcessPoolExecutor(max_workers=workers - 1, mp_context=spawn, initializer=_start_worker,
-                                    initargs=(lock,)) as pool:
+                ProcessPoolExecutor(max_workers=workers - 1, mp_context=spawn, initializer=_start_worker) as pool:
             futures = {i: pool.submit(run_job, dataclasses.replace(jobs[i], peers=context.peers)) for i in sent}
             for i, job in enumerate(jobs):
                 future = futures.pop(i, None)
                 yield future.result() if future is not None else run_job(job, context)
     finally:
-        _start_worker(None)
+        context.alone = True
+        helper_process.POOL.keep_idle(True)
 
 
 def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
@@ -157,9 +155,10 @@ def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
             and job.cache else job for job in jobs]
 
 
-def _start_worker(lock: Any) -> None:
-    """A process of a pool (this one too): the CUE engine lock the processes share."""
-    use_engine_lock(lock)
+def _start_worker() -> None:
+    """A process of a pool (this one too): no helper process (Ray's generator) stays idle after its answer, as
+    one per process would add up to the peak memory."""
+    helper_process.POOL.keep_idle(False)
 
 
 def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions) -> Iterator[EnvironmentResult]:

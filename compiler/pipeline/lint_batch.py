@@ -2,7 +2,6 @@
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,8 +21,6 @@ from .context import (
     Job,
     Outcome,
     compile_cached,
-    engine_alone,
-    engine_turn,
     rendered_together,
     restore,
 )
@@ -169,12 +166,11 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
             renders = [render or restore(context, compiled_of[i]) for i, render in enumerate(renders)]
         inputs = [policy_input(renders[index] or restore(context, compiled)) for index, compiled, _, _ in pending]
         with project_policy_run(project, inputs, job.engine) as run:
-            if inputs and engine_alone():
-                run.start()  # CUE works while Ray's generator does (below); with workers, it waits its turn
+            if inputs:
+                run.start()  # CUE works in the engine while Ray's generator does (below)
             if job.findings:
                 _add_findings(context, job, renders, results)
-            with engine_turn() if inputs else contextlib.nullcontext():
-                per_input = run.results()
+            per_input = run.results()
         for (index, compiled, render, key), policy_found in zip(pending, per_input, strict=True):
             results[index] = with_policy_findings(context, job, results[index], render or restore(context, compiled),
                                                   key, policy_found)

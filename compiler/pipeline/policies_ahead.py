@@ -2,7 +2,7 @@
 rendered them (before their findings are worked out), so the engine works while the review goes on, and collects
 the findings into the policy cache before its policy step, which then starts no engine of its own.
 
-One such run at a time (the Context holds it), and none beside worker processes (see engine_alone), so the command
+One such run at a time (the Context holds it), and none beside worker processes (Context.alone), so the command
 keeps to one engine at a time. A failure is left to the policy step, which runs the policies again and reports it.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ..compile_cache import POLICIES
 from ..policy import find_engine, policy_files, policy_input
 from ..problems import KrcError
 from ..render import Render
-from .context import Context, PoliciesAhead, engine_alone
+from .context import Context, PoliciesAhead
 from .lint_batch import project_policy_run
 
 
@@ -23,7 +23,7 @@ def start_policies_ahead(context: Context, entries: Sequence[tuple[str, str, Ren
     run (no policies, results already kept, no engine installed)."""
     project = context.project
     policies = tuple(policy_files(project.policies_dir))
-    if not entries or not policies or not engine_alone() or context.policies_ahead is not None:
+    if not entries or not policies or not context.alone or context.policies_ahead is not None:
         return
     try:
         engine = find_engine()

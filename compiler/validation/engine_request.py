@@ -7,7 +7,6 @@ it), the request is sent again with the CRD.
 """
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from ..native import client
@@ -15,8 +14,6 @@ from ..native.channel import RawJSON
 
 TIMEOUT_SECONDS = 120.0
 
-_ENGINE_DIGESTS: dict[str, str] = {}  # krc's CRD digest -> the engine's, for CRDs the engine has compiled
-_DIGESTS_LOCK = threading.Lock()
 
 
 class ValidateRequest:
@@ -29,8 +26,7 @@ class ValidateRequest:
         # the CRD as sent: its canonical JSON text when the caller has it (not encoded again), else the document
         self._crd: dict[str, Any] | RawJSON = RawJSON(encoded) if encoded is not None else crd
         self._digest, self._items, self._what = digest, items, what
-        with _DIGESTS_LOCK:
-            known = _ENGINE_DIGESTS.get(digest)
+        known = client.engine_name("crd", digest)  # sent once, then named by the engine's digest
         self._by_digest = known is not None
         args: dict[str, Any] = {"objects": items, **({"crdDigest": known} if known else {"crd": crd})}
         self._pending = client.Pending("validate", args, what, TIMEOUT_SECONDS)
@@ -40,8 +36,7 @@ class ValidateRequest:
         if result.get("needCRD") and self._by_digest:
             result = client.call("validate", {"objects": self._items, "crd": self._crd}, what=self._what,
                                  timeout=TIMEOUT_SECONDS)
-        with _DIGESTS_LOCK:
-            _ENGINE_DIGESTS[self._digest] = str(result["crdDigest"])
+        client.remember("crd", self._digest, str(result["crdDigest"]))
         results = list(result["results"])
         if len(results) != len(self._items):
             raise client.EngineEnded(f"{self._what}: the engine answered {len(results)} verdicts for "

@@ -1,6 +1,6 @@
-"""Cache entries are verified before they are believed (compiler/cache/store.py): the Helm answers krc keeps are ignored and
-computed again when they were edited, cut short, replaced by a link, or sit in a folder another user may write
-to; the render is always the engine's, and the run exits 0."""
+"""Cache entries are verified before they are believed (compiler/cache/store.py): the Helm answers krc keeps are
+ignored and computed again when they were edited, cut short, replaced by a link, or sit in a folder another user
+may write to; the render is always the engine's, and the run exits 0."""
 from __future__ import annotations
 
 import json

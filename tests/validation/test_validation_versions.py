@@ -114,7 +114,6 @@ def test_one_schema_set_can_hold_argocd_and_kuberay_crds():
 
 def test_crds_are_sent_once_then_named_by_digest(monkeypatch):
     from compiler.native import client
-    from compiler.validation import engine_request
 
     crd = read_chart(CHARTS / "kuberay-operator-1.7.0.tgz").crds[0]
     sent: list[dict] = []
@@ -125,7 +124,7 @@ def test_crds_are_sent_once_then_named_by_digest(monkeypatch):
         real(self, op, args, what, timeout)
 
     monkeypatch.setattr(client.Pending, "__init__", recording)
-    monkeypatch.setattr(engine_request, "_ENGINE_DIGESTS", {})
+    monkeypatch.setattr(client, "_KNOWN", {})
     schemas = SchemaSet.from_crds([crd])
     assert [r.ok for r in schemas.validate_many([cluster(), cluster(), cluster()])] == [True] * 3
     assert schemas.validate(cluster()).ok
