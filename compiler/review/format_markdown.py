@@ -11,32 +11,32 @@ full text report, which the CI workflow puts in the job summary and the `krc-rev
 """
 from __future__ import annotations
 
-import html
 from collections import Counter
+from typing import Any
 
-from .. import yamlio
 from ..problems import safe_text
 from .fielddiff import FieldChange
 from .format_text import group_words
 from .grouping import grouped_places
 from .markdown_sections import (
+    CELL_CHARS,
     COMMENT_LIMIT,
     FULL_REPORT,
     MARKDOWN_BUDGET,
-    cell,
     check_item,
-    code,
-    fence,
     gate_section,
     gate_short,
     removed_section,
     removed_short,
     summary_table,
 )
+from .markup import code, fence, html_text, prose, rich
 from .model import STATUS_MARK, EnvironmentReview, FileChange, ObjectChange, Review
+from .showing import around_difference, yaml_lines
 
 __all__ = ["COMMENT_LIMIT", "MARKDOWN_BUDGET", "format_markdown"]
 
+FOLD_LINES = 12  # an added or removed subtree longer than this is folded into a <details> of its own
 _MIN_PARTIAL = 800  # below this, a block is counted as left out rather than cut
 _NOTICE_ROOM = 400  # kept free for the closing "left out" line of each environment
 
@@ -59,6 +59,17 @@ class _Block:
         self.size += len(text)
         return True
 
+    def add_tree(self, path: str, what: str, lines: list[str]) -> None:
+        """A subtree as a YAML block, folded into a <details> of its own past FOLD_LINES lines."""
+        if len(lines) <= FOLD_LINES:
+            self.add(f"{code(path)} {what}:\n\n")
+            self.add_code(lines, "yaml")
+            return
+        # <summary> is raw HTML, where Markdown's code spans are not read
+        if self.add(f"<details><summary><code>{html_text(path)}</code> {what} ({len(lines)} lines)</summary>\n\n"):
+            self.add_code(lines, "yaml")
+            self.parts.append("\n</details>\n\n")
+
     def add_code(self, lines: list[str], language: str) -> None:
         opening, closing = fence(lines, language)
         if not self.add(opening):
@@ -71,24 +82,58 @@ class _Block:
         self.parts.append(closing)
 
     def text(self, env: str) -> str:
-        note = f"\n_Cut to fit the comment: run `krc diff {env}` for the rest, {FULL_REPORT}._\n" if self.cut else ""
+        command = code(f"krc diff {env}")
+        note = f"\n_Cut to fit the comment: run {command} for the rest, {FULL_REPORT}._\n" if self.cut else ""
         return "".join(self.parts) + note + self.closing
+
+
+def _is_tree(value: Any) -> bool:
+    return isinstance(value, (dict, list))
+
+
+def _cells(change: FieldChange) -> tuple[str, str]:
+    """Before and after as table cells: subtrees are shown as YAML below the table, a long string around its
+    first difference."""
+    old, new = change.old, change.new
+    if change.op == "changed" and isinstance(old, str) and isinstance(new, str):
+        old, new = around_difference(old, new, CELL_CHARS)
+
+    def shown(value: Any, absent: bool) -> str:
+        if absent:
+            return "_(absent)_"
+        return "_(YAML below)_" if _is_tree(value) else code(value, table=True)
+    if change.op == "reordered":
+        return code(old, table=True), code(new, table=True)
+    return shown(old, change.op == "added"), shown(new, change.op == "removed")
 
 
 def _field_rows(fields: list[FieldChange]) -> str:
     rows = ["| Field | Before | After |\n|---|---|---|\n"]
     for f in fields:
-        before = "_(absent)_" if f.op == "added" else code(f.old)
-        after = "_(absent)_" if f.op == "removed" else code(f.new)
-        rows.append(f"| `{cell(f.path)}`{' (order)' if f.op == 'reordered' else ''} | {before} | {after} |\n")
+        before, after = _cells(f)
+        rows.append(f"| {code(f.path, table=True)}{' (order)' if f.op == 'reordered' else ''} | {before} | {after} |\n")
     return "".join(rows)
+
+
+def _trees(fields: list[FieldChange]) -> list[tuple[str, str, list[str]]]:
+    """(path, what, YAML lines) of every subtree the table says is below: added, removed, or a value that became
+    or stopped being a map or list."""
+    out = []
+    for f in fields:
+        if f.op == "reordered":
+            continue
+        for side, value in (("before", f.old), ("after", f.new)):
+            if _is_tree(value):
+                word = f.op if f.op in ("added", "removed") else side
+                out.append((f.path, word, yaml_lines(value)))
+    return out
 
 
 def object_line(obj: ObjectChange) -> str:
     """One line for an object: mark, ref, status, and its one-line summary (added/removed) or field count."""
-    line = f"{STATUS_MARK[obj.status]} <code>{html.escape(obj.key.ref)}</code> {obj.status}"
+    line = f"{STATUS_MARK[obj.status]} <code>{html_text(obj.key.ref)}</code> {obj.status}"
     if obj.summary and ": " in obj.summary:
-        line += " · " + html.escape(obj.summary.split(": ", 1)[1])
+        line += " · " + html_text(obj.summary.split(": ", 1)[1])
     if obj.fields:
         line += f" · {len(obj.fields)} field{'s' * (len(obj.fields) != 1)}"
     if obj.labels:
@@ -100,30 +145,32 @@ def object_block(obj: ObjectChange, env: str, limit: int, grouped: frozenset[tup
                  ) -> tuple[str, bool]:
     """The block and whether it is complete."""
     block = _Block(object_line(obj), limit)
-    block.add(f"`{obj.api_version}` · `golden/{env}/{obj.file}`\n\n")
+    block.add(f"{code(obj.api_version)} · {code(f'golden/{env}/{obj.file}')}\n\n")
     for label in obj.labels:
-        block.add(f"- **{label.severity}**: {cell(label.message)}\n")
+        block.add(f"- **{label.severity}**: {rich(label.message)}\n")
     if obj.labels:
         block.add("\n")
     flat = [f for f in obj.fields if f.op != "text" and (obj.key.ref, f.path) not in grouped]
     if flat:
         block.add(_field_rows(flat) + "\n")
+    for path, word, lines in _trees(flat):
+        block.add_tree(path, word, lines)
     hidden = sum((obj.key.ref, f.path) in grouped for f in obj.fields)
     if hidden:
         block.add(f"_{hidden} more change{'s' * (hidden != 1)} in the groups above._\n\n")
     for f in obj.fields:
         if f.op == "text":
-            block.add(f"`{cell(f.path)}`:\n\n")
+            block.add(f"{code(f.path)}:\n\n")
             block.add_code(list(f.diff), "diff")
     if obj.document is not None:
-        block.add_code(yamlio.dump(obj.document).splitlines(), "yaml")
+        block.add_code(yaml_lines(obj.document), "yaml")
     return block.text(env), not block.cut
 
 
 def file_block(file: FileChange, env: str, limit: int) -> tuple[str, bool]:
-    block = _Block(f"{STATUS_MARK[file.status]} <code>{html.escape(file.path)}</code> {file.status}", limit)
+    block = _Block(f"{STATUS_MARK[file.status]} <code>{html_text(file.path)}</code> {file.status}", limit)
     for label in file.labels:
-        block.add(f"- **{label.severity}**: {cell(label.message)}\n\n")
+        block.add(f"- **{label.severity}**: {rich(label.message)}\n\n")
     block.add_code(list(file.diff), "diff")
     return block.text(env), not block.cut
 
@@ -136,10 +183,10 @@ def _ray_view(env: EnvironmentReview) -> list[str]:
     if env.ray_view is None:
         return []
     summary, *rest = env.ray_view.lines()
-    shown = [f"- {cell(line.strip())}\n" for line in rest[:_RAY_REASONS_SHOWN]]
+    shown = [f"- {rich(line.strip())}\n" for line in rest[:_RAY_REASONS_SHOWN]]
     if len(rest) > _RAY_REASONS_SHOWN:
-        shown.append(f"- _{len(rest) - _RAY_REASONS_SHOWN} more: run `krc autoscaler {env.name}`_\n")
-    return [f"{cell(summary)}\n\n", *shown, "\n" if shown else ""]
+        shown.append(f"- _{len(rest) - _RAY_REASONS_SHOWN} more: run {code(f'krc autoscaler {env.name}')}_\n")
+    return [f"{rich(summary)}\n\n", *shown, "\n" if shown else ""]
 
 
 def _fitted(full: list[str], short: list[str], room: int) -> str:
@@ -179,10 +226,10 @@ def checks_section(review: Review, room: int) -> str:
 
 
 def _details(env: EnvironmentReview, limit: int, used: int) -> str:
-    section = [f"### Details: `{env.name}`\n\n"]
+    section = [f"### Details: {code(env.name)}\n\n"]
     # Ray's view and the grouped changes come first, each only while it fits this environment's share
     for part in ("".join(_ray_view(env)), "**The same change in several places:**\n\n"
-                 + "".join(f"- {cell(group_words(g))}\n" for g in env.groups) + "\n" if env.groups else ""):
+                 + "".join(f"- {rich(group_words(g))}\n" for g in env.groups) + "\n" if env.groups else ""):
         if part and used + sum(map(len, section)) + len(part) <= limit - _NOTICE_ROOM:
             section.append(part)
     grouped = frozenset(grouped_places(env.groups))
@@ -204,7 +251,7 @@ def _details(env: EnvironmentReview, limit: int, used: int) -> str:
         size += len(text)
     if left:
         counts = ", ".join(f"{n} {status}" for status, n in sorted(left.items()))
-        section.append(f"_{sum(left.values())} more not shown here ({counts}): run `krc diff {env.name}`, "
+        section.append(f"_{sum(left.values())} more not shown here ({counts}): run {code(f'krc diff {env.name}')}, "
                        f"{FULL_REPORT}._\n\n")
     return "".join(section)
 
@@ -212,7 +259,7 @@ def _details(env: EnvironmentReview, limit: int, used: int) -> str:
 def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
     changed = sum(e.changed for e in review.environments)
     errors = sum(e.check_errors for e in review.environments)
-    title = (f"## krc diff\n\nRender compared with {review.base}: **{changed} of {len(review.environments)} "
+    title = (f"## krc diff\n\nRender compared with {prose(review.base)}: **{changed} of {len(review.environments)} "
              f"environments changed**" + (f", **{len(review.removed)} removed**" if review.removed else "")
              + (f", **{len(review.gates)} CRD upgrade gate(s)**" if review.gates else "")
              + (f", **{errors} error-level check(s)**" if errors else "") + ".\n\n")

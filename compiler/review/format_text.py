@@ -4,14 +4,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import crddiff, yamlio
+from .. import crddiff
 from ..problems import Problem, safe_text
 from .capacity import Capacity
 from .crdgate import CrdGate, gate_statements
 from .fielddiff import FieldChange
 from .grouping import ChangeGroup, group_crd_changes, grouped_places
 from .model import STATUS_MARK, EnvironmentReview, LimitCheck, Review
+from .showing import around_difference, yaml_lines
 
+TEXT_CHARS = 400  # a changed string longer than this is shown around its first difference
 BREAKING_SHOWN = 40  # breaking CRD items listed in the gate; `krc crd-diff` lists all
 
 
@@ -108,7 +110,7 @@ def field_lines(change: FieldChange, indent: str) -> list[str]:
                                                        (dict, list)):
         value = change.new if change.op == "added" else change.old
         mark = "+" if change.op == "added" else "-"
-        block = yamlio.dump(value).rstrip("\n").splitlines()
+        block = yaml_lines(value)
         return [f"{indent}{change.path}: {change.op}"] + [f"{indent}  {mark} {line}" for line in block]
     if change.op == "added":
         return [f"{indent}{change.path}: (absent) -> {inline(change.new)}"]
@@ -116,7 +118,10 @@ def field_lines(change: FieldChange, indent: str) -> list[str]:
         return [f"{indent}{change.path}: {inline(change.old)} -> (absent)"]
     if change.op == "reordered":
         return [f"{indent}{change.path}: order {inline(change.old)} -> {inline(change.new)}"]
-    return [f"{indent}{change.path}: {inline(change.old)} -> {inline(change.new)}"]
+    old, new = change.old, change.new
+    if isinstance(old, str) and isinstance(new, str):
+        old, new = around_difference(old, new, TEXT_CHARS)
+    return [f"{indent}{change.path}: {inline(old)} -> {inline(new)}"]
 
 
 def removed_words(env: EnvironmentReview) -> str:

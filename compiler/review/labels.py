@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# worst first: the order reports rank consequences in
-IMPACTS = ("outage", "replacement", "restart", "scale", "metadata only")
+# worst first: the order reports rank consequences in; "permissions": what the operator may do in the cluster
+# changes (RBAC rules gained or lost, or who holds them), which a reviewer must see before a rescale
+IMPACTS = ("outage", "replacement", "restart", "permissions", "scale", "metadata only")
 # the impact of a label code when the label does not say otherwise
 CODE_IMPACT = {
     "deleted": "outage", "rayservice-new-cluster": "replacement", "namespace": "replacement",
@@ -18,7 +19,7 @@ CODE_IMPACT = {
     "rayservice-scale": "scale", "rayservice-groups-appended": "scale", "worker-group-added": "scale",
     "api-version": "metadata only", "rayservice-settings": "metadata only", "rayservice-not-upgraded": "metadata only",
     # the operator chart's objects (review/operator_changes.py)
-    "operator-restart": "restart", "rbac": "metadata only", "rbac-binding": "metadata only",
+    "operator-restart": "restart", "rbac": "permissions", "rbac-binding": "permissions",
     "service": "restart", "service-account": "restart",
 }
 

@@ -2,8 +2,6 @@
 also in a short form (one line per item) for when the full form does not fit the comment."""
 from __future__ import annotations
 
-import html
-import json
 from collections import Counter
 from typing import Any
 
@@ -13,6 +11,7 @@ from .crdgate import CrdGate, gate_statements
 from .format_text import BREAKING_SHOWN, approval_lines, limit_words
 from .grouping import group_crd_changes
 from .labels import IMPACTS
+from .markup import code, fence, prose, rich
 from .model import EnvironmentReview, Review
 
 COMMENT_LIMIT = 65_536  # GitHub's limit for an issue or pull-request comment
@@ -23,72 +22,57 @@ CELL_CHARS = 300
 FULL_REPORT = "or see the full report in the CI job summary or the `krc-review` artifact (krc-review.txt)"
 
 
-def cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def code(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
-    if len(text) > CELL_CHARS:
-        text = text[:CELL_CHARS] + "…"
-    text = cell(text)
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
-
-
-def fence(lines: list[str], language: str) -> tuple[str, str]:
-    longest = max((len(line) - len(line.lstrip("`")) for line in lines), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{language}\n", f"{fence}\n"
-
-
 def _findings(title: str, findings: list[Any], pruned_words: bool, env: str) -> list[str]:
     if not findings:
         return [f"- {title}: all valid\n"]
     out = [f"- {title}: {len(findings)} findings\n"]
     for f in findings[:FINDINGS_SHOWN]:
-        lead = f"**pruned silently**: field `{f.path}` of `{f.object}`" if pruned_words and f.pruned else \
-            f"{f.severity}: `{f.object}` `{f.path}`"
-        out.append(f"  - {lead}: {cell(f.message)}\n")
+        lead = f"**pruned silently**: field {code(f.path)} of {code(f.object)}" if pruned_words and f.pruned else \
+            f"{f.severity}: {code(f.object)} {code(f.path)}"
+        out.append(f"  - {lead}: {rich(f.message)}\n")
     if len(findings) > FINDINGS_SHOWN:
-        out.append(f"  - … {len(findings) - FINDINGS_SHOWN} more: run `krc diff {env}`\n")
+        out.append(f"  - … {len(findings) - FINDINGS_SHOWN} more: run {code(f'krc diff {env}')}\n")
     return out
 
 
 def gate_section(gate: CrdGate) -> str:
-    out = [(f"### :warning: CRD upgrade gate: `{gate.environment}` ({gate.chart} {gate.old_version} → "
-           f"{gate.new_version})\n\n")]
-    out += [f"- **{s}**\n" if i == 0 else f"- {s}\n" for i, s in enumerate(gate_statements(gate))]
+    out = [(f"### :warning: CRD upgrade gate: {code(gate.environment)} ({prose(gate.chart)} "
+            f"{prose(gate.old_version)} → {prose(gate.new_version)})\n\n")]
+    out += [f"- **{rich(s)}**\n" if i == 0 else f"- {rich(s)}\n" for i, s in enumerate(gate_statements(gate))]
     out.append("\n| CRD | Kind | Change |\n|---|---|---|\n")
-    out += [f"| `{c.name}` | {c.kind} | {c.status} |\n" for c in gate.crds]
+    out += [f"| {code(c.name, table=True)} | {prose(c.kind)} | {c.status} |\n" for c in gate.crds]
     result = crddiff.summary_line(gate.changes) if gate.compared else f"not compared: {gate.unavailable}"
-    out.append(f"\n**crd-diff {gate.old_version} → {gate.new_version}: {cell(result)}**\n\n")
+    out.append(f"\n**crd-diff {prose(gate.old_version)} → {prose(gate.new_version)}: {rich(result)}**\n\n")
     groups = group_crd_changes(c for c in gate.changes if c.severity == "breaking")
     if groups:
         out.append("<details><summary>Breaking CRD changes</summary>\n\n")
         for group in groups[:BREAKING_SHOWN]:
             where = f" in {len(group.places)} places" if len(group.places) > 1 else ""
-            places = ", ".join(f"`{place}`" for place in group.places[:FINDINGS_SHOWN])
+            places = ", ".join(code(place) for place in group.places[:FINDINGS_SHOWN])
             more = f" and {len(group.places) - FINDINGS_SHOWN} more" if len(group.places) > FINDINGS_SHOWN else ""
-            out.append(f"- `{group.field}`{where}: {cell(group.message)} [{group.check}]: {places}{more}\n")
+            out.append(f"- {code(group.field)}{where}: {rich(group.message)} \\[{prose(group.check)}\\]: "
+                       f"{places}{more}\n")
         if len(groups) > BREAKING_SHOWN:
             out.append(f"- … {len(groups) - BREAKING_SHOWN} more: `krc crd-diff {gate.chart}@{gate.old_version} "
                        f"{gate.chart}@{gate.new_version}`\n")
         out.append("\n</details>\n\n")
-    out += [f"- note: {cell(n)}\n" for n in gate.notes]
+    out += [f"- note: {rich(n)}\n" for n in gate.notes]
     out += _findings("Golden objects under the new CRDs", list(gate.golden_under_new), False, gate.environment)
     old_title = "New objects under the old CRDs (live until the CRDs are applied)"
     if gate.compared:
         out += _findings(old_title, list(gate.rendered_under_old), True, gate.environment)
     else:
-        out.append(f"- {old_title}: **not checked**: {cell(gate.unavailable)}\n")
+        out.append(f"- {old_title}: **not checked**: {rich(gate.unavailable)}\n")
     lines = approval_lines(gate)
     mark = ":white_check_mark:" if gate.approval.status in ("approved", "not-required") else ":x:"
-    out.append(f"\n{mark} **{lines[0]}**\n")
+    out.append(f"\n{mark} **{rich(lines[0])}**\n")
     if gate.approval.status in ("missing", "mismatch"):
-        out += [f"- {cell(p)}\n" for p in gate.approval.problems]
-        out.append(f"\nAfter review, run `krc approve {gate.environment} --base <base branch> --reason \"...\"` "
-                   f"and commit `{gate.approval.file}` (a maintainer approves it as its code owner); it writes:"
-                   f"\n\n```yaml\n{gate.approval.template}```\n")
+        out += [f"- {rich(p)}\n" for p in gate.approval.problems]
+        opening, closing = fence(gate.approval.template.splitlines(), "yaml")
+        command = f'krc approve {gate.environment} --base <base branch> --reason "..."'
+        out.append(f"\nAfter review, run {code(command)} "
+                   f"and commit {code(gate.approval.file)} (a maintainer approves it as its code owner); it writes:"
+                   f"\n\n{opening}{gate.approval.template}{closing}")
     return "".join(out) + "\n"
 
 
@@ -120,7 +104,7 @@ def summary_table(review: Review) -> str:
         crds = "unchanged" if env.gate is None else (
             f"**{env.gate.old_version} → {env.gate.new_version}**"
             + ("" if not env.gate.blocking else f" (approval {env.gate.approval.status})"))
-        name = f"`{env.name}` **(removed)**" if env.removed else f"`{env.name}`"
+        name = f"{code(env.name)} **(removed)**" if env.removed else f"{code(env.name)}"
         out.append(f"| {name} | {env.count('added')} | {env.count('removed')} | {env.count('changed')} | "
                    f"{env.unchanged} | {crds} | {_capacity_cell(env, 'cpu')} | {_capacity_cell(env, 'gpu')} | "
                    f"{_capacity_cell(env, 'memory')} | {consequences} |\n")
@@ -134,16 +118,16 @@ def summary_table(review: Review) -> str:
 def gate_short(gate: CrdGate) -> str:
     status = "approved" if gate.approval.status in ("approved", "not-required") else f"**{gate.approval.status}**"
     reasons = "; ".join(gate.blocking) or "no breaking change"
-    return (f"- :warning: `{gate.environment}`: CRD upgrade {gate.chart} {gate.old_version} → {gate.new_version} "
-            f"({cell(reasons)}); approval {status}\n")
+    return (f"- :warning: {code(gate.environment)}: CRD upgrade {prose(gate.chart)} {prose(gate.old_version)} → "
+            f"{prose(gate.new_version)} ({rich(reasons)}); approval {status}\n")
 
 
 def removed_section(env: EnvironmentReview, shown: int = 40) -> str:
-    out = [(f"### :x: Environment removed: `{env.name}`\n\n`environments/{env.name}.yaml` is gone and golden/ "
-           f"still has it: deploying this prunes all {env.count('removed')} objects.\n\n")]
+    out = [(f"### :x: Environment removed: {code(env.name)}\n\n{code(f'environments/{env.name}.yaml')} is gone "
+            f"and golden/ still has it: deploying this prunes all {env.count('removed')} objects.\n\n")]
     for obj in env.objects[:shown]:
-        words = "; ".join(f"**{label.severity}**: {cell(label.message)}" for label in obj.labels)
-        out.append(f"- <code>{html.escape(obj.summary or obj.key.ref)}</code>" + (f": {words}" if words else "")
+        words = "; ".join(f"**{label.severity}**: {rich(label.message)}" for label in obj.labels)
+        out.append(f"- {code(obj.summary or obj.key.ref)}" + (f": {words}" if words else "")
                    + "\n")
     if len(env.objects) > shown:
         out.append(f"- … {len(env.objects) - shown} more: run `krc diff`\n")
@@ -152,11 +136,11 @@ def removed_section(env: EnvironmentReview, shown: int = 40) -> str:
 
 def removed_short(env: EnvironmentReview) -> str:
     worst = Counter(label.severity for o in env.objects for label in o.labels)
-    return (f"- :x: `{env.name}` removed: {env.count('removed')} objects pruned ("
+    return (f"- :x: {code(env.name)} removed: {env.count('removed')} objects pruned ("
             + ", ".join(f"{i} ×{worst[i]}" for i in IMPACTS if worst[i]) + ")\n")
 
 
 def check_item(env: str, problem: Problem) -> str:
     mark = {"error": ":x: **error**", "warning": ":warning: warning", "info": "info"}[problem.severity]
-    where = f"`{problem.location}`" if problem.location else f"`{problem.object or env}`"
-    return f"- {mark} `{env}` {where} [`{problem.rule or 'krc'}`]: {cell(problem.message)}\n"
+    where = code(str(problem.location)) if problem.location else code(problem.object or env)
+    return f"- {mark} {code(env)} {where} \\[{code(problem.rule or 'krc')}\\]: {rich(problem.message)}\n"

@@ -94,9 +94,9 @@ def _rbac_messages(kind: str, old: dict[str, Any] | None, new: dict[str, Any] | 
     where = f"in namespace {namespace}" if kind == "Role" and namespace else "cluster-wide"
     messages = []
     if after - before:
-        messages.append(f"permissions added {where}: {describe_permissions(after - before)}")
+        messages.append(f"permissions gained {where}: {describe_permissions(after - before)}")
     if before - after:
-        messages.append(f"permissions removed {where}: {describe_permissions(before - after)}")
+        messages.append(f"permissions lost {where}: {describe_permissions(before - after)}")
     return messages
 
 

@@ -161,7 +161,8 @@ def test_an_api_version_change_is_a_field_change_not_delete_and_add(accepted: Pr
     report = diff_json(accepted, "dev")
     [obj] = objects(report, "dev").values()
     assert obj["status"] == "changed" and obj["apiVersion"] == {"old": "ray.io/v1alpha1", "new": "ray.io/v1"}
-    assert obj["fields"] == [{"path": "apiVersion", "op": "changed", "old": "ray.io/v1alpha1", "new": "ray.io/v1"}]
+    assert obj["fields"] == [{"path": "apiVersion", "where": ["apiVersion"], "op": "changed", "old": "ray.io/v1alpha1",
+                              "new": "ray.io/v1"}]
     assert obj["labels"][0]["code"] == "api-version"
 
 

@@ -82,14 +82,15 @@ def test_multi_line_strings_are_unified_diffs():
     assert change.op == "text" and change.path == "spec.serveConfigV2"
     assert change.diff == ("@@ -1,4 +1,4 @@", " applications:", " - name: a", "-  route_prefix: /a",
                            "+  route_prefix: /b", "   import_path: x:y")
-    assert change.as_dict() == {"path": "spec.serveConfigV2", "op": "text", "diff": list(change.diff)}
+    assert change.as_dict() == {"path": "spec.serveConfigV2", "where": ["spec", "serveConfigV2"], "op": "text",
+                                "diff": list(change.diff)}
 
 
 def test_scalar_types_matter_and_odd_keys_are_quoted():
     old = {"metadata": {"annotations": {"krc.dev/source": "a"}}, "spec": {"n": 1, "flag": True, "args": ["x", "y"]}}
     new = {"metadata": {"annotations": {"krc.dev/source": "b"}}, "spec": {"n": "1", "flag": 1, "args": ["x", "z"]}}
     assert [(c.path, c.old, c.new) for c in diff_documents(old, new)] == [
-        ('metadata.annotations["krc.dev/source"]', "a", "b"), ("spec.args", ["x", "y"], ["x", "z"]),
+        ('metadata.annotations["krc.dev/source"]', "a", "b"), ("spec.args[1]", "y", "z"),
         ("spec.flag", True, 1), ("spec.n", 1, "1")]
 
 

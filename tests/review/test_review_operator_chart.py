@@ -40,8 +40,8 @@ def test_chart_bump_shows_restart_gates_and_rbac(accepted: Project):
     assert len(restart) == 1 and "operator:v1.6.2 -> quay.io/kuberay/operator:v1.7.0" in restart[0]
     assert "RayClusterMTLS=false" in restart[0]
     rbac = [label["message"] for label in _labels(report, PROD, "Role", "kuberay-operator", "ray-prod")]
-    added = next(m for m in rbac if m.startswith("permissions added in namespace ray-prod"))
-    removed = next(m for m in rbac if m.startswith("permissions removed in namespace ray-prod"))
+    added = next(m for m in rbac if m.startswith("permissions gained in namespace ray-prod"))
+    removed = next(m for m in rbac if m.startswith("permissions lost in namespace ray-prod"))
     assert "persistentvolumeclaims: create, delete, get, list, patch, update, watch" in added
     assert "secrets: delete, update" in added and "networking.k8s.io/networkpolicies" in added
     assert "cert-manager.io/issuers" in added and "events.k8s.io/events: create, patch" in added
