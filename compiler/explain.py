@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import fieldpath
+from . import explain_unset, fieldpath
 from .environment import schema
 from .environment.layering import item_name, shown_path
 from .environment.model import Environment
@@ -29,7 +29,9 @@ class Explanation:
     environment: str
     path: str  # in the environment file's notation, or Kind/name:field for a rendered field
     value: Any
-    origin: str  # "set" (a layer wrote it), "default" (krc's default), "rendered" (a template's output)
+    # "set" (a layer wrote it), "default" (krc's default), "unset" (a valid key nobody sets, without a default),
+    # "rendered" (a template's output)
+    origin: str
     chain: tuple[Location, ...] = ()  # earliest first; for a rendered field: the environment line behind it
     template: str = ""  # the template that produced a rendered field
     description: str = ""  # what the key means (the schema's description)
@@ -38,7 +40,8 @@ class Explanation:
     def as_json(self) -> dict[str, Any]:
         return {"environment": self.environment, "path": self.path, "value": self.value, "origin": self.origin,
                 "setBy": [str(location) for location in self.chain], "template": self.template or None,
-                "description": self.description or None}
+                "description": self.description or None,
+                **({"whenUnset": self.notes[-1].removeprefix("unset: ")} if self.origin == "unset" else {})}
 
 
 def is_rendered_path(text: str) -> bool:
@@ -76,8 +79,11 @@ def _resolve(env: Environment, text: str) -> tuple[Any, ...]:
             segment = item_name(value[int(segment)]) or segment
             nxt = env.get(tuple(path) + (segment,), _MISSING)
         if nxt is _MISSING:
+            parent_keys = schema.keys_at(tuple(path))
             path.append(segment)
-            if schema.schema_at(tuple(path)) is not None and "default" in (schema.schema_at(tuple(path)) or {}):
+            # a key the schema defines is valid though no layer writes it: explained as a default, or as unset
+            if schema.schema_at(tuple(path)) is not None and (
+                    segment in parent_keys or "default" in (schema.schema_at(tuple(path)) or {})):
                 value = None
                 continue
             known = sorted(set(_options(value)) | set(schema.keys_at(tuple(path[:-1]))))
@@ -102,8 +108,9 @@ def explain_environment(env: Environment, text: str) -> Explanation:
     value = env.get(path, _MISSING)
     if value is _MISSING or not chain and "default" in node:
         if "default" not in node:
-            raise KrcError(Problem(f"{shown_path(env.data, path)} is not set in environment {env.name}",
-                                   help="set it in the environment file; 'krc explain' shows values and defaults"))
+            return Explanation(env.name, shown_path(env.data, path), None, "unset", description=description,
+                               notes=("no layer sets it and krc has no default for it",
+                                      f"unset: {explain_unset.meaning(env, path)}"))
         return Explanation(env.name, shown_path(env.data, path), node["default"], "default",
                            description=description, notes=("no layer sets it: this is the default",))
     return Explanation(env.name, shown_path(env.data, path), value, "set", chain, description=description)

@@ -110,8 +110,11 @@ def explain_command(environment: str, path: str, output_format: str) -> None:
     shown = (yamlio.dump(result.value).rstrip("\n") if isinstance(result.value, (dict, list))
              else json.dumps(result.value, ensure_ascii=False, default=str))
     # the value is the user's: its control and bidirectional characters escaped (problems.safe_text), line by line
-    click.echo(safe_text(f"{result.environment}: {result.path} =" + (f"\n{_indent(shown)}" if "\n" in shown
-                                                                      else f" {shown}"), lines=True))
+    if result.origin == "unset":
+        click.echo(safe_text(f"{result.environment}: {result.path} is not set"))
+    else:
+        click.echo(safe_text(f"{result.environment}: {result.path} =" + (f"\n{_indent(shown)}" if "\n" in shown
+                                                                          else f" {shown}"), lines=True))
     if result.description:
         click.echo(safe_text(f"  # {result.description}"))
     if result.template:
