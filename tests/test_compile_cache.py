@@ -17,6 +17,7 @@ from project_support import copy_environment, engine_unavailable
 from compiler import compile_cache, content_digests, output, pipeline
 from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context
+from compiler.pipeline.work import Work
 from compiler.policy import find_engine
 from compiler.problems import KrcError
 from compiler.project import Project
@@ -199,12 +200,12 @@ def test_an_error_in_one_environment_writes_nothing_in_parallel(project: Project
 
 def test_a_worker_is_started_only_for_enough_environments_to_compile():
     two = pipeline.RunOptions(workers=2)
-    assert two.workers_for("render", 12) == 1 and two.workers_for("render", 13) == 2
-    assert two.workers_for("lint", 10) == 1 and two.workers_for("lint", 11) == 2
-    assert two.workers_for("review", 16) == 1 and two.workers_for("review", 500) == 2
-    assert pipeline.RunOptions(workers=1).workers_for("lint", 500) == 1
-    assert pipeline.RunOptions(workers=4).workers_for("render", 30) == 3
-    assert PARALLEL.workers_for("render", 2) == 2 and PARALLEL.workers_for("render", 0) == 1
+    assert two.workers_for(Work.RENDER, 12) == 1 and two.workers_for(Work.RENDER, 13) == 2
+    assert two.workers_for(Work.LINT, 10) == 1 and two.workers_for(Work.LINT, 11) == 2
+    assert two.workers_for(Work.REVIEW, 16) == 1 and two.workers_for(Work.REVIEW, 500) == 2
+    assert pipeline.RunOptions(workers=1).workers_for(Work.LINT, 500) == 1
+    assert pipeline.RunOptions(workers=4).workers_for(Work.RENDER, 30) == 3
+    assert PARALLEL.workers_for(Work.RENDER, 2) == 2 and PARALLEL.workers_for(Work.RENDER, 0) == 1
 
 
 def test_two_environments_to_compile_start_no_worker(project_without_policies: Project, cache_dir: Path,

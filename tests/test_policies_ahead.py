@@ -17,6 +17,7 @@ from compiler.pipeline.context import Context, Job, compile_cached, restore
 from compiler.pipeline.lint_batch import policy_cache_key
 from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_ahead, start_policies_ahead
 from compiler.pipeline.review_batch import review_batch
+from compiler.pipeline.work import Work
 from compiler.policy import find_engine, policy_files
 from compiler.problems import Problem
 from compiler.project import Project
@@ -34,7 +35,7 @@ def _foreign_image_in_dev(project: Project) -> None:
 def _review_dev(project: Project, alone: bool = True) -> tuple[Context, str]:
     context = Context.of(project, CACHED)
     context.alone = alone
-    outcome = review_batch(context, Job("review", project.root, ("dev",), CACHED.cache, context.cache.shared))
+    outcome = review_batch(context, Job(Work.REVIEW, project.root, ("dev",), CACHED.cache, context.cache.shared))
     [result] = outcome.results
     assert result.reviewed is not None and result.reviewed.changed
     compiled, _ = compile_cached(project, context.cache, "dev", peers=context.peers)
@@ -67,7 +68,7 @@ def test_a_changed_environments_policies_start_before_its_findings_are_worked_ou
         return findings(render, *args, **kwargs)
 
     monkeypatch.setattr(context_module, "environment_findings", spy)
-    review_batch(context, Job("review", project.root, ("dev",), CACHED.cache, context.cache.shared))
+    review_batch(context, Job(Work.REVIEW, project.root, ("dev",), CACHED.cache, context.cache.shared))
     assert started_first == [True]
     drop_policies_ahead(context)
 
@@ -78,7 +79,7 @@ def test_a_changed_environment_the_compile_cache_answers_still_has_its_policies_
     first, key = _review_dev(project)
     drop_policies_ahead(first)  # compiled and kept, its policies never ran
     context = Context.of(project, CACHED)
-    review_batch(context, Job("review", project.root, ("dev",), CACHED.cache, context.cache.shared))
+    review_batch(context, Job(Work.REVIEW, project.root, ("dev",), CACHED.cache, context.cache.shared))
     assert context.policies_ahead is not None and context.policies_ahead.keys == (key,)
     keep_policies_ahead(context)
     kept = context.cache.findings(POLICIES, key)

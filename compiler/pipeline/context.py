@@ -21,6 +21,7 @@ from ..project import Project
 from ..render import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
 from .run_options import RunOptions
+from .work import Work
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ def golden_mismatch(name: str, current: output.Files, golden: output.Files, orph
 class Job:
     """One unit of work for a worker process: picklable, it names its project and environments."""
 
-    command: str  # render, golden, check, review, lint
+    work: Work
     root: Path
     names: tuple[str, ...]
     cache: bool
@@ -231,5 +232,3 @@ class Outcome:
     compiled: tuple[str, ...] = ()  # the environments this job compiled (the others came from the cache)
 
 
-def output_root(project: Project, command: str) -> Path:
-    return project.rendered_dir if command == "render" else project.golden_dir

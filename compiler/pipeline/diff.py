@@ -16,6 +16,7 @@ from .linting import policies_by_environment
 from .policies_ahead import drop_policies_ahead, keep_policies_ahead
 from .review_memo import ReviewMemo
 from .run_options import DEFAULT_RUN, RunOptions
+from .work import Work
 
 
 def review_project(project: Project, names: Sequence[str], base: str | None = None,
@@ -72,7 +73,7 @@ def _reviewed(context: Context, source: WorkingTreeGolden | GitGolden, names: Se
     """The reviews of `names` in jobs; what the cache cannot answer goes first: its batch compiles it and starts
     its policies, which run while the other batches are answered from the cache."""
     order = sorted(names, key=lambda name: context.cache.summary(name) is not None)
-    jobs = [Job("review", context.project.root, batch, run.cache, context.cache.shared,
+    jobs = [Job(Work.REVIEW, context.project.root, batch, run.cache, context.cache.shared,
                 golden={n: source.files(n) for n in batch} if base else None)
             for batch in run.batches(order, run.review_batch)]
     return [r for r in outcomes(context, jobs, run) if r.reviewed is not None]

@@ -13,30 +13,31 @@ from ..project import Project
 from ..project_lock import project_lock
 from ..render import Render
 from ..review.golden_source import GitGolden, WorkingTreeGolden
-from .context import Context, EnvironmentResult, GoldenMismatch, Job, golden_mismatch, output_root
+from .context import Context, EnvironmentResult, GoldenMismatch, Job, golden_mismatch
 from .jobs import outcomes
 from .linting import policies_by_environment
 from .run_options import DEFAULT_RUN, RENDER_BATCH, RunOptions
+from .work import Work
 
 
-def write_environments(project: Project, names: Sequence[str], command: str,
+def write_environments(project: Project, names: Sequence[str], work: Work,
                         run: RunOptions) -> list[EnvironmentResult]:
     """rendered/<env>/ (render) or golden/<env>/ (golden) of every environment: each staged beside its target as
     soon as it is compiled, all swapped in only once every one compiled cleanly. rendered/<env>/ folders that
     already hold the result and were not touched since are left as they are."""
     with project_lock(project):  # one writer per project: concurrent runs wait instead of racing
-        return _write_environments_locked(project, names, command, run)
+        return _write_environments_locked(project, names, work, run)
 
 
-def _write_environments_locked(project: Project, names: Sequence[str], command: str,
+def _write_environments_locked(project: Project, names: Sequence[str], work: Work,
                                run: RunOptions) -> list[EnvironmentResult]:
-    target = output_root(project, command)
+    target = work.output_root(project)
     for name in names:  # real folders inside the project only, never through a link
         project.checked_output_dir(target / name)
     output.clean_debris(target)  # what an interrupted run left beside its targets
-    stamps = OutputStamps(target, run.cache) if command == "render" else None
+    stamps = OutputStamps(target, run.cache) if work is Work.RENDER else None
     context = Context.of(project, run)
-    jobs = [Job(command, project.root, group, run.cache, context.cache.shared,
+    jobs = [Job(work, project.root, group, run.cache, context.cache.shared,
                 skip_keys={n: k for n in group if (k := stamps.current(n))} if stamps else None)
             for group in run.batches(names, RENDER_BATCH)]
     results: list[EnvironmentResult] = []
@@ -54,7 +55,7 @@ def _write_environments_locked(project: Project, names: Sequence[str], command: 
 
 def render_to_disk(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
     """rendered/<env>/ for every environment, written only once all of them compiled cleanly."""
-    return write_environments(project, names, "render", run)
+    return write_environments(project, names, Work.RENDER, run)
 
 
 def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
@@ -70,7 +71,7 @@ def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFA
             "lint.rules.policy/<name>: {severity: warning, reason: ...} in its file")])
     # the policies' warnings are accepted with the render too: the result carries them beside the lint findings
     return [dataclasses.replace(r, findings=(*r.findings, *policies.get(r.name, ())))
-            for r in write_environments(project, names, "golden", run)]
+            for r in write_environments(project, names, Work.GOLDEN, run)]
 
 
 def compare_with_golden(render: Render, golden_dir: Path) -> GoldenMismatch:
@@ -90,7 +91,7 @@ def removed_environments(project: Project, source: WorkingTreeGolden | GitGolden
 def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[GoldenMismatch]:
     """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
     context = Context.of(project, run)
-    jobs = [Job("check", project.root, group, run.cache, context.cache.shared)
+    jobs = [Job(Work.CHECK, project.root, group, run.cache, context.cache.shared)
             for group in run.batches(names, RENDER_BATCH)]
     mismatches = [r.mismatch for r in outcomes(context, jobs, run) if r.mismatch is not None]
     if covers_all(project, names):

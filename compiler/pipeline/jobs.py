@@ -23,13 +23,13 @@ from .context import (
     Rendered,
     compile_cached,
     golden_mismatch,
-    output_root,
     rendered_together,
 )
 from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .policies_after import SHARED_AT_MOST, finish_policies
 from .review_batch import review_batch
 from .run_options import RunOptions
+from .work import Work
 
 
 def run_job(job: Job, context: Context | None = None) -> Outcome:
@@ -39,9 +39,9 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
         # every command that runs jobs compares destinations (the main process put the peers in `shared`)
         context = Context(project, CompileCache(project, job.cache, job.options, shared=job.shared), alone=False)
         context._peers = job.peers  # computed once by the main process, never again per job
-    if job.command == "lint":
+    if job.work is Work.LINT:
         return lint_batch(context, job)
-    if job.command == "review":
+    if job.work is Work.REVIEW:
         return review_batch(context, job)
     results: list[EnvironmentResult] = []
     problems: list[Problem] = []
@@ -67,24 +67,24 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: Rendered 
     errors = errors_among(compiled.findings)
     if errors:
         raise KrcError(errors)
-    if job.command in ("check", "golden"):  # a change the API server refuses to apply over golden/'s object
+    if job.work.over_golden:  # a change the API server refuses to apply over golden/'s object
         rejected = update_rejections(context.chart(*compiled.chart).crds, compiled.objects,
                                      output.read_tree(project.golden_dir / name))
         if rejected:
             raise KrcError(rejected)
     result = EnvironmentResult(name, compiled.result_key, compiled.chart, len(compiled.objects), 0,
                                compiled.findings, not compiled.from_cache)
-    if job.command in ("render", "golden"):
+    if job.work.writes:
         chart = context.chart(*compiled.chart)
         result = dataclasses.replace(result, crds=len(chart.crds))
         if (job.skip_keys or {}).get(name) == compiled.result_key:
             return result
         files = compiled.files
-        if job.command == "golden" and output.read_tree(project.golden_dir / name) == files:
+        if job.work is Work.GOLDEN and output.read_tree(project.golden_dir / name) == files:
             return result  # golden/<env>/ already holds exactly this render: left as it is
-        if job.command == "render":
+        if job.work is Work.RENDER:
             files = dict(sorted({**files, **output.crd_files(chart)}.items()))
-        return dataclasses.replace(result, staged=output.stage_tree(output_root(project, job.command) / name, files))
+        return dataclasses.replace(result, staged=output.stage_tree(job.work.output_root(project) / name, files))
     golden = output.read_tree(project.golden_dir / name)
     return dataclasses.replace(result, mismatch=golden_mismatch(name, compiled.files, golden))
 
@@ -94,18 +94,18 @@ def _up_to_date(context: Context, job: Job, name: str) -> EnvironmentResult | No
     the current result, or golden/<env>/ holds files of exactly the compiled files' bytes (check and golden; most
     environments of most runs). None otherwise: the full entry (or a compile) decides, and reports errors."""
     skip = (job.skip_keys or {}).get(name)
-    if job.command not in ("render", "check", "golden") or (job.command == "render" and skip is None):
+    if not job.work.answered_by_summary or (job.work is Work.RENDER and skip is None):
         return None
     summary = context.cache.summary(name)
     if summary is None or has_errors(summary.findings):
         return None
     result = EnvironmentResult(name, summary.result_key, summary.chart, summary.objects, 0, summary.findings, False)
-    if job.command == "render":
+    if job.work is Work.RENDER:
         if skip != summary.result_key:
             return None
     elif tree_digests(context.project.golden_dir / name, remember=context.cache.enabled) != summary.file_digests:
         return None
-    elif job.command == "check":
+    elif job.work is Work.CHECK:
         return dataclasses.replace(result, mismatch=GoldenMismatch(name, (), (), ()))
     # render: rendered/<env>/ holds it; golden: already accepted. Either way, left as it is
     return dataclasses.replace(result, crds=len(context.chart(*summary.chart).crds))
@@ -121,7 +121,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     down at the same number of busy cores."""
     counts = [to_compile(job) for job in jobs]
     heavy = [i for i, count in enumerate(counts) if count]
-    workers = min(run.workers_for(jobs[0].command, sum(counts)), len(heavy)) if heavy else 1
+    workers = min(run.workers_for(jobs[0].work, sum(counts)), len(heavy)) if heavy else 1
     if workers < 2:
         if len(heavy) > 1 and sum(counts) <= SHARED_AT_MOST:
             # a few environments to lint, spread over several jobs (a pull request's): their policies in one
@@ -151,7 +151,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
 
 def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
     """Lint jobs that leave their engine runs to policies_after (which finds their renders in the compile cache)."""
-    return [dataclasses.replace(job, defer_policies=True) if job.command == "lint" and job.engine is not None
+    return [dataclasses.replace(job, defer_policies=True) if job.work is Work.LINT and job.engine is not None
             and job.cache else job for job in jobs]
 
 
@@ -167,7 +167,7 @@ def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions) -> Iterator
     problems: list[Problem] = []
 
     def to_compile(job: Job) -> int:
-        if job.command == "lint":
+        if job.work is Work.LINT:
             basis = lint_basis(context, job)
             return sum(not has_lint_result(context, job, basis, name) for name in job.names)
         return sum(not cache.has_entry(name) for name in job.names)

@@ -17,6 +17,7 @@ from ..project import Project, find_project
 from .context import Context, Job
 from .jobs import outcomes
 from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
+from .work import Work
 
 
 def _looks_like_path(target: str) -> bool:
@@ -66,7 +67,7 @@ def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, arg
         engine = find_engine()
     options = argocd_crds_option(argocd_crds)
     context = Context.of(project, run, options)
-    jobs = [Job("lint", project.root, batch, run.cache, context.cache.shared, options,
+    jobs = [Job(Work.LINT, project.root, batch, run.cache, context.cache.shared, options,
                  argocd_crds, findings=with_findings, engine=engine, policy_settings=settings)
             for batch in run.batches(names, run.policy_batch)]
     return [f for result in outcomes(context, jobs, run) for f in result.findings]
@@ -81,7 +82,7 @@ def policies_by_environment(project: Project, names: Sequence[str], run: RunOpti
         return {}
     engine = find_engine()
     context = context or Context.of(project, run)
-    jobs = [Job("lint", project.root, batch, run.cache, context.cache.shared, findings=False, engine=engine)
+    jobs = [Job(Work.LINT, project.root, batch, run.cache, context.cache.shared, findings=False, engine=engine)
             for batch in run.batches(names, run.policy_batch)]
     return {result.name: list(result.findings) for result in outcomes(context, jobs, run)}
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..content_digests import path_digest
 from ..problems import KrcError
+from .work import Work
 
 # Environments per policy request to the engine (CUE inside krc-engine): one request's inputs and answer stay small
 # beside the engine's memory limit; each environment is unified with each policy on its own, so batching changes
@@ -29,7 +30,7 @@ REVIEW_BATCH = 40
 # 7.76 against 6.12 s; with 8 of 500 changed 2.75 against 4.07 s, with 16 4.95 against 5.42 s; `krc diff` with 8 of
 # 500 changed 9.1 against 9.6 s, with 24 14.3 against 14.1 s; `krc lint` with 8 of 500 changed 6.1 against 6.3 s,
 # with 24 12.9 against 11.3 s.
-WORKER_REPAID_BY = {"render": 12, "golden": 12, "check": 12, "review": 16, "lint": 10}
+WORKER_REPAID_BY = {Work.RENDER: 12, Work.GOLDEN: 12, Work.CHECK: 12, Work.REVIEW: 16, Work.LINT: 10}
 # The default number of compiling processes when --jobs is not given: a container's CPU limit, which
 # os.cpu_count() does not see (an Argo CD sidecar, a CI runner), or 1 where the caller already runs in parallel.
 JOBS_VARIABLE = "KRC_JOBS"
@@ -61,10 +62,10 @@ class RunOptions:
     def worker_count(self) -> int:
         return max(1, self.workers if self.workers is not None else default_workers())
 
-    def workers_for(self, command: str, to_compile: int) -> int:
+    def workers_for(self, work: Work, to_compile: int) -> int:
         """How many processes compile `to_compile` environments: one for each share (or part of one) that repays a
         worker's start, at most worker_count()."""
-        share = max(1, self.repaid_by if self.repaid_by is not None else WORKER_REPAID_BY.get(command, 1))
+        share = max(1, self.repaid_by if self.repaid_by is not None else WORKER_REPAID_BY.get(work, 1))
         return max(1, min(self.worker_count(), math.ceil(to_compile / share)))
 
     def batches(self, names: Sequence[str], most: int) -> list[tuple[str, ...]]:
