@@ -13,7 +13,7 @@ endif
 endif
 
 .PHONY: render test check bench vendor golden fixture-golden diff lint clean ray-generators \
-  engine engine-test helm-cli
+  engine engine-test helm-cli kuberay kuberay-test
 
 # krc's native engine (engine/: Helm's SDK at Argo CD 3.5.1's Helm, one Go module pinned by go.mod/go.sum), rebuilt
 # when its sources change; krc renders every chart through it. What the first build costs: engine/README.md.
@@ -41,6 +41,21 @@ engine-test:
 	engine/check_versions.sh
 	cd engine && go test -count=1 ./...
 
+# KubeRay's own validators and Pod builders, one small Go module per KubeRay version (engine/kuberay/vX.Y.Z/, each
+# with its own go.mod: one module cannot hold two versions of KubeRay), each built when its sources change.
+KUBERAY_VERSIONS := $(patsubst engine/kuberay/v%/go.mod,%,$(wildcard engine/kuberay/v*/go.mod))
+KUBERAY_GLUE := $(wildcard engine/kuberay/glue/*.go) engine/kuberay/glue/go.mod
+define KUBERAY_BUILD
+engine/kuberay/bin/krc-kuberay-v$(1): $(wildcard engine/kuberay/v$(1)/*.go) engine/kuberay/v$(1)/go.mod engine/kuberay/v$(1)/go.sum $(KUBERAY_GLUE)
+	cd engine/kuberay/v$(1) && CGO_ENABLED=0 go build -trimpath -o ../bin/krc-kuberay-v$(1) .
+endef
+$(foreach v,$(KUBERAY_VERSIONS),$(eval $(call KUBERAY_BUILD,$(v))))
+KUBERAY := $(foreach v,$(KUBERAY_VERSIONS),engine/kuberay/bin/krc-kuberay-v$(v))
+kuberay: $(KUBERAY)
+
+kuberay-test:
+	@for d in glue $(addprefix v,$(KUBERAY_VERSIONS)); do echo "go test engine/kuberay/$$d"; \
+	  (cd engine/kuberay/$$d && go test -count=1 ./...) || exit 1; done
 
 $(VENV)/.installed: pyproject.toml
 	@echo "installing krc and its dependencies into $(VENV) (first run: about 30 s)"
@@ -103,7 +118,7 @@ TEST_SCRATCH_PARENT = $(shell free=$$(df --output=avail -k /dev/shm 2>/dev/null 
 # source, without it: 2 s instead of 0.6 s), and each worker rewrites the test modules' asserts (3 s) otherwise.
 # --maxschedchunk 2: tests are handed out two at a time as workers free up, in collection order, which puts the
 # slowest first (tests/conftest.py), so neither worker is left with a long test at the end.
-test: $(VENV)/.installed $(ENGINE) ray-generators engine-test
+test: $(VENV)/.installed $(ENGINE) $(KUBERAY) ray-generators engine-test kuberay-test
 	@scratch=$$(mktemp -d -p "$(TEST_SCRATCH_PARENT)" krc-test-XXXXXX) && trap 'rm -rf "$$scratch"' EXIT && \
 	echo "$(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 (scratch files in $$scratch)" && \
 	TMPDIR="$$scratch" PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 --basetemp="$$scratch/pytest"
@@ -114,6 +129,8 @@ check: $(VENV)/.installed
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 	cd engine && go mod tidy -diff && go vet ./...
+	@for d in glue $(addprefix v,$(KUBERAY_VERSIONS)); do \
+	  (cd engine/kuberay/$$d && go mod tidy -diff && go vet ./...) || exit 1; done
 
 # bench_scale.py builds synthetic projects of 1, 10 and 100 environments (500 with BENCH_SCALE_FLAGS=--large)
 # and installs Kapitan into its own virtual environment under ~/.cache/krc-bench (KRC_BENCH_CACHE).
@@ -127,4 +144,4 @@ bench: vendor ray-generators $(ENGINE) $(HELM_CLI)
 	    && mv docs/figures/.$$name.new docs/figures/$$name.txt || { rm -f docs/figures/.$$name.new; exit 1; }; done
 
 clean:
-	rm -rf rendered $(VENV) $(RAY_ENVS) vendor/charts engine/bin
+	rm -rf rendered $(VENV) $(RAY_ENVS) vendor/charts engine/bin engine/kuberay/bin

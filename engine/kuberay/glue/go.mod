@@ -1,0 +1,3 @@
+module github.com/krc/kuberay-glue
+
+go 1.25.0
