@@ -22,6 +22,8 @@ OVERRIDE_RULES = (
     "raycluster/autoscaler-v2-restart-policy",
     "raycluster/false-start-param-dropped",
     "raycluster/forced-start-params",
+    "raycluster/memory-request-ignored",
+    "raycluster/operator-env-vars",
     "raycluster/pod-template-identity",
     "raycluster/replicas-clamped",
     "raycluster/reserved-pod-labels",
