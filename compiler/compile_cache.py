@@ -59,6 +59,11 @@ class Compiled:
     def result_key(self) -> str:
         return result_key(self.key, self.inputs_digest)
 
+    @property
+    def object_count(self) -> int:
+        """The objects it deploys, the chart's included (CRDs apart): what every command counts."""
+        return len(self.objects) + len(self.chart_objects)
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -244,7 +249,7 @@ class CompileCache:
         except UnicodeDecodeError:
             return
         self.write_payload(SUMMARIES, compiled.key, {
-            "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "objects": len(compiled.objects),
+            "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "objects": compiled.object_count,
             "findings": [problem_to_json(p) for p in compiled.findings], "files": file_digests(compiled.files)})
         self.write_payload(COMPILED, compiled.key, {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "files": files,

@@ -31,15 +31,43 @@ def summarize(env: Environment) -> EnvironmentSummary:
                               f"{chart.get('name', '?')}@{chart.get('version', '?')}")
 
 
-def select_objects(render: Render, kinds: tuple[str, ...]) -> list[dict[str, object]]:
-    """The rendered objects, optionally only some kinds (case-insensitive; plural or singular)."""
-    wanted = {k.lower().removesuffix("s") for k in kinds}
-    return [o.document for o in render.objects
-            if not wanted or str(o.document.get("kind", "")).lower().removesuffix("s") in wanted]
+def deployed_documents(render: Render, crds: bool = False) -> list[dict[str, object]]:
+    """Everything the environment deploys, in the order golden/ lists it: the templates' objects, then the
+    operator chart's objects (what Helm makes of the pinned chart), then, with `crds`, the chart's CRDs. Every
+    command that counts objects counts these (CRDs apart)."""
+    documents: list[dict[str, object]] = [o.document for o in (*render.objects, *render.chart_objects)]
+    if crds:
+        documents += [crd.document for crd in render.chart.crds]
+    return documents
 
 
-def known_kinds(render: Render) -> list[str]:
-    return sorted({str(o.document.get("kind")) for o in render.objects})
+def object_count(render: Render) -> int:
+    """The objects the environment deploys, CRDs apart: what `krc render`, `krc diff` and `krc show` count."""
+    return len(render.objects) + len(render.chart_objects)
+
+
+SHORT_KINDS = {"crd": "customresourcedefinition"}  # kubectl's short name
+
+
+def wanted_kind(kind: str) -> str:
+    """A kind as `--kind` matches it: case-insensitive, plural or singular, `crd` for CustomResourceDefinition."""
+    kind = kind.lower().removesuffix("s")
+    return SHORT_KINDS.get(kind, kind)
+
+
+def _kind_of(document: dict[str, object]) -> str:
+    return wanted_kind(str(document.get("kind", "")))
+
+
+def select_objects(render: Render, kinds: tuple[str, ...], crds: bool = False) -> list[dict[str, object]]:
+    """The objects the environment deploys (deployed_documents), optionally only some kinds (case-insensitive;
+    plural or singular)."""
+    wanted = {wanted_kind(k) for k in kinds}
+    return [d for d in deployed_documents(render, crds) if not wanted or _kind_of(d) in wanted]
+
+
+def known_kinds(render: Render, crds: bool = False) -> list[str]:
+    return sorted({str(d.get("kind")) for d in deployed_documents(render, crds)})
 
 
 def _package_version(name: str) -> str:

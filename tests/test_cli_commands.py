@@ -60,7 +60,9 @@ def test_show_prints_the_objects_as_yaml_or_json_and_filters_kinds(project: Proj
     [cluster] = list(yaml.safe_load_all(result.stdout))
     assert cluster["kind"] == "RayCluster" and cluster["metadata"]["name"] == "ray-cpu-demo"
     everything = json.loads(run(project, "show", "dev", "-o", "json").stdout)
-    assert sorted({o["kind"] for o in everything}) == ["Application", "Namespace", "RayCluster"]
+    # everything dev deploys: its objects and the operator chart's (issue 34: the chart's Deployment too)
+    assert sorted({o["kind"] for o in everything}) == ["Application", "Deployment", "Namespace", "RayCluster", "Role",
+                                                       "RoleBinding", "Service", "ServiceAccount"]
     assert not (project.root / "rendered").exists()  # show writes nothing
     missing = run(project, "show", "dev", "--kind", "Pod")
     assert missing.exit_code == 2

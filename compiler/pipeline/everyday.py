@@ -35,13 +35,17 @@ def list_environments(project: Project) -> list[inventory.EnvironmentSummary]:
     return [inventory.summarize(load_environment(project, name)) for name in project.environment_names()]
 
 
-def show_environment(project: Project, name: str, kinds: tuple[str, ...]) -> list[dict[str, object]]:
-    """`krc show`: the objects one environment renders (validated and linted as by render), some kinds only."""
+def show_environment(project: Project, name: str, kinds: tuple[str, ...], crds: bool = False
+                     ) -> list[dict[str, object]]:
+    """`krc show`: everything one environment deploys (validated and linted as by render): its objects, the
+    operator chart's objects and, with `crds`, the chart's CRDs; some kinds only."""
     [render] = compile_environments(project, project.select([name]))
-    objects = inventory.select_objects(render, kinds)
+    objects = inventory.select_objects(render, kinds, crds)
     if kinds and not objects:
+        asked_crds = "customresourcedefinition" in {inventory.wanted_kind(k) for k in kinds}
+        crd_hint = "; the chart's CRDs are shown with --crds" if asked_crds and not crds else ""
         raise KrcError(Problem(f"environment {name} renders no {', '.join(kinds)}",
-                               help=f"kinds it renders: {', '.join(inventory.known_kinds(render))}"))
+                               help=f"kinds it renders: {', '.join(inventory.known_kinds(render, crds))}{crd_hint}"))
     return objects
 
 

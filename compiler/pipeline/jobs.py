@@ -72,7 +72,7 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: Rendered 
                                      output.read_tree(project.golden_dir / name))
         if rejected:
             raise KrcError(rejected)
-    result = EnvironmentResult(name, compiled.result_key, compiled.chart, len(compiled.objects), 0,
+    result = EnvironmentResult(name, compiled.result_key, compiled.chart, compiled.object_count, 0,
                                compiled.findings, not compiled.from_cache)
     if job.work.writes:
         chart = context.chart(*compiled.chart)

@@ -141,7 +141,7 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
         if render is not None:
             compiled_names.append(name)
         renders.append(render)
-        results.append(EnvironmentResult(name, compiled.key, compiled.chart, len(compiled.objects), 0, (),
+        results.append(EnvironmentResult(name, compiled.key, compiled.chart, compiled.object_count, 0, (),
                                          render is not None))
         if policies and job.engine is not None:
             key = policy_cache_key(context, compiled, policies, job.engine)

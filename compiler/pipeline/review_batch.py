@@ -119,7 +119,7 @@ def review_batch(context: Context, job: Job) -> Outcome:
 
 
 def _result(compiled: Compiled, reviewed: review.EnvironmentReview) -> EnvironmentResult:
-    return EnvironmentResult(compiled.name, compiled.key, compiled.chart, len(compiled.objects), 0, compiled.findings,
+    return EnvironmentResult(compiled.name, compiled.key, compiled.chart, compiled.object_count, 0, compiled.findings,
                              not compiled.from_cache, reviewed=reviewed)
 
 
