@@ -34,7 +34,7 @@ ID = "resources/gpu-pool-without-gpu"
 SEVERITY = "error"
 SUMMARY = "in production, a group on the GPU node pool requests GPUs"
 VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ENVIRONMENT_ONLY = True  # production is declared by an environment; manifests declare nothing
 
 
 def _picks_gpu_nodes(group: GroupView) -> bool:
@@ -63,10 +63,9 @@ def check(context: LintContext) -> Iterator[Problem]:
     for cluster in cluster_views(context):
         for group in cluster.groups:
             if _picks_gpu_nodes(group) and not _requests_gpu(group):
-                fix = ("set the group's gpu: count (gpu: 1, at the level of cpu: and memory:)"
-                       if context.mode == "environment" else "add nvidia.com/gpu to the Ray container's limits")
                 yield cluster.obj.problem(
-                    f"{group.name} group is placed on GPU nodes but requests no GPU, so its Pods see no GPU; "
-                    f"{fix}, or place the group on CPU nodes",
+                    f"{group.name} group is placed on GPU nodes but requests no GPU, so its Pods see no GPU; set "
+                    "the group's gpu: count (gpu: 1, at the level of cpu: and memory:), or place the group on CPU "
+                    "nodes",
                     group.path + ("template", "spec", "nodeSelector")
                     if group.template_spec.get("nodeSelector") else group.path)

@@ -29,7 +29,7 @@ ID = "resources/tiny-memory-in-production"
 SEVERITY = "error"
 SUMMARY = "in production, memory below 1Mi (a number without a unit is bytes) is an error"
 VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ENVIRONMENT_ONLY = True  # production is declared by an environment; manifests declare nothing
 
 
 def check(context: LintContext) -> Iterator[Problem]:
