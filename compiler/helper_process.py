@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from . import settings
 from .problems import KrcError
 
 # What a helper that failed left on stderr, kept for the error message
@@ -40,7 +41,7 @@ _INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 
 def idle_seconds() -> float:
     """How long a helper may wait idle for its next request: $KRC_HELPER_IDLE_SECONDS (checked here), else 2 s."""
-    raw = os.environ.get(IDLE_VARIABLE, "").strip()
+    raw = settings.value(IDLE_VARIABLE)
     try:
         idle = float(raw) if raw else DEFAULT_IDLE_SECONDS
     except ValueError:
@@ -50,10 +51,9 @@ def idle_seconds() -> float:
     return idle
 
 
-def helper_environment(**settings: str) -> dict[str, str]:
-    """A helper's whole environment: what it inherits of krc's, `settings`, and how long it may wait idle."""
-    inherited = {name: os.environ[name] for name in _INHERITED if name in os.environ}
-    return {**inherited, **settings, IDLE_VARIABLE: f"{idle_seconds():g}"}
+def helper_environment(**given: str) -> dict[str, str]:
+    """A helper's whole environment: what it inherits of krc's, `given`, and how long it may wait idle."""
+    return {**settings.inherited(_INHERITED), **given, IDLE_VARIABLE: f"{idle_seconds():g}"}
 
 
 class HelperFailed(Exception):

@@ -7,9 +7,9 @@ a clear error, not a hung or exhausted process. The defaults are far above what 
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from . import settings
 from .problems import KrcError
 
 
@@ -19,10 +19,13 @@ class Limit:
     default: int
     what: str  # for messages: "YAML nesting depth", ...
 
+    def __post_init__(self) -> None:
+        settings.register_bounds([self.variable])  # each bound is a variable krc reads, documented here
+
     @property
     def value(self) -> int:
         """The limit now (read on every use, so a test or a wrapper script can change it)."""
-        raw = os.environ.get(self.variable, "").strip()
+        raw = settings.value(self.variable)
         if not raw:
             return self.default
         try:

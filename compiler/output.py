@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from . import yamlio
+from . import settings, yamlio
 from .atomic_file import write_atomically
 from .charts.package import Chart
 from .k8s.names import file_name_problem
@@ -222,7 +222,7 @@ class _Steps:
     @classmethod
     def step(cls) -> None:
         cls.taken += 1
-        kill_at = os.environ.get(KILL_AT_STEP_VARIABLE, "")
+        kill_at = settings.value(KILL_AT_STEP_VARIABLE)
         if kill_at.isdigit() and cls.taken == int(kill_at):
             os.kill(os.getpid(), signal.SIGKILL)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from compiler import limits, settings
 from compiler.rules import RULES, SEVERITIES
 
 PACKAGE = Path(__file__).resolve().parents[1] / "compiler"
@@ -92,3 +93,32 @@ def test_the_yaml_check_sees_each_way_round_the_loader() -> None:
     assert [source for source in bad if not yaml_reads(source)] == []
     assert yaml_reads("import yaml\nfrom . import yamlio\nyamlio.load(t)\nyaml.YAMLError\nyaml.dump(d)\n"
                       "from yaml._yaml import CEmitter") == []
+
+
+# Where the process environment may be read: settings.py (the one home of every variable), the CLI edge (Argo CD's
+# ARGOCD_* parameters and terminal colours are the user's input there), and the runner that executes under Ray's
+# own Python, outside krc's package.
+ENVIRONMENT_READERS = {"settings.py", "autoscaler/generator_runner.py"}
+
+
+def test_the_environment_is_read_in_one_place() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative in ENVIRONMENT_READERS or relative.startswith("cli/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv") \
+                    and isinstance(node.value, ast.Name) and node.value.id == "os":
+                found.append(f"{relative}:{node.lineno}")
+    assert found == []
+
+
+def test_every_variable_krc_reads_is_listed_once() -> None:
+    assert not set(settings.VARIABLES) & {limit.variable for limit in limits.ALL}
+    try:
+        settings.value("KRC_NOT_A_SETTING")
+    except KeyError as err:
+        assert "compiler/settings.py" in str(err)
+    else:
+        raise AssertionError("an unlisted variable was read")

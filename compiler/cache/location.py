@@ -5,15 +5,16 @@ home (an Argo CD sidecar) only costs speed, never correctness.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from .. import settings
 
 # The layout's version: a new one starts an empty folder, so entries of an older layout are never even looked at.
 LAYOUT = "v4"
 
 
 def cache_dir() -> Path:
-    explicit = os.environ.get("KRC_CACHE_DIR")
+    explicit = settings.value("KRC_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / LAYOUT
+    return Path(settings.value("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / LAYOUT

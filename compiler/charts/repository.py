@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 import queue
 import threading
 import time
@@ -16,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import limits, yamlio
+from .. import limits, settings, yamlio
 from ..problems import KrcError
 
 REPOSITORY_OVERRIDE_VARIABLE = "KRC_CHART_REPOSITORY"
@@ -37,7 +36,7 @@ class ChartEntry:
 
 def effective_repository(configured: str) -> str:
     """The repository URL to use: KRC_CHART_REPOSITORY, when set, overrides every environment's own."""
-    override = os.environ.get(REPOSITORY_OVERRIDE_VARIABLE, "").strip()
+    override = settings.value(REPOSITORY_OVERRIDE_VARIABLE)
     return override or configured
 
 

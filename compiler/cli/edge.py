@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 import click
 
-from .. import pipeline
+from .. import pipeline, settings
 from ..problems import KrcError, safe_text
 from .support import (
     WorkflowGroup,
@@ -53,7 +53,7 @@ DEBUG_VARIABLE = "KRC_DEBUG"
 
 
 def _debugging() -> bool:
-    return os.environ.get(DEBUG_VARIABLE, "").strip() not in ("", "0", "false", "no")
+    return settings.value(DEBUG_VARIABLE) not in ("", "0", "false", "no")
 
 
 class ErrorEdge(WorkflowGroup):

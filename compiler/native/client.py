@@ -27,7 +27,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
-from .. import limits
+from .. import limits, settings
 from ..problems import KrcError, Location
 from .binary import engine_binary
 from .channel import Answer, Channel, EngineEnded
@@ -63,7 +63,7 @@ class EngineProcess(Channel):
         self.socket_folder = _socket_folder()
         self.socket_path = os.path.join(self.socket_folder, "engine.sock")
         hard = limits.ENGINE_MEMORY_MB.value
-        env = {name: os.environ[name] for name in _INHERITED if name in os.environ}
+        env = settings.inherited(_INHERITED)
         env.update(GOMEMLIMIT=f"{min(SOFT_MEMORY_MB, hard)}MiB", KRC_ENGINE_MAX_MEMORY_MB=str(hard),
                    HOME="/nonexistent")
         try:
@@ -149,8 +149,8 @@ def _engine() -> EngineProcess | EngineConnection:
         if _ENGINE is None or _ENGINE.pid != os.getpid() or not _ENGINE.alive():
             if _ENGINE is not None and _ENGINE.pid == os.getpid():
                 _ENGINE.kill()
-            shared = os.environ.get(SOCKET_VARIABLE)
-            if shared and os.environ.get(OWNER_VARIABLE) != str(os.getpid()):
+            shared = settings.value(SOCKET_VARIABLE)
+            if shared and settings.value(OWNER_VARIABLE) != str(os.getpid()):
                 _ENGINE = EngineConnection(shared)
             else:
                 _ENGINE = EngineProcess(engine_binary())
@@ -196,12 +196,8 @@ def shared_with_workers() -> Iterator[None]:
     if not isinstance(engine, EngineProcess):
         yield
         return
-    os.environ[SOCKET_VARIABLE], os.environ[OWNER_VARIABLE] = engine.socket_path, str(os.getpid())
-    try:
+    with settings.exported({SOCKET_VARIABLE: engine.socket_path, OWNER_VARIABLE: str(os.getpid())}):
         yield
-    finally:
-        os.environ.pop(SOCKET_VARIABLE, None)
-        os.environ.pop(OWNER_VARIABLE, None)
 
 
 class Pending:

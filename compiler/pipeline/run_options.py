@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import settings
 from ..content_digests import path_digest
 from ..problems import KrcError
 from .work import Work
@@ -38,7 +39,7 @@ JOBS_VARIABLE = "KRC_JOBS"
 
 def default_workers() -> int:
     """$KRC_JOBS when set (a positive whole number), else one process per core."""
-    raw = os.environ.get(JOBS_VARIABLE, "").strip()
+    raw = settings.value(JOBS_VARIABLE)
     if not raw:
         return os.cpu_count() or 1
     if not raw.isdigit() or int(raw) < 1:
