@@ -9,6 +9,7 @@ import click
 
 from .. import pipeline, yamlio
 from ..autoscaler import report as autoscaler_report
+from ..pipeline.pods import environment_pods, pods_notes, pods_yaml_documents
 from ..problems import safe_text
 from .edge import reports_errors
 from .support import (
@@ -69,10 +70,12 @@ def envs_command(output_format: str) -> None:
 @click.argument("environment", shell_complete=complete_environments)
 @click.option("--kind", "kinds", multiple=True, help="Only objects of this kind (repeatable), e.g. RayCluster.")
 @click.option("--crds", is_flag=True, help="Also the pinned chart's CRDs (as shipped, which Helm installs once).")
+@click.option("--pods", is_flag=True, help="The Pods and Services KubeRay's controllers create instead "
+              "(its own builders, at the pinned version).")
 @click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True, help="Output format.")
 @reports_errors
-def show_command(environment: str, kinds: tuple[str, ...], crds: bool, output_format: str) -> None:
+def show_command(environment: str, kinds: tuple[str, ...], crds: bool, pods: bool, output_format: str) -> None:
     """Print everything ENVIRONMENT deploys to stdout: its objects and the operator chart's (validated and
     linted as by render; nothing written); the chart's CRDs too with --crds.
 
@@ -82,13 +85,29 @@ def show_command(environment: str, kinds: tuple[str, ...], crds: bool, output_fo
       krc show dev --kind Deployment          # the operator, from the chart
       krc show prod-eks-gpu --crds --kind CustomResourceDefinition
       krc show prod-eks-gpu -o json | jq '.[].metadata.name'
+      krc show prod-eks-gpu --pods            # one Pod per group, with its count at min and max
     """
+    if pods:
+        show_pods(environment, output_format)
+        return
     with working(f"rendering {environment}"):
         objects = pipeline.show_environment(current_project(), environment, kinds, crds)
     if output_format == "json":
         click.echo(json.dumps(objects, indent=2, sort_keys=True, ensure_ascii=False))
     else:
         click.echo(yamlio.dump_all(objects), nl=False)
+
+
+def show_pods(environment: str, output_format: str) -> None:
+    with working(f"building {environment}'s Pods"):
+        found = environment_pods(current_project(), environment)
+    for note in pods_notes(found):
+        click.echo(safe_text(f"krc: {note}"), err=True)
+    if output_format == "json":
+        click.echo(json.dumps([f.as_json() for f in found], indent=2, sort_keys=True, ensure_ascii=False))
+        return
+    shown = pods_yaml_documents(found)
+    click.echo("".join(f"---\n# {safe_text(comment)}\n{yamlio.dump(doc)}" for comment, doc in shown), nl=False)
 
 
 @click.command("explain", short_help="Show a value, its default or a rendered field, and where it comes from.")

@@ -1,0 +1,163 @@
+"""KubeRay's own code, one build per KubeRay version (engine/kuberay/vX.Y.Z, engine/kuberay/README.md): what its
+validators and webhooks say of a defaulted custom resource, and the Pods and Services its controllers create.
+
+One process per KubeRay version per krc process, started when first asked and ended with krc. It speaks the
+engine's protocol (channel.py) on two pipes of its own; it answers one request at a time, each with the feature
+gates and environment of the operator the request describes, so nothing of one request leaks into the next.
+"""
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import re
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from .. import limits
+from ..problems import KrcError, Location
+from .channel import Channel, EngineEnded
+
+BUILDS = Path(__file__).resolve().parents[2] / "engine" / "kuberay"
+TIMEOUT_SECONDS = 120.0
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+def binary_for(version: str) -> Path:
+    return BUILDS / "bin" / f"krc-kuberay-v{version}"
+
+
+def built_versions() -> list[str]:
+    """The KubeRay versions krc has code for (engine/kuberay/vX.Y.Z), built or not."""
+    found = [p.parent.name[1:] for p in BUILDS.glob("v*/go.mod")]
+    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")) if _VERSION.match(v) else (0,))
+
+
+def require_build(version: str, where: Location | None = None) -> Path:
+    """The build of KubeRay `version`; KrcError (exit 2) saying how to get one when there is none."""
+    path = binary_for(version)
+    if path.is_file() and os.access(path, os.X_OK):
+        return path
+    if version in built_versions():
+        raise KrcError(f"KubeRay {version}'s code is not built; run 'make kuberay' in the krc checkout "
+                       "(Go 1.26; the first build takes about 4 minutes)", where)
+    known = ", ".join(built_versions()) or "none"
+    raise KrcError(f"krc has no build of KubeRay {version}'s code (it has: {known}); add "
+                   f"engine/kuberay/v{version} as engine/kuberay/README.md says, then run 'make kuberay'", where)
+
+
+class KubeRayProcess(Channel):
+    """One KubeRay build running: its pipes and its log (what Go or KubeRay print)."""
+
+    def __init__(self, binary: Path) -> None:
+        requests_read, requests_write = os.pipe()
+        answers_read, answers_write = os.pipe()
+        self._log = tempfile.TemporaryFile()
+        # nothing of krc's environment: what KubeRay's code reads of it comes from the operator, per request
+        env = {"GOMEMLIMIT": f"{limits.ENGINE_MEMORY_MB.value}MiB", "HOME": "/nonexistent"}
+        try:
+            self._process = subprocess.Popen(
+                [str(binary), "--requests-fd", str(requests_read), "--answers-fd", str(answers_write)],
+                pass_fds=(requests_read, answers_write), stdin=subprocess.DEVNULL, stdout=self._log,
+                stderr=self._log, env=env, cwd="/")
+        except OSError as err:
+            for fd in (requests_read, requests_write, answers_read, answers_write):
+                os.close(fd)
+            raise KrcError(f"{binary} could not start ({err.strerror or err}); "
+                           "rebuild it with 'make kuberay'") from None
+        os.close(requests_read)
+        os.close(answers_write)
+        self.pid = os.getpid()
+        super().__init__(os.fdopen(requests_write, "wb"), os.fdopen(answers_read, "rb"))
+
+    def why_ended(self) -> EngineEnded:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=5)
+        self._log.seek(0)
+        lines = self._log.read().decode(errors="replace").strip().splitlines()
+        return EngineEnded(f"KubeRay's build ended (exit {self._process.poll()}): "
+                           f"{lines[-1] if lines else 'no message'}")
+
+    def alive(self) -> bool:
+        return super().alive() and self._process.poll() is None
+
+    def kill(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        super().kill()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._requests.close()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
+_PROCESSES: dict[str, KubeRayProcess] = {}
+_LOCK = threading.Lock()
+
+
+def _process(version: str, where: Location | None) -> KubeRayProcess:
+    with _LOCK:
+        running = _PROCESSES.get(version)
+        if running is None or running.pid != os.getpid() or not running.alive():
+            if running is not None and running.pid == os.getpid():
+                running.kill()
+            running = _PROCESSES[version] = KubeRayProcess(require_build(version, where))
+        return running
+
+
+@atexit.register
+def close_all() -> None:
+    with _LOCK:
+        running = list(_PROCESSES.values())
+        _PROCESSES.clear()
+    for process in running:
+        if process.pid == os.getpid():
+            process.close()
+
+
+def operator_config(chart_objects: list[dict[str, Any]]) -> dict[str, Any]:
+    """The operator as the chart configures it: the args and literal env of the kuberay-operator Deployment's
+    first container (an env var from a reference has no value krc knows, and KubeRay's builders read none)."""
+    for document in chart_objects:
+        if document.get("kind") != "Deployment":
+            continue
+        containers = (((document.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers")
+        if not isinstance(containers, list) or not containers or not isinstance(containers[0], dict):
+            continue
+        container = containers[0]
+        if "kuberay" not in str(container.get("image", "")) and "kuberay" not in str(container.get("name", "")):
+            continue
+        args = [str(a) for a in [*(container.get("command") or [])[1:], *(container.get("args") or [])]]
+        env = [{"name": str(e["name"]), "value": str(e["value"])} for e in container.get("env") or []
+               if isinstance(e, dict) and "name" in e and isinstance(e.get("value"), str)]
+        return {"args": args, "env": env}
+    return {"args": [], "env": []}
+
+
+def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
+          where: Location | None = None) -> list[dict[str, Any]]:
+    """KubeRay `version`'s answer for each defaulted custom resource, in order: {refusals, skipped?, clusters,
+    error?}. KrcError when there is no build, or the operator configuration is one the operator refuses."""
+    if not documents:
+        return []
+    process = _process(version, where)
+    future = process.submit("build", {"operator": operator, "objects": documents})
+    try:
+        answer = future.result(timeout=TIMEOUT_SECONDS)
+    except TimeoutError:
+        process.kill()
+        raise KrcError(f"KubeRay {version}'s builders did not answer within {TIMEOUT_SECONDS:g} s", where) from None
+    if answer.error is not None:
+        raise KrcError(f"KubeRay {version}: {answer.error}", where)
+    results = list(answer.result["results"])
+    if len(results) != len(documents):
+        raise EngineEnded(f"KubeRay {version} answered {len(results)} results for {len(documents)} objects")
+    return results

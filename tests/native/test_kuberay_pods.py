@@ -1,0 +1,111 @@
+"""KubeRay's own builders behind `krc show ENV --pods`: the real v1.6.2 build (engine/kuberay/v1.6.2, make kuberay)
+fed the fixture project's prod-eks-gpu (chart 1.6.2), its objects defaulted by the engine from the chart's CRDs
+and the operator configured from the chart's Deployment."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from compiler.cli import main
+from compiler.native import kuberay
+from compiler.project import Project
+
+
+def run(project: Project, *args: str):
+    return CliRunner().invoke(main, ["--project", str(project.root), *args])
+
+
+def _groups(found: list, source: str) -> dict:
+    [item] = [o for o in found if o["object"] == source]
+    [cluster] = item["clusters"]
+    return {g["group"]: g for g in cluster["pods"]}, cluster
+
+
+def test_show_pods_prints_one_pod_per_group_with_its_counts(project: Project):
+    result = run(project, "show", "prod-eks-gpu", "--pods", "-o", "json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert {o["kuberayVersion"] for o in found} == {"1.6.2"}
+    groups, cluster = _groups(found, "RayCluster/ray-prod/ray-gpu-train")
+    assert [(g, p["type"], p["min"], p["max"]) for g, p in groups.items()] == [
+        ("headgroup", "head", 1, 1), ("cpu", "worker", 0, 10), ("gpu-a10g", "worker", 0, 8),
+        ("gpu-a10g-x4", "worker", 0, 2)]
+    head = groups["headgroup"]["pod"]["spec"]["containers"][0]
+    # the environment's head.rayStartParams {num-cpus: '0'} reaches KubeRay's generated ray start
+    assert "ray start --head" in head["args"][0] and "--num-cpus=0" in head["args"][0]
+    worker = groups["gpu-a10g"]["pod"]["spec"]["containers"][0]
+    assert "--num-gpus=1" in worker["args"][0]
+    assert "--address=ray-gpu-train-head-svc.ray-prod.svc.cluster.local:6379" in worker["args"][0]
+    # autoscaling v2: the autoscaler sidecar in the head Pod, restartPolicy Never on every Pod
+    assert [c["name"] for c in groups["headgroup"]["pod"]["spec"]["containers"]] == ["ray-head", "autoscaler"]
+    assert {p["pod"]["spec"]["restartPolicy"] for p in groups.values()} == {"Never"}
+    assert [s["metadata"]["name"] for s in cluster["services"]] == ["ray-gpu-train-head-svc"]
+    # a RayJob's cluster and a RayService's (their Services too) come from their controllers' constructors
+    job_groups, _ = _groups(found, "RayJob/ray-prod/train-resnet")
+    job_env = {e["name"]: e.get("value") for e in job_groups["headgroup"]["pod"]["spec"]["containers"][0]["env"]}
+    assert job_env["RAY_USAGE_STATS_EXTRA_TAGS"] == "kuberay_version=v1.6.2;kuberay_crd=RayJob"
+    _, serving = _groups(found, "RayService/ray-prod/summarizer")
+    names = [s["metadata"]["name"] for s in serving["services"]]
+    # the cluster's own head Service, then the RayService's (incremental upgrade on: the serve Service is the
+    # cluster's, as BuildServeService names it then)
+    assert names == [f"{serving['name']}-head-svc", "summarizer-head-svc", f"{serving['name']}-serve-svc"]
+    again = run(project, "show", "prod-eks-gpu", "--pods", "-o", "json")
+    assert again.stdout == result.stdout  # deterministic, random name suffixes included
+
+
+def test_show_pods_yaml_is_manifests_each_named_by_its_cause(project: Project):
+    result = run(project, "show", "prod-eks-gpu", "--pods")
+    assert result.exit_code == 0, result.output
+    documents = list(yaml.safe_load_all(result.stdout))
+    assert {d["kind"] for d in documents} == {"Pod", "Service"}
+    comments = [line for line in result.stdout.splitlines() if line.startswith("# ")]
+    assert len(comments) == len(documents)
+    assert ("# RayCluster/ray-prod/ray-gpu-train -> RayCluster ray-gpu-train: worker group 'cpu', Pods: 0 at min, "
+            "10 at max, 0 created first (KubeRay 1.6.2)") in comments
+
+
+def test_the_operator_configuration_comes_from_the_chart(project: Project):
+    # prod-eks-gpu turns the RayCronJob gate on through the chart's values; off, the operator ignores RayCronJobs
+    path = project.root / "environments" / "prod-eks-gpu.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("RayCronJob: true", "RayCronJob: false"), encoding="utf-8")
+    result = run(project, "show", "prod-eks-gpu", "--pods", "-o", "json")
+    assert result.exit_code == 0, result.output
+    [cron] = [o for o in json.loads(result.stdout) if o["object"] == "RayCronJob/ray-prod/nightly-eval"]
+    assert cron["clusters"] == [] and "RayCronJob feature gate is off" in cron["skipped"]
+    assert "RayCronJob/ray-prod/nightly-eval: no Pods: the RayCronJob feature gate is off" in result.stderr
+
+
+def test_a_version_without_a_build_is_bad_input_saying_how_to_build(project: Project):
+    result = run(project, "show", "dev", "--pods")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "environments/base.yaml:12:5: error: krc has no build of KubeRay 1.7.0's code (it has: 1.6.2)" \
+        in result.stderr
+    assert "engine/kuberay/README.md" in result.stderr and "make kuberay" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_operator_config_reads_the_deployments_args_and_literal_env():
+    deployment = {"kind": "Deployment", "spec": {"template": {"spec": {"containers": [{
+        "name": "kuberay-operator", "image": "quay.io/kuberay/operator:v1.6.2",
+        "command": ["/manager"], "args": ["--feature-gates=RayCronJob=true", "--enable-leader-election=true"],
+        "env": [{"name": "CLUSTER_DOMAIN", "value": "corp.local"},
+                {"name": "POD_NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}]}]}}}}
+    assert kuberay.operator_config([{"kind": "Service"}, deployment]) == {
+        "args": ["--feature-gates=RayCronJob=true", "--enable-leader-election=true"],
+        "env": [{"name": "CLUSTER_DOMAIN", "value": "corp.local"}]}
+
+
+def test_one_process_per_version_serves_every_request():
+    cluster = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "c", "namespace": "n"},
+               "spec": {"headGroupSpec": {"template": {"spec": {"containers": [{"name": "h", "image": "i"}]}}}}}
+    kuberay.build("1.6.2", {"args": [], "env": []}, [cluster])
+    first = kuberay._PROCESSES["1.6.2"]
+    domain = {"args": [], "env": [{"name": "CLUSTER_DOMAIN", "value": "corp.local"}]}
+    [answer] = kuberay.build("1.6.2", domain, [cluster])
+    assert kuberay._PROCESSES["1.6.2"] is first and first.alive()
+    [service] = answer["clusters"][0]["services"]
+    assert service["metadata"]["name"] == "c-head-svc"
+    assert kuberay.binary_for("1.6.2") == Path(kuberay.BUILDS, "bin", "krc-kuberay-v1.6.2")
