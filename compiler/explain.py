@@ -14,8 +14,9 @@ from typing import Any
 
 from . import explain_unset, fieldpath
 from .environment import schema
-from .environment.layering import item_name, shown_path
+from .environment.layering import shown_path
 from .environment.model import Environment
+from .fieldpath import item_name
 from .problems import KrcError, Location, Problem
 from .provenance import object_positions
 from .render import Render

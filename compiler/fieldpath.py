@@ -73,3 +73,22 @@ def nearest(lookup: Callable[[tuple[Any, ...]], LocationT | None], segments: tup
 
 def nearest_location(positions: Mapping[tuple[Any, ...], LocationT], segments: tuple[Any, ...]) -> LocationT | None:
     return nearest(positions.get, segments)
+
+
+# List items by name: how the environment file, provenance, policies and the review name an item of a list
+# (`clusters[ray-cpu-demo]`, `workerGroupSpecs[gpu]`), one precedence everywhere.
+NAME_KEYS = ("name", "groupName")
+
+
+def item_name(item: Any) -> str | None:
+    """The name a list item is matched by: `name`, else `groupName` (KubeRay worker groups inside `raw`)."""
+    if not isinstance(item, dict):
+        return None
+    for key in NAME_KEYS:
+        if isinstance(item.get(key), str):
+            return str(item[key])
+    return None
+
+
+def is_named_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(item_name(item) is not None for item in value)

@@ -122,3 +122,19 @@ def test_every_variable_krc_reads_is_listed_once() -> None:
         assert "compiler/settings.py" in str(err)
     else:
         raise AssertionError("an unlisted variable was read")
+
+
+def test_quantities_are_read_in_one_place() -> None:
+    """k8s/quantities.py reads a Kubernetes quantity as apimachinery does; every other module asks it."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative == "k8s/quantities.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        found += [f"{relative}:{node.lineno}" for node in ast.walk(tree)
+                  if isinstance(node, ast.FunctionDef) and node.name == "parse_quantity"]
+        if "Ki|Mi|Gi" in text:  # a quantity's suffixes in a regular expression: a second parser
+            found.append(relative)
+    assert found == []

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from compiler import pipeline
-from compiler.environment.layering import is_named_list, item_name
+from compiler.fieldpath import is_named_list, item_name
 from compiler.problems import KrcError
 from compiler.project import Project
 from compiler.provenance import environment_path, object_positions

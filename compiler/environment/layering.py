@@ -15,25 +15,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..fieldpath import is_named_list, item_name
 from ..problems import Location, Problem
 from ..yamlio import Path, Positions
 
 # named path -> the chain of places that set it, earliest first
 Origins = dict[Path, tuple[Location, ...]]
-
-
-def item_name(item: Any) -> str | None:
-    """The name a list item is matched by: `name`, else `groupName` (KubeRay worker groups inside `raw`)."""
-    if not isinstance(item, dict):
-        return None
-    for key in ("name", "groupName"):
-        if isinstance(item.get(key), str):
-            return str(item[key])
-    return None
-
-
-def is_named_list(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(item_name(item) is not None for item in value)
 
 
 def named_positions(data: Any, positions: Positions) -> Positions:

@@ -37,8 +37,8 @@ class Environment:
         for step in path:
             if isinstance(value, dict):
                 value = value.get(step, default)
-            elif isinstance(value, list) and layering.is_named_list(value):
-                value = next((item for item in value if layering.item_name(item) == step), default)
+            elif isinstance(value, list) and fieldpath.is_named_list(value):
+                value = next((item for item in value if fieldpath.item_name(item) == step), default)
             elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
                 value = value[step]
             else:
@@ -69,22 +69,22 @@ def _step(value: Any, segment: str) -> tuple[bool, Any, Any]:
     if isinstance(value, dict) and segment in value:
         return True, value[segment], segment
     if isinstance(value, list):
-        if layering.is_named_list(value):
+        if fieldpath.is_named_list(value):
             for item in value:
-                if layering.item_name(item) == segment:
+                if fieldpath.item_name(item) == segment:
                     return True, item, segment
         if segment.isdigit() and int(segment) < len(value):
             item = value[int(segment)]
             # provenance keys named lists by name, so an index is translated to the item's name
-            return True, item, layering.item_name(item) if layering.is_named_list(value) else int(segment)
+            return True, item, fieldpath.item_name(item) if fieldpath.is_named_list(value) else int(segment)
     return False, None, None
 
 
 def _keys(value: Any) -> list[str]:
     if isinstance(value, dict):
         return [str(k) for k in value]
-    if layering.is_named_list(value):
-        return [str(layering.item_name(item)) for item in value]
+    if fieldpath.is_named_list(value):
+        return [str(fieldpath.item_name(item)) for item in value]
     return []
 
 

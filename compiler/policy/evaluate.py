@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import limits
+from ..fieldpath import item_name
 from ..native import client
 from ..problems import KrcError, Location, Problem, sorted_problems
 from ..project import decode_text, policy_files, read_confined
@@ -188,7 +189,7 @@ def readable_path(path: InputPath, item: PolicyInput) -> str:
     for step in path:
         if isinstance(step, int):
             element = value[step] if isinstance(value, list) and 0 <= step < len(value) else None
-            label = (element.get("name") or element.get("groupName") if isinstance(element, dict) else None) or step
+            label: Any = item_name(element) or step
             if isinstance(element, dict) and element.get("kind") and isinstance(element.get("metadata"), dict):
                 label = f"{element['kind']}/{element['metadata'].get('name', step)}"
             out += f"[{label}]"

@@ -21,7 +21,7 @@ from ..k8s.ray_cluster_specs import cluster_specs
 from ..k8s.shapes import field, sequence
 
 
-def parse_quantity(value: Any) -> Decimal:
+def quantity_or_zero(value: Any) -> Decimal:
     """A resource quantity as a number; unreadable values count as 0 (the schema validation reports them)."""
     quantity = k8s_quantity(value)
     return Decimal(0) if quantity is None else quantity
@@ -60,7 +60,7 @@ def format_memory(size: int) -> str:
 
 def _amount(limits: dict[str, Any], requests: dict[str, Any], name: str) -> Decimal:
     """The limit of a resource, else its request, else 0."""
-    return parse_quantity(limits.get(name, requests.get(name, 0)))
+    return quantity_or_zero(limits.get(name, requests.get(name, 0)))
 
 
 def pod_capacity(template: Any) -> Capacity:
@@ -68,7 +68,7 @@ def pod_capacity(template: Any) -> Capacity:
     for container in sequence(field(template, "spec").get("containers")):
         resources = field(container, "resources")
         limits, requests = field(resources, "limits"), field(resources, "requests")
-        gpus = sum((parse_quantity(v) for k, v in {**requests, **limits}.items() if str(k).endswith("/gpu")),
+        gpus = sum((quantity_or_zero(v) for k, v in {**requests, **limits}.items() if str(k).endswith("/gpu")),
                    Decimal(0))
         total += Capacity(int(_amount(limits, requests, "cpu") * 1000), int(gpus),
                           int(_amount(limits, requests, "memory")))

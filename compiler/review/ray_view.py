@@ -16,7 +16,7 @@ from ..k8s.objects import object_ref
 from ..k8s.ray_cluster_specs import cluster_specs
 from ..k8s.shapes import field, mapping, sequence
 from ..rules.support.autoscaler_view import AutoscalerView, GeneratedConfig, NodeType
-from .capacity import Capacity, format_cpu, format_memory, parse_quantity, pod_capacity
+from .capacity import Capacity, format_cpu, format_memory, pod_capacity, quantity_or_zero
 
 RESOURCES = ("CPU", "GPU", "memory")
 
@@ -141,7 +141,7 @@ def _source(group: dict[str, Any], resource: str) -> str:
     if resource == "GPU":
         for where, values in (("limit", limits), ("request", requests)):
             for key, value in values.items():
-                if str(key).endswith("gpu") and parse_quantity(value) > 0:
+                if str(key).endswith("gpu") and quantity_or_zero(value) > 0:
                     return f"the Ray container's {key} {where} {value!r}"
         return "no GPU resource named '*gpu' on the Ray container"
     key = resource.lower()

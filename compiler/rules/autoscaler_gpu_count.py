@@ -30,7 +30,7 @@ from ..problems import Problem
 from .support.autoscaler_clusters import scaled_clusters
 from .support.context import LintContext
 from .support.ray_objects import GroupView
-from .support.ray_resources import is_gpu_key, parse_quantity
+from .support.ray_resources import is_gpu_key, quantity_number
 
 ID = "autoscaler/gpu-count"
 SEVERITY = "warning"
@@ -46,7 +46,7 @@ def _pod_gpus(group: GroupView) -> tuple[int, list[str]]:
         resources: Any = container.get("resources") or {}
         merged = {**(resources.get("requests") or {}), **(resources.get("limits") or {})}
         for key, value in merged.items():
-            amount = parse_quantity(value) or 0.0
+            amount = quantity_number(value) or 0.0
             if is_gpu_key(str(key)) and amount > 0:
                 total += amount
                 names.append(f"{key} {value} on {container.get('name') or 'a container'}")

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from ..problems import Problem
 from .support.context import LintContext
 from .support.ray_objects import GroupView, cluster_views
-from .support.ray_resources import NVIDIA_GPU, is_gpu_key, parse_quantity
+from .support.ray_resources import NVIDIA_GPU, is_gpu_key, quantity_number
 
 ID = "resources/gpu-pool-without-gpu"
 SEVERITY = "error"
@@ -52,7 +52,7 @@ def _requests_gpu(group: GroupView) -> bool:
         for kind in ("limits", "requests"):
             amounts = resources.get(kind) if isinstance(resources, dict) else None
             for key, value in (amounts or {}).items() if isinstance(amounts, dict) else ():
-                if is_gpu_key(str(key)) and (parse_quantity(value) or 0) > 0:
+                if is_gpu_key(str(key)) and (quantity_number(value) or 0) > 0:
                     return True
     return False
 

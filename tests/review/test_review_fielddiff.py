@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 
 from compiler.k8s.objects import key_of
-from compiler.review.capacity import Capacity, cluster_capacity, parse_quantity
+from compiler.review.capacity import Capacity, cluster_capacity, quantity_or_zero
 from compiler.review.consequences import object_labels
 from compiler.review.fielddiff import diff_documents
 
@@ -106,8 +106,8 @@ def test_capacity_counts_max_replicas_hosts_and_the_head():
     spec["workerGroupSpecs"][1]["numOfHosts"] = 2
     # head 2 CPU 4Gi; group a 3 x (500m, 1Gi, 1 GPU); group b 3 x 2 hosts x the same
     assert cluster_capacity(spec) == Capacity(2000 + 3 * 500 + 6 * 500, 9, (4 + 3 + 6) * 2 ** 30)
-    assert parse_quantity("1.5") == parse_quantity("1500m") and parse_quantity("1e3") == 1000
-    assert parse_quantity("2Ki") == 2048 and parse_quantity("bogus") == 0
+    assert quantity_or_zero("1.5") == quantity_or_zero("1500m") and quantity_or_zero("1e3") == 1000
+    assert quantity_or_zero("2Ki") == 2048 and quantity_or_zero("bogus") == 0
     assert Capacity(1500, 1, 3 * 2 ** 30).as_dict() == {"cpu": "1500m", "cpuMillis": 1500, "gpu": 1,
                                                          "memory": "3Gi", "memoryBytes": 3 * 2 ** 30}
 

@@ -17,7 +17,7 @@ _MIG = re.compile(r"nvidia\.com/mig-\d+g\.\d+gb$")
 NVIDIA_GPU = "nvidia.com/gpu"
 
 
-def parse_quantity(value: Any) -> float | None:
+def quantity_number(value: Any) -> float | None:
     """A Kubernetes quantity ('500m', '2Gi', 4) as a number; None when it does not parse."""
     quantity = k8s_quantity(value)
     return None if quantity is None else float(quantity)
@@ -53,7 +53,7 @@ def container_requests(group: GroupView) -> dict[str, Any]:
 def gpu_limit(group: GroupView) -> float:
     """The nvidia.com/gpu the Ray container asks Kubernetes for (limit, else request)."""
     value = container_limits(group).get(NVIDIA_GPU, container_requests(group).get(NVIDIA_GPU))
-    return parse_quantity(value) or 0.0
+    return quantity_number(value) or 0.0
 
 
 def ray_resources(group: GroupView) -> RayResources:
@@ -63,7 +63,7 @@ def ray_resources(group: GroupView) -> RayResources:
     params = group.ray_start_params
     if isinstance(resources_map, dict) and resources_map:
         for key, raw in resources_map.items():
-            value = parse_quantity(raw)
+            value = quantity_number(raw)
             if value is None:
                 continue
             lower = str(key).lower()
@@ -74,21 +74,21 @@ def ray_resources(group: GroupView) -> RayResources:
             elif is_gpu_key(lower):
                 gpu, gpu_source = _ceil(value), "resources"
     if cpu is None and "num-cpus" in params:
-        cpu = parse_quantity(params["num-cpus"])
+        cpu = quantity_number(params["num-cpus"])
     if gpu is None and "num-gpus" in params:
-        gpu, gpu_source = parse_quantity(params["num-gpus"]), "rayStartParams"
+        gpu, gpu_source = quantity_number(params["num-gpus"]), "rayStartParams"
     if memory is None and "memory" in params:
-        memory = parse_quantity(params["memory"])
+        memory = quantity_number(params["memory"])
     limits, requests = container_limits(group), container_requests(group)
     if cpu is None:
-        value = parse_quantity(limits.get("cpu")) or parse_quantity(requests.get("cpu"))
+        value = quantity_number(limits.get("cpu")) or quantity_number(requests.get("cpu"))
         cpu = _ceil(value) if value else None
     if memory is None:
-        value = parse_quantity(limits.get("memory"))
+        value = quantity_number(limits.get("memory"))
         memory = _ceil(value) if value else None
     if gpu is None:
         for key in sorted(limits):
-            value = parse_quantity(limits[key])
+            value = quantity_number(limits[key])
             if is_gpu_key(str(key)) and value:
                 gpu, gpu_source = _ceil(value), "limits"
                 break
