@@ -101,11 +101,21 @@ func TestWebhookOnlyCheckIsMarked(t *testing.T) {
 	twoGroups := strings.Replace(rayCluster, `"workerGroupSpecs": [{`, `"workerGroupSpecs": [{"groupName": "gpu",
 	 "minReplicas": 0, "maxReplicas": 1, "template": {"spec": {"containers": [{"name": "w", "image": "i"}]}}}, {`, 1)
 	result := build(t, operator{}, twoGroups)[0]
-	if len(result.Refusals) != 1 || !result.Refusals[0].Webhook || result.Refusals[0].Field != "spec.workerGroupSpecs[1]" {
+	if len(result.Refusals) != 1 || !result.Refusals[0].Webhook || result.Refusals[0].Field != "spec.workerGroupSpecs[1]" ||
+		result.Refusals[0].Message != "worker group names must be unique" {
 		t.Fatalf("refusals: %+v", result.Refusals)
 	}
 	if len(result.Clusters) != 1 {
 		t.Errorf("the controller itself does not refuse duplicate group names, yet nothing was built")
+	}
+}
+
+func TestWebhookRepeatsNoControllerRefusal(t *testing.T) {
+	long := strings.Replace(rayCluster, `"name": "demo"`, `"name": "`+strings.Repeat("d", 60)+`"`, 1)
+	result := build(t, operator{}, long)[0]
+	if len(result.Refusals) != 1 || result.Refusals[0].By != "ValidateRayClusterMetadata" ||
+		result.Refusals[0].Message != "RayCluster name should be no more than 53 characters" {
+		t.Fatalf("refusals: %+v", result.Refusals)
 	}
 }
 

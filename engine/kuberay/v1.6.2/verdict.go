@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"regexp"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
@@ -48,11 +49,38 @@ func webhookRefusals(ctx context.Context, obj runtime.Object, validate func(cont
 	if errors.As(err, &status) && status.ErrStatus.Details != nil && len(status.ErrStatus.Details.Causes) > 0 {
 		var found []rejection
 		for _, cause := range status.ErrStatus.Details.Causes {
-			found = append(found, rejection{By: "webhook", Message: cause.Message, Field: cause.Field, Webhook: true})
+			found = append(found, rejection{By: "webhook", Message: detail(cause.Message), Field: cause.Field, Webhook: true})
 		}
 		return found
 	}
 	return []rejection{{By: "webhook", Message: err.Error(), Webhook: true}}
+}
+
+// invalidValue is how a field.Invalid error prints (ErrorBody): the value, then the validator's own words.
+var invalidValue = regexp.MustCompile(`^Invalid value: (?:\{.*\}|"(?:[^"\\]|\\.)*"|[^ ]*): (.*)$`)
+
+// detail is the validator's own words of a webhook cause, without the value printed before them (a whole
+// worker group as JSON).
+func detail(message string) string {
+	if match := invalidValue.FindStringSubmatch(message); match != nil {
+		return match[1]
+	}
+	return message
+}
+
+// withWebhook adds the webhook's refusals that the controller's checks did not already give (the webhooks run
+// the same metadata validators).
+func withWebhook(found, webhook []rejection) []rejection {
+	for _, w := range webhook {
+		repeated := false
+		for _, f := range found {
+			repeated = repeated || (!f.Webhook && f.Message == w.Message)
+		}
+		if !repeated {
+			found = append(found, w)
+		}
+	}
+	return found
 }
 
 func clusterRefusals(ctx context.Context, cluster *rayv1.RayCluster) []rejection {
@@ -61,10 +89,10 @@ func clusterRefusals(ctx context.Context, cluster *rayv1.RayCluster) []rejection
 		{"ValidateRayClusterSpec", func() error { return utils.ValidateRayClusterSpec(&cluster.Spec, cluster.Annotations) }},
 		{"ValidateRayClusterUpgradeOptions", func() error { return utils.ValidateRayClusterUpgradeOptions(cluster) }},
 	})
-	return append(found, webhookRefusals(ctx, cluster.DeepCopy(), func(ctx context.Context, obj runtime.Object) error {
+	return withWebhook(found, webhookRefusals(ctx, cluster.DeepCopy(), func(ctx context.Context, obj runtime.Object) error {
 		_, err := (&webhooks.RayClusterWebhook{}).ValidateCreate(ctx, obj)
 		return err
-	})...)
+	}))
 }
 
 func jobRefusals(ctx context.Context, job *rayv1.RayJob) []rejection {
@@ -72,10 +100,10 @@ func jobRefusals(ctx context.Context, job *rayv1.RayJob) []rejection {
 		{"ValidateRayJobMetadata", func() error { return utils.ValidateRayJobMetadata(job.ObjectMeta) }},
 		{"ValidateRayJobSpec", func() error { return utils.ValidateRayJobSpec(job) }},
 	})
-	return append(found, webhookRefusals(ctx, job.DeepCopy(), func(ctx context.Context, obj runtime.Object) error {
+	return withWebhook(found, webhookRefusals(ctx, job.DeepCopy(), func(ctx context.Context, obj runtime.Object) error {
 		_, err := (&webhooks.RayJobWebhook{}).ValidateCreate(ctx, obj)
 		return err
-	})...)
+	}))
 }
 
 func serviceRefusals(ctx context.Context, service *rayv1.RayService) []rejection {
@@ -83,10 +111,10 @@ func serviceRefusals(ctx context.Context, service *rayv1.RayService) []rejection
 		{"ValidateRayServiceMetadata", func() error { return utils.ValidateRayServiceMetadata(service.ObjectMeta) }},
 		{"ValidateRayServiceSpec", func() error { return utils.ValidateRayServiceSpec(service) }},
 	})
-	return append(found, webhookRefusals(ctx, service.DeepCopy(), func(ctx context.Context, obj runtime.Object) error {
+	return withWebhook(found, webhookRefusals(ctx, service.DeepCopy(), func(ctx context.Context, obj runtime.Object) error {
 		_, err := (&webhooks.RayServiceWebhook{}).ValidateCreate(ctx, obj)
 		return err
-	})...)
+	}))
 }
 
 // cronJobRefusals: KubeRay has no RayCronJob webhook.
