@@ -138,3 +138,11 @@ def test_quantities_are_read_in_one_place() -> None:
         if "Ki|Mi|Gi" in text:  # a quantity's suffixes in a regular expression: a second parser
             found.append(relative)
     assert found == []
+
+
+def test_every_variable_is_documented() -> None:
+    """docs/reference.md lists settings.py's variables; docs/security.md's table the bounds."""
+    docs = PACKAGE.parent / "docs"
+    reference, security = ((docs / name).read_text(encoding="utf-8") for name in ("reference.md", "security.md"))
+    assert [name for name in settings.VARIABLES if f"`{name}`" not in reference] == []
+    assert [limit.variable for limit in limits.ALL if f"`{limit.variable}`" not in security] == []
