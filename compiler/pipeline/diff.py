@@ -8,6 +8,7 @@ from .. import review
 from ..problems import KrcError, Problem, sorted_problems
 from ..project import Project
 from ..review.golden_source import GitGolden, WorkingTreeGolden
+from .base_checks import base_checks, findings_of
 from .context import Context, EnvironmentResult, Job
 from .environments import compile_environments
 from .golden import covers_all, removed_environments
@@ -65,7 +66,14 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
     if covers_all(project, names):
         for name in removed_environments(project, source):
             reviews[name] = review.removed_environment(name, source.files(name))
-    return review.Review(source.description, base, tuple(reviews[name] for name in sorted(reviews)))
+    checked = base_checks(project, sorted(reviews), base, run)
+    if checked.findings is not None:  # the base's inputs differ from the working tree's: compare the findings
+        current = findings_of(project, [name for name in sorted(reviews) if not reviews[name].removed], run)
+        for name in current:
+            reviews[name] = review.with_check_changes(reviews[name], current[name], checked.findings.get(name, ()))
+    return review.Review(source.description, base, tuple(reviews[name] for name in sorted(reviews)),
+                         checked.description if checked.findings is not None or checked.same_inputs else "",
+                         checked.note)
 
 
 def _reviewed(context: Context, source: WorkingTreeGolden | GitGolden, names: Sequence[str], base: str | None,

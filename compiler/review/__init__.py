@@ -2,7 +2,14 @@
 KubeRay consequences, capacity at maximum scale, and the CRD upgrade gate first."""
 from .approval import check_reason
 from .approve import ApprovalWritten, write_approval
-from .compare import golden_source, pruned_objects, removed_environment, review_environment, with_checks
+from .compare import (
+    golden_source,
+    pruned_objects,
+    removed_environment,
+    review_environment,
+    with_check_changes,
+    with_checks,
+)
 from .format_json import format_json
 from .format_markdown import COMMENT_LIMIT, MARKDOWN_BUDGET, format_markdown
 from .format_text import format_text
@@ -22,4 +29,4 @@ def format_review(review: Review, output_format: str) -> str:
 __all__ = ["ApprovalWritten", "COMMENT_LIMIT", "EnvironmentReview", "FORMATS", "FileChange", "MARKDOWN_BUDGET",
            "ObjectChange", "Review", "check_reason", "format_json", "format_markdown", "format_review",
            "format_text", "golden_source", "pruned_objects", "removed_environment", "review_environment",
-           "with_checks", "write_approval"]
+           "with_check_changes", "with_checks", "write_approval"]

@@ -23,7 +23,7 @@ from .fielddiff import diff_documents, text_diff
 from .golden_source import GitGolden, WorkingTreeGolden, git_golden
 from .grouping import group_changes
 from .helm_commands import Release
-from .model import EnvironmentReview, FileChange, LimitCheck, ObjectChange
+from .model import EnvironmentReview, FileChange, LimitCheck, ObjectChange, check_identity
 from .summaries import object_summary
 
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
@@ -153,6 +153,17 @@ def errors_first(checks: Sequence[Problem]) -> tuple[Problem, ...]:
 def with_checks(review: EnvironmentReview, checks: Sequence[Problem]) -> EnvironmentReview:
     """The review with the environment's lint and policy findings, errors first."""
     return dataclasses.replace(review, checks=errors_first(checks))
+
+
+def with_check_changes(review: EnvironmentReview, current: Sequence[Problem], base: Sequence[Problem]
+                       ) -> EnvironmentReview:
+    """The review with the findings that are new against the base's and those of the base that are resolved,
+    errors first."""
+    before = {check_identity(p) for p in base}
+    after = {check_identity(p) for p in current}
+    return dataclasses.replace(review,
+                               new_checks=errors_first([p for p in current if check_identity(p) not in before]),
+                               resolved_checks=errors_first([p for p in base if check_identity(p) not in after]))
 
 
 def review_environment(project: Project, render: Render, golden: output.Files, checks: Sequence[Problem] = (),

@@ -137,6 +137,8 @@ def environment_dict(env: EnvironmentReview) -> dict[str, Any]:
     return {
         "name": env.name, "changed": env.changed, "removed": env.removed, "firstRender": env.first_render,
         "checks": [check_dict(p) for p in env.checks], "limits": [lim.as_dict() for lim in env.limits],
+        "newChecks": [check_dict(p) for p in env.new_checks],
+        "resolvedChecks": [check_dict(p) for p in env.resolved_checks],
         "groups": [g.as_dict() for g in env.groups],
         "counts": {"added": env.count("added"), "removed": env.count("removed"), "changed": env.count("changed"),
                    "unchanged": env.unchanged},
@@ -156,6 +158,8 @@ def review_dict(review: Review) -> dict[str, Any]:
         "crdGatesUnapproved": [g.environment for g in review.unapproved],
         "removedEnvironments": list(review.removed),
         "checkErrors": sum(e.check_errors for e in review.environments),
+        "checksBase": review.checks_base or None, "checksNote": review.checks_note or None,
+        "newCheckErrors": sum(e.new_errors for e in review.environments),
         "environments": [environment_dict(e) for e in review.environments],
     }
 

@@ -23,6 +23,7 @@ from .markdown_sections import (
     COMMENT_LIMIT,
     FULL_REPORT,
     MARKDOWN_BUDGET,
+    check_changes_section,
     check_item,
     gate_section,
     gate_short,
@@ -274,8 +275,10 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
     room -= len(gates)
     removals = _fitted([removed_section(e) for e in removed], [removed_short(e) for e in removed], room * 3 // 10)
     room -= len(removals)
+    changes = check_changes_section(review, room * 3 // 10)
+    room -= len(changes)
     checks = checks_section(review, room * 4 // 10)
-    out = title + gates + removals + checks + table
+    out = title + gates + changes + removals + checks + table
     changed_envs = [e for e in review.environments if e.changed and not e.removed]
     for index, env in enumerate(changed_envs):
         # an even share of what is left, so every environment shows some details; unused room carries over

@@ -161,10 +161,24 @@ def environment_lines(env: EnvironmentReview) -> list[str]:
     return lines
 
 
+def check_change_lines(review: Review) -> list[str]:
+    """New and resolved findings against the base's (right after the CRD gates: a new error blocks too)."""
+    if not review.checks_base:
+        return [f"checks: {review.checks_note}"] if review.checks_note else []
+    new, resolved = review.new_checks, review.resolved_checks
+    errors = sum(p.severity == "error" for _, p in new)
+    lines = [f"checks against {review.checks_base}: {len(new)} new ({errors} error{'s' * (errors != 1)}), "
+             f"{len(resolved)} resolved" + (" (new errors block 'krc golden')" if errors else "")]
+    lines += [f"   new      {env}: {check_line(p)}" for env, p in new]
+    lines += [f"   resolved {env}: {check_line(p)}" for env, p in resolved]
+    return lines
+
+
 def format_text(review: Review) -> str:
     lines = [f"krc diff: render compared with {review.base}"]
     for gate in review.gates:
         lines += gate_lines(gate)
+    lines += check_change_lines(review)
     for env in review.environments:
         if env.changed:
             lines += environment_lines(env)

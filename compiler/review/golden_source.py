@@ -95,9 +95,8 @@ def _read_blobs(root: Path, oids: list[str]) -> list[bytes]:
     return blobs
 
 
-def git_golden(project_root: Path, ref: str) -> GitGolden:
-    """Every golden file at `ref`, by environment; an unknown ref is bad input (exit 2)."""
-    root = project_root.resolve()
+def _commit_of(root: Path, ref: str) -> tuple[str, str]:
+    """git's prefix of the project folder and the commit `ref` names; KrcError (bad input) otherwise."""
     if ref.startswith("-"):
         raise KrcError(f"--base '{ref}' is not a git ref; give a branch, tag or commit such as origin/main")
     try:
@@ -110,8 +109,12 @@ def git_golden(project_root: Path, ref: str) -> GitGolden:
     except KrcError:
         raise KrcError(f"--base '{ref}' is not a commit in {root}; fetch it first (e.g. git fetch origin main) "
                        "or name a branch, tag or commit that exists") from None
-    golden = f"{prefix}golden/"
-    listing = _git(root, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", golden]).split(b"\0")
+    return prefix, commit
+
+
+def _tree_files(root: Path, commit: str, folder: str) -> dict[str, bytes]:
+    """Every file below `folder` (git's path, `/`-terminated) at `commit`, by its path inside the folder."""
+    listing = _git(root, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", folder]).split(b"\0")
     entries: list[tuple[str, str]] = []
     for line in listing:
         if not line:
@@ -120,10 +123,30 @@ def git_golden(project_root: Path, ref: str) -> GitGolden:
         # judges such a file as `krc diff` without --base does, and messages show its bytes escaped
         meta, _, path = os.fsdecode(line).partition("\t")
         mode, kind, oid = meta.split()
-        if kind == "blob" and path.startswith(golden):
-            entries.append((path[len(golden):], oid))
+        if kind == "blob" and path.startswith(folder):
+            entries.append((path[len(folder):], oid))
+    return {relative: blob for (relative, _), blob in
+            zip(entries, _read_blobs(root, [oid for _, oid in entries]), strict=True)}
+
+
+def git_project_files(project_root: Path, ref: str, folders: tuple[str, ...]) -> tuple[str, dict[str, bytes]]:
+    """The commit `ref` names and every file of the project's `folders` as committed there, by their path in
+    the project (`policies/x.cue`)."""
+    root = project_root.resolve()
+    prefix, commit = _commit_of(root, ref)
+    files: dict[str, bytes] = {}
+    for folder in folders:
+        found = _tree_files(root, commit, f"{prefix}{folder}/")
+        files.update({f"{folder}/{path}": blob for path, blob in found.items()})
+    return commit, files
+
+
+def git_golden(project_root: Path, ref: str) -> GitGolden:
+    """Every golden file at `ref`, by environment; an unknown ref is bad input (exit 2)."""
+    root = project_root.resolve()
+    prefix, commit = _commit_of(root, ref)
     by_environment: dict[str, output.Files] = {}
-    for (relative, _), blob in zip(entries, _read_blobs(root, [oid for _, oid in entries]), strict=True):
+    for relative, blob in _tree_files(root, commit, f"{prefix}golden/").items():
         environment, _, inside = relative.partition("/")
         if inside:
             by_environment.setdefault(environment, {})[inside] = blob

@@ -101,6 +101,8 @@ def summary_table(review: Review) -> str:
         consequences = consequences_cell(env)
         if env.check_errors:
             consequences += f"; **{env.check_errors} check error{'s' * (env.check_errors != 1)}**"
+        if env.new_errors:
+            consequences += f"; **{env.new_errors} new check error{'s' * (env.new_errors != 1)}**"
         crds = "unchanged" if env.gate is None else (
             f"**{env.gate.old_version} → {env.gate.new_version}**"
             + ("" if not env.gate.blocking else f" (approval {env.gate.approval.status})"))
@@ -144,3 +146,24 @@ def check_item(env: str, problem: Problem) -> str:
     mark = {"error": ":x: **error**", "warning": ":warning: warning", "info": "info"}[problem.severity]
     where = code(str(problem.location)) if problem.location else code(problem.object or env)
     return f"- {mark} {code(env)} {where} \\[{code(problem.rule or 'krc')}\\]: {rich(problem.message)}\n"
+
+
+def check_changes_section(review: Review, room: int) -> str:
+    """Findings new against the base's and those resolved, new errors first; what does not fit is counted."""
+    new, resolved = review.new_checks, review.resolved_checks
+    if not review.checks_base or not (new or resolved):
+        return f"_{rich(review.checks_note)}_\n\n" if review.checks_note else ""
+    errors = sum(p.severity == "error" for _, p in new)
+    out = [f"### Checks against {prose(review.checks_base)}: {len(new)} new ({errors} error"
+           f"{'s' * (errors != 1)}), {len(resolved)} resolved\n\n"
+           + ("_A new error blocks `krc golden` as it blocks this change._\n\n" if errors else "")]
+    size = len(out[0]) + 300
+    items = [("new", env, p) for env, p in new] + [("resolved", env, p) for env, p in resolved]
+    for index, (what, env, problem) in enumerate(items):
+        line = f"- **{what}**: " + check_item(env, problem).removeprefix("- ")
+        if size + len(line) > room:
+            out.append(f"- … {len(items) - index} more: run `krc diff`, {FULL_REPORT}\n")
+            break
+        out.append(line)
+        size += len(line)
+    return "".join(out) + "\n"

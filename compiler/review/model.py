@@ -70,6 +70,12 @@ class LimitCheck:
                 "ok": self.ok}
 
 
+def check_identity(problem: Problem) -> tuple[str, str, str, str]:
+    """A finding as the base and the change are matched by: its rule, severity, object and words; not its line,
+    which moves with every edit above it."""
+    return (problem.rule, problem.severity, problem.object, problem.message)
+
+
 @dataclass(frozen=True)
 class EnvironmentReview:
     name: str
@@ -86,10 +92,17 @@ class EnvironmentReview:
     checks: tuple[Problem, ...] = ()  # lint and policy findings of the environment, errors first
     limits: tuple[LimitCheck, ...] = ()  # capacity at max against the limits policies state
     ray_view: TwoViews | None = None  # capacity after, as Ray's autoscaler sees it beside Kubernetes (ray_view.py)
+    new_checks: tuple[Problem, ...] = ()  # lint and policy findings the base did not have (Review.checks_base)
+    resolved_checks: tuple[Problem, ...] = ()  # findings the base had that are gone
+
+    @property
+    def new_errors(self) -> int:
+        return sum(p.severity == "error" for p in self.new_checks)
 
     @property
     def changed(self) -> bool:
-        return bool(self.removed or self.objects or self.files or self.gate)
+        # a new error is a change like any other: `krc golden` would refuse it (a new warning is shown, not a change)
+        return bool(self.removed or self.objects or self.files or self.gate or self.new_errors)
 
     @property
     def check_errors(self) -> int:
@@ -104,6 +117,16 @@ class Review:
     base: str  # what golden was read from, for people
     ref: str | None  # the git ref of --base, None for the working tree
     environments: tuple[EnvironmentReview, ...]
+    checks_base: str = ""  # what the checks were compared with ("HEAD (0123456789ab)"), "" when they were not
+    checks_note: str = ""  # why they were not, when they were not
+
+    @property
+    def new_checks(self) -> tuple[tuple[str, Problem], ...]:
+        return tuple((e.name, p) for e in self.environments for p in e.new_checks)
+
+    @property
+    def resolved_checks(self) -> tuple[tuple[str, Problem], ...]:
+        return tuple((e.name, p) for e in self.environments for p in e.resolved_checks)
 
     @property
     def changed(self) -> bool:

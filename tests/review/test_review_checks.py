@@ -43,7 +43,7 @@ def test_a_policy_violation_blocks_golden_and_leads_the_review(accepted: Project
     body = run(accepted, "diff", "--format", "markdown").output
     assert "### Checks: 1 error" in body and body.index("### Checks") < body.index("### Summary")
     assert "23 → **39** / 32 **✗** (policy/prod-gpu-limit)" in body
-    first = body.split("### Checks", 1)[1].split("\n- ", 1)[1]
+    first = body.split("### Checks:", 1)[1].split("\n- ", 1)[1]
     assert first.startswith(":x: **error** `prod-eks-gpu` `policies/prod-gpu-limit.cue:")
 
     # lowered with a reason, the environment is accepted and the review says why
