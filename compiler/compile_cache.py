@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .cache import CacheKind, cache_dir, cache_key
 from .content_digests import krc_fingerprint, limit_settings, path_digest, sha256_hex, tree_digest
 from .k8s.objects import RenderedObject
 from .problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
 from .project import Project
+
+T = TypeVar("T")
 
 # bump a kind's version when what its entries hold or what their keys cover changes
 COMPILED = CacheKind("compiled", 2)
@@ -128,7 +130,7 @@ class CompileCache:
         self._summaries: dict[str, Summary] = {}
         if shared is None and enabled:
             shared = cache_key(krc_fingerprint(), tree_digest(project.templates_dir), tree_digest(project.vendor_dir),
-                               options, limit_settings())
+                               options, limit_settings(), kuberay.builds_identity())
         self.shared = shared or ""
 
     def digest(self, path: Path | str) -> str:
@@ -176,24 +178,20 @@ class CompileCache:
                 return False
         return True
 
-    def _current(self, kind: CacheKind, name: str) -> tuple[str, Any] | None:
-        """The environment's payload of `kind` under its current key, when it names it and its recorded inputs
-        kept their bytes."""
+    def _current(self, kind: CacheKind, name: str, read: Callable[[str, Any], T | None]) -> T | None:
+        """`read(key, payload)` of the environment's payload of `kind` under its current key, when it names the
+        environment and its recorded inputs kept their bytes; None when anything in it is not as written."""
         key = self.key(name)
         payload = self.read_payload(kind, key)
         try:
             if payload is None or payload["name"] != name or not self.inputs_unchanged(payload["inputs"]):
                 return None
+            return read(key, payload)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
-        return key, payload
 
     def lookup(self, name: str) -> Compiled | None:
-        found = self._current(COMPILED, name)
-        if found is None:
-            return None
-        key, payload = found
-        try:
+        def read(key: str, payload: Any) -> Compiled | None:
             chart, findings, inputs = _entry_facts(payload)
             objects, chart_objects = (
                 tuple(RenderedObject(o["document"], str(o["template"]), location_from_json(o["location"]))
@@ -204,8 +202,8 @@ class CompileCache:
             files = {str(path): text.encode("utf-8") for path, text in payload["files"].items()}
             return Compiled(name, key, chart, files, objects, payload["helmValues"], findings, chart_objects,
                             from_cache=True, inputs_digest=inputs)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return None
+
+        return self._current(COMPILED, name, read)
 
     def summary(self, name: str) -> Summary | None:
         """Its current entry's trustworthy summary, kept once found (until stored; a worker may store it later)."""
@@ -213,11 +211,7 @@ class CompileCache:
         return self._summaries.setdefault(name, found) if found else None
 
     def _read_summary(self, name: str) -> Summary | None:
-        found = self._current(SUMMARIES, name)
-        if found is None:
-            return None
-        key, payload = found
-        try:
+        def read(key: str, payload: Any) -> Summary | None:
             chart, findings, inputs = _entry_facts(payload)
             digests, objects = payload["files"], payload["objects"]
             if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()) \
@@ -225,8 +219,8 @@ class CompileCache:
                 return None
             return Summary(name, key, chart, objects, findings, digests, inputs,
                            tuple(str(path) for path, _ in payload["inputs"]))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return None
+
+        return self._current(SUMMARIES, name, read)
 
     def recorded_inputs(self, inputs: Iterable[Path]) -> list[list[str]]:
         """[path, sha256] of each file, sorted: the path relative to the project, absolute when outside it."""
