@@ -49,6 +49,18 @@ def require_build(version: str, where: Location | None = None) -> Path:
                    f"engine/kuberay/v{version} as engine/kuberay/README.md says, then run 'make kuberay'", where)
 
 
+def builds_identity() -> str:
+    """Every KubeRay build as cache keys name it (file, size, modification time): a result made with one build,
+    or with none (kuberay/validator finds nothing then), is never taken for another's."""
+    found = []
+    for version in built_versions():
+        path = binary_for(version)
+        with contextlib.suppress(OSError):
+            facts = path.stat()
+            found.append(f"{path} ({facts.st_size} bytes, modified {facts.st_mtime_ns})")
+    return "; ".join(found)
+
+
 class KubeRayProcess(Channel):
     """One KubeRay build running: its pipes and its log (what Go or KubeRay print)."""
 
