@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import click
 
-from .. import output, pipeline, review
+from .. import pipeline, review
 from ..pipeline.context import EnvironmentResult
-from ..problems import KrcError
 from ..project import printable
 from ..report_format import plural
 from .edge import reports_errors, run_options, run_settings
@@ -139,8 +137,9 @@ def check_command(environments: tuple[str, ...], no_cache: bool, jobs: int | Non
               show_default=True, help="Output format (markdown: a pull-request comment).")
 @click.option("--base", metavar="REF", help="Compare with golden/ as committed at git REF (e.g. origin/main).")
 @click.option("--output", "outputs", metavar="FORMAT=FILE", multiple=True,
-              help="Also write the report in FORMAT to FILE (repeatable), from the same compile: "
-                   "--output json=krc-review.json --output text=krc-review.txt.")
+              help="Also write the report in FORMAT to FILE (repeatable; any folder you can write, never "
+                   "through a link inside the project), from the same compile: "
+                   "--output json=\"$RUNNER_TEMP/krc-review.json\" --output text=krc-review.txt.")
 @run_options
 @reports_errors
 def diff_command(environments: tuple[str, ...], output_format: str, base: str | None,
@@ -154,21 +153,12 @@ def diff_command(environments: tuple[str, ...], output_format: str, base: str | 
       krc diff --base origin/main --format markdown --output json=review.json --output text=review.txt
     """
     project = current_project()
-    targets = []
-    for option in outputs:
-        name, _, file = option.partition("=")
-        if name not in review.FORMATS or not file:
-            raise KrcError(f"--output {option!r}: write FORMAT=FILE with FORMAT one of {', '.join(review.FORMATS)}")
-        target = Path(file).resolve()
-        if not target.is_relative_to(project.root.resolve()):
-            raise KrcError(f"--output {option!r}: {target} is outside the project {project.root}; write reports "
-                           "inside it")
-        targets.append((name, target))
+    targets = review.report_targets(project, outputs, review.FORMATS)  # all checked before anything is compiled
     names = project.select(environments)
     with working(f"rendering {plural(len(names), 'environment')}"):
         result = pipeline.review_project(project, names, base, run_settings(no_cache, jobs))
-    for name, path in targets:  # every format from the one review
-        output.replace_file(path, review.format_review(result, name).encode("utf-8"))
+    for target in targets:  # every format from the one review
+        review.write_report(target, review.format_review(result, target.format).encode("utf-8"))
     click.echo(review.format_review(result, output_format), nl=False)
     sys.exit(result.exit_code)
 

@@ -14,6 +14,7 @@ from .format_json import format_json
 from .format_markdown import COMMENT_LIMIT, MARKDOWN_BUDGET, format_markdown
 from .format_text import format_text
 from .model import EnvironmentReview, FileChange, ObjectChange, Review
+from .report_files import ReportTarget, report_targets, write_report
 
 FORMATS = ("text", "markdown", "json")
 
@@ -26,7 +27,7 @@ def format_review(review: Review, output_format: str) -> str:
     return format_text(review)
 
 
-__all__ = ["ApprovalWritten", "COMMENT_LIMIT", "EnvironmentReview", "FORMATS", "FileChange", "MARKDOWN_BUDGET",
-           "ObjectChange", "Review", "check_reason", "format_json", "format_markdown", "format_review",
-           "format_text", "golden_source", "pruned_objects", "removed_environment", "review_environment",
-           "with_check_changes", "with_checks", "write_approval"]
+__all__ = ["ApprovalWritten", "check_reason", "COMMENT_LIMIT", "EnvironmentReview", "FileChange", "format_json",
+           "format_markdown", "format_review", "format_text", "FORMATS", "golden_source", "MARKDOWN_BUDGET",
+           "ObjectChange", "pruned_objects", "removed_environment", "report_targets", "ReportTarget", "Review",
+           "review_environment", "with_check_changes", "with_checks", "write_approval", "write_report"]
