@@ -32,9 +32,10 @@ SUMMARY_LIMIT = 1024 * 1024  # bytes GitHub accepts in one step's job summary
 
 def build_body(report: str, exit_code: int, stderr: str) -> str:
     if exit_code >= 2:
-        error = stderr.strip() or "(no error output)"
+        error = (stderr.strip() or "(no error output)")[-4000:]
+        fence = _fence(error)  # longer than any run of backticks in the error: it cannot close the block
         report = (f"## krc diff\n\n:x: **`krc diff` failed (exit {exit_code})**: the render or the golden files "
-                  f"have an error, so there is no review report.\n\n```\n{error[-4000:]}\n```\n")
+                  f"have an error, so there is no review report.\n\n{fence}\n{error}\n{fence}\n")
     body = f"{MARKER}\n{report}"
     if len(body) > COMMENT_LIMIT:  # krc keeps under its budget; this only guards against a changed budget
         body = (body[:COMMENT_LIMIT - 200] + "\n\n_Report cut at GitHub's comment limit: the full report is in "

@@ -25,34 +25,29 @@ def script(name: str, *args: str, env: dict[str, str] | None = None) -> subproce
                           timeout=60)
 
 
-def test_the_workflow_runs_both_checks_and_the_scripts():
+def test_the_workflow_is_the_repositorys_own_action():
     workflow = yaml.safe_load((REPO / ".github" / "workflows" / "krc-review.yml").read_text())
-    steps = {job: "\n".join(str(s.get("run", "")) for s in spec["steps"]) for job, spec in workflow["jobs"].items()}
-    assert steps["golden-current"].rstrip().endswith("krc diff")
-    # every format from one compile: one krc diff writes all three
-    assert steps["review"].count("krc diff") == 1
-    assert ('krc diff --base "$BASE" --format markdown --output json=krc-review.json --output text=krc-review.txt'
-            in steps["review"]) and "> krc-review.md" in steps["review"]
-    # lint (annotations) and the policies (CUE inside krc's engine: no Node) gate the job after the report
-    review_steps = workflow["jobs"]["review"]["steps"]
-    assert not any(s.get("uses", "").startswith("actions/setup-node") for s in review_steps)
-    assert "npm" not in steps["review"] and "krc lint --format github" in steps["review"]
-    assert "krc policy" in steps["review"]
-    # both jobs install krc with its engine built from the pinned modules, by the Go the engine is built with here
-    for job in ("golden-current", "review"):
-        uses = {s.get("uses", "").split("@")[0]: s for s in workflow["jobs"][job]["steps"]}
-        assert uses["actions/setup-go"]["with"]["go-version"].startswith("1.26")
-        assert "pip install .\n" in steps[job] + "\n" and "pip install -e" not in steps[job]
-        assert "helm_install" not in steps[job]
-    assert review_steps[-2]["name"] == "Lint and policies passed"
-    assert "--full-report krc-review.txt" in steps["review"]  # the job summary gets the uncut report
-    artifact = next(s for s in workflow["jobs"]["review"]["steps"] if "upload-artifact" in s.get("uses", ""))
-    assert artifact["with"]["name"] == "krc-review" and artifact["with"]["path"] == "krc-review.*"
-    checkout = next(s for s in workflow["jobs"]["review"]["steps"] if s.get("uses", "").startswith("actions/checkout"))
-    assert checkout["with"]["fetch-depth"] == 0
+    [job] = workflow["jobs"].values()
+    checkout, review = job["steps"]
+    assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
+    assert review["uses"] == "./" and "run" not in review  # action.yml at the root: what other repositories use
+    assert workflow["permissions"]["pull-requests"] == "write" and workflow["permissions"]["issues"] == "write"
+    action = yaml.safe_load((REPO / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    commands = "\n".join(str(step.get("run", "")) for step in action["runs"]["steps"])
+    # every format from one compile: one krc diff writes all three, into the runner's temporary folder
+    assert commands.count("krc diff --") == 1 and '--output json="$reports/krc-review.json"' in commands
+    for command in ("krc vendor", "krc check", "krc lint --format github", "krc policy"):
+        assert command in commands
     for name in ("krc_review_comment.py", "krc_crd_gate.py"):
-        assert f".github/scripts/{name}" in steps["review"] and (SCRIPTS / name).is_file()
-    assert workflow["permissions"]["pull-requests"] == "write"
+        assert f"$KRC_SOURCE/.github/scripts/{name}" in commands and (SCRIPTS / name).is_file()
+    # inputs reach the scripts as variables, never pasted into them
+    assert "${{" not in commands
+    uses = {step["uses"].split("@")[0]: step for step in action["runs"]["steps"] if "uses" in step}
+    assert uses["actions/setup-go"]["with"]["go-version"] == "${{ inputs.go-version }}"
+    assert action["inputs"]["go-version"]["default"].startswith("1.26")
+    assert uses["actions/upload-artifact"]["with"]["name"] == "krc-review"
+    assert not any(name.startswith("actions/setup-node") for name in uses)  # CUE runs inside krc's engine
 
 
 class FakeGitHub(http.server.BaseHTTPRequestHandler):
