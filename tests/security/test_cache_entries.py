@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from compiler import yamlio
 from compiler.cache import store
 from compiler.charts import helm_template
 from compiler.cli import main
@@ -136,3 +138,49 @@ def test_the_autoscaler_answers_are_verified_entries_too(tmp_path: Path, monkeyp
     path = Path(autoscaler_run.CACHE.entry_path(key))
     path.write_bytes(path.read_bytes().replace(b'"max_workers":2', b'"max_workers":200'))
     assert autoscaler_run._read_cached(key) is None  # edited: a miss, the generator runs again
+
+
+def _render_cached(project: Project) -> tuple[int, dict[str, bytes], str]:
+    result = CliRunner().invoke(main, ["--project", str(project.root), "render", "dev"])
+    files = {p.relative_to(project.rendered_dir).as_posix(): p.read_bytes()
+             for p in sorted(project.rendered_dir.rglob("*")) if p.is_file()}
+    return result.exit_code, files, result.stderr
+
+
+def test_a_compiled_result_edited_in_the_cache_is_compiled_again(project: Project, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch):
+    """Every kind the render keeps (compiled results, summaries, output stamps, destinations, Helm answers): an
+    entry whose payload was edited without its digest is a miss; what the render writes is the engine's again."""
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    code, first, _ = _render_cached(project)
+    assert code == 0
+    kinds = {p.relative_to(tmp_path / "cache").parts[0] for p in (tmp_path / "cache").rglob("*") if p.is_file()}
+    assert {"compiled", "summaries", "outputs", "destinations", "helm-template"} <= kinds
+    shutil.rmtree(project.rendered_dir)
+    binding = json.dumps(yamlio.dump(BINDING))[1:-1].encode()  # a YAML file as the compiled payload holds it
+    edited = set()
+    for entry in (p for p in (tmp_path / "cache").rglob("*") if p.is_file()):
+        header, _, payload = entry.read_bytes().partition(b"\n")
+        changed = payload.replace(b'"files":{', b'"files":{"manifests/owned.yaml":"' + binding + b'",', 1) \
+            .replace(b"ray-demo", b"ray-pwnd")
+        if changed != payload:
+            edited.add(entry.relative_to(tmp_path / "cache").parts[0])
+            entry.write_bytes(header + b"\n" + changed)
+    assert {"compiled", "helm-template"} <= edited
+    code, files, _ = _render_cached(project)
+    assert code == 0 and files == first
+    assert b"ClusterRoleBinding" not in b"".join(files.values()) and b"ray-pwnd" not in b"".join(files.values())
+
+
+def test_a_cache_root_others_may_write_to_is_not_used(project: Project, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch):
+    root = tmp_path / "shared-cache"
+    monkeypatch.setenv("KRC_CACHE_DIR", str(root))
+    code, first, _ = _render_cached(project)
+    assert code == 0
+    os.chmod(root, 0o777)  # a shared /tmp/krc-cache: anyone may have replaced what is in it
+    store._WARNED.clear()
+    shutil.rmtree(project.rendered_dir)
+    code, files, stderr = _render_cached(project)
+    assert code == 0 and files == first
+    assert stderr.count("ignoring the cache in") == 1 and str(root) in stderr
