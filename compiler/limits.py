@@ -62,7 +62,10 @@ LOCK_SECONDS = Limit("KRC_LOCK_SECONDS", 300, "lock wait (seconds)")
 PARAMETER_BYTES = Limit("KRC_MAX_PARAMETER_BYTES", 253, "plugin parameter value length")
 # The engine stops itself past this much Go heap (its collector aims far lower: native/client.py)
 ENGINE_MEMORY_MB = Limit("KRC_ENGINE_MEMORY_MB", 1024, "engine memory (MiB)")
+# How long `krc argocd init` or `generate` may run before it stops itself with a message: Argo CD's deadline (the
+# controller's repo-server timeout, 60 s by default, less the repository's transfer) ends a plugin silently
+PLUGIN_SECONDS = Limit("KRC_PLUGIN_SECONDS", 45, "plugin command time (seconds)")
 
 ALL = (ENVIRONMENT_FILE_BYTES, TEMPLATE_FILE_BYTES, YAML_DEPTH, YAML_NODES, ARCHIVE_BYTES, ARCHIVE_MEMBERS,
        DOWNLOAD_BYTES, DOWNLOAD_SECONDS, JSONNET_STACK, JINJA_RANGE, JINJA_SECONDS, PARAMETER_BYTES,
-       ENGINE_MEMORY_MB, JSONNET_MEMORY_MB, JINJA_SIZE, LOCK_SECONDS)
+       ENGINE_MEMORY_MB, JSONNET_MEMORY_MB, JINJA_SIZE, LOCK_SECONDS, PLUGIN_SECONDS)

@@ -11,6 +11,7 @@ import click
 
 from .. import argocd, pipeline
 from .edge import CONTEXT, reports_errors
+from .plugin_edge import plugin_command
 from .support import (
     current_project,
 )
@@ -44,9 +45,10 @@ def _argocd_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--argocd-crds", type=click.Path(exists=True), help="Argo CD CRDs to validate Applications against "
               "(default: the environment's argocd.crds).")
 @click.option("--no-cache", is_flag=True, help="Compile again; neither read nor write the compile cache.")
-@reports_errors
+@plugin_command("generate")
 def argocd_generate_command(argocd_crds: str | None, no_cache: bool, **options: str | None) -> None:
-    """Print one environment's objects as one YAML stream; on any error print nothing and exit 2."""
+    """Print one environment's objects as one YAML stream; on any error print nothing, one line on stderr, and
+    exit 2."""
     project, run = current_project(), pipeline.RunOptions(cache=not no_cache)
     # a warm answer imports nothing of the compiling stack; a miss compiles (and fills the cache)
     generated = pipeline.generate_from_cache(project, os.environ, options, argocd_crds, run) \
@@ -60,7 +62,7 @@ def argocd_generate_command(argocd_crds: str | None, no_cache: bool, **options: 
 
 @argocd_group.command("init")
 @_argocd_options
-@reports_errors
+@plugin_command("init")
 def argocd_init_command(**options: str | None) -> None:
     """Vendor the charts 'generate' needs (the chosen environment's, else all); cached charts are kept."""
     for result in pipeline.argocd_init(current_project(), os.environ, options):

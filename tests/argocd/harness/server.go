@@ -48,6 +48,9 @@ func StartServer(configDir, socketDir string, env []string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(socketDir, 0o755); err != nil {
+		return nil, err
+	}
 	cmd := &exec.Cmd{
 		Path: self,
 		Args: []string{common.CommandCMPServer, "--config-dir-path", configDir, "--loglevel", "debug", "--logformat", "json"},
@@ -123,7 +126,9 @@ func (s *Server) Alive() bool {
 	}
 }
 
-// Stop ends the server as Kubernetes ends the sidecar: SIGTERM, then SIGKILL after a grace period.
+// Stop ends the server as Kubernetes ends the sidecar: SIGTERM, then SIGKILL. argocd-cmp-server v3.5.1 does not
+// exit on SIGTERM (cmpserver.Shutdown removes the socket; Serve goes on), so in a pod it is the kubelet's SIGKILL
+// after the grace period that ends it; here the grace period is 2 s.
 func (s *Server) Stop() error {
 	if !s.Alive() {
 		return errors.New("argocd-cmp-server had already exited")
@@ -132,8 +137,12 @@ func (s *Server) Stop() error {
 	select {
 	case <-s.exited:
 		return nil
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		return errors.New("argocd-cmp-server ignored SIGTERM for 10 s")
+	case <-time.After(2 * time.Second):
 	}
+	if _, err := os.Stat(filepath.Join(s.SocketDir, "krc.sock")); !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("argocd-cmp-server kept its socket after SIGTERM (%v)", err)
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.exited
+	return nil
 }
