@@ -107,7 +107,8 @@ def show_pods(environment: str, output_format: str) -> None:
         click.echo(json.dumps([f.as_json() for f in found], indent=2, sort_keys=True, ensure_ascii=False))
         return
     shown = pods_yaml_documents(found)
-    click.echo("".join(f"---\n# {safe_text(comment)}\n{yamlio.dump(doc)}" for comment, doc in shown), nl=False)
+    click.echo("".join("---\n" + "".join(f"# {safe_text(line)}\n" for line in comment) + yamlio.dump(doc)
+                       for comment, doc in shown), nl=False)
 
 
 @click.command("explain", short_help="Show a value, its default or a rendered field, and where it comes from.")

@@ -29,10 +29,13 @@ class ObjectPods:
     refusals: tuple[dict[str, Any], ...]
     skipped: str
     clusters: tuple[dict[str, Any], ...]
+    # krc's warnings on the object (the operator ignoring, clamping or overriding what was written), shown
+    # beside the Pods that carry the result
+    overrides: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {"object": self.source, "kuberayVersion": self.kuberay_version, "refusals": list(self.refusals),
-                "skipped": self.skipped or None, "clusters": list(self.clusters)}
+                "skipped": self.skipped or None, "clusters": list(self.clusters), "overrides": list(self.overrides)}
 
 
 def _tidy(document: Any) -> Any:
@@ -69,8 +72,11 @@ def render_pods(render: Render) -> list[ObjectPods]:
     found = []
     for document, answer in zip(documents, answers, strict=True):
         skipped = str(answer.get("skipped") or answer.get("error") or "")
-        found.append(ObjectPods(object_ref(document), version, tuple(answer.get("refusals") or ()), skipped,
-                                tuple(_tidied(c) for c in answer.get("clusters") or ())))
+        source = object_ref(document)
+        overrides = tuple(f"{p.message} [{p.rule}]" for p in render.findings
+                          if p.object == source and p.severity == "warning")
+        found.append(ObjectPods(source, version, tuple(answer.get("refusals") or ()), skipped,
+                                tuple(_tidied(c) for c in answer.get("clusters") or ()), overrides))
     return found
 
 
@@ -80,21 +86,25 @@ def environment_pods(project: Project, name: str) -> list[ObjectPods]:
     return render_pods(render)
 
 
-def pods_yaml_documents(found: list[ObjectPods]) -> list[tuple[str, dict[str, Any]]]:
-    """(comment, manifest) for each Pod and Service, in order: the comment names the object that causes it, its
-    group and how many of it run."""
-    shown: list[tuple[str, dict[str, Any]]] = []
+def pods_yaml_documents(found: list[ObjectPods]) -> list[tuple[list[str], dict[str, Any]]]:
+    """(comment lines, manifest) for each Pod and Service, in order: the comment names the object that causes
+    it, its group and how many of it run; above an object's first Pod, krc's warnings about what the operator
+    does differently from what was written."""
+    shown: list[tuple[list[str], dict[str, Any]]] = []
     for item in found:
+        marks = [f"krc: warning: {text}" for text in item.overrides]
         for cluster in item.clusters:
             for group in cluster["pods"]:
                 count = (f"{group['min']} at min, {group['max']} at max, {group['desired']} created first"
                          if group["type"] == "worker" else "1")
-                shown.append((f"{item.source} -> RayCluster {cluster['name']}: {group['type']} group "
-                              f"'{group['group']}', Pods: {count} (KubeRay {item.kuberay_version})", group["pod"]))
+                shown.append(([f"{item.source} -> RayCluster {cluster['name']}: {group['type']} group "
+                               f"'{group['group']}', Pods: {count} (KubeRay {item.kuberay_version})", *marks],
+                              group["pod"]))
+                marks = []  # once per object, above its first Pod
             for service in cluster["services"]:
                 name = (service.get("metadata") or {}).get("name")
-                shown.append((f"{item.source} -> RayCluster {cluster['name']}: Service {name} "
-                              f"(KubeRay {item.kuberay_version})", service))
+                shown.append(([f"{item.source} -> RayCluster {cluster['name']}: Service {name} "
+                               f"(KubeRay {item.kuberay_version})"], service))
     return shown
 
 

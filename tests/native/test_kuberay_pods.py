@@ -109,3 +109,23 @@ def test_one_process_per_version_serves_every_request():
     [service] = answer["clusters"][0]["services"]
     assert service["metadata"]["name"] == "c-head-svc"
     assert kuberay.binary_for("1.6.2") == Path(kuberay.BUILDS, "bin", "krc-kuberay-v1.6.2")
+
+
+def test_the_pod_view_marks_what_the_operator_overrides(project: Project):
+    path = project.root / "environments" / "prod-eks-gpu.yaml"
+    text = path.read_text(encoding="utf-8")
+    forced = "rayStartParams: {num-cpus: '0', no-monitor: 'false'}"
+    path.write_text(text.replace("rayStartParams: {num-cpus: '0'}", forced), encoding="utf-8")
+    result = run(project, "show", "prod-eks-gpu", "--pods")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    head = lines.index("# RayCluster/ray-prod/ray-gpu-train -> RayCluster ray-gpu-train: head group 'headgroup', "
+                       "Pods: 1 (KubeRay 1.6.2)")
+    mark = lines[head + 1]
+    assert mark.startswith("# krc: warning: Head group sets rayStartParams no-monitor: 'false', which the operator "
+                           "replaces with 'true'") and mark.endswith("[raycluster/forced-start-params]")
+    # ... and KubeRay's own ray start says what the warning says
+    [found] = [o for o in json.loads(run(project, "show", "prod-eks-gpu", "--pods", "-o", "json").stdout)
+               if o["object"] == "RayCluster/ray-prod/ray-gpu-train"]
+    assert len(found["overrides"]) == 1
+    assert " --no-monitor " in found["clusters"][0]["pods"][0]["pod"]["spec"]["containers"][0]["args"][0]
