@@ -28,6 +28,7 @@ OVERRIDE_RULES = (
     "raycluster/replicas-clamped",
     "raycluster/reserved-pod-labels",
     "rayjob/cluster-selector-ignores-spec",
+    "rayjob/submitter-unused",
     "rayservice/deprecated-thresholds",
 )
 
