@@ -1,13 +1,17 @@
-"""A group's Pod template `metadata.name` and `metadata.namespace` are replaced by the operator.
+"""A group's Pod template `metadata.namespace`, and a worker template's `name`, are replaced by the operator.
 
-Pods are created in the RayCluster's namespace (so a user's rights stay within it) and named by the operator: a
-worker template's `name` is cleared for a generated name, the head's is overwritten. A namespace or name written
-in the template is dropped without a word.
+Pods are created in the RayCluster's namespace (so a user's rights stay within it), and worker Pods are named by
+the operator: a worker template's `name` is cleared for a generated name (`<cluster>-<group>-worker-<random>`).
+What was written there is dropped without a word. The head template's `name` is kept (the API server then
+ignores the generated name), unless the operator runs with `ENABLE_DETERMINISTIC_HEAD_POD_NAME=true`, which
+replaces it: it is not reported. (`generateName` is not in the CRD's template metadata: the API server prunes it,
+`schema/unknown-field`.)
 
-KubeRay source: `ray-operator/controllers/ray/common/pod.go`: `DefaultHeadPodTemplate` sets `GenerateName` (or
-`Name` with deterministic head names) and `ObjectMeta.Namespace = instance.Namespace`; `DefaultWorkerPodTemplate`
-sets `GenerateName`, `ObjectMeta.Namespace = instance.Namespace` and `ObjectMeta.Name = ""` (1.5.2, 1.6.2,
-1.7.0).
+KubeRay source: `ray-operator/controllers/ray/common/pod.go`: `DefaultHeadPodTemplate` sets `GenerateName` (or,
+with `utils.IsDeterministicHeadPodNameEnabled`, `Name`) and `ObjectMeta.Namespace = instance.Namespace`;
+`DefaultWorkerPodTemplate` sets `GenerateName`, `ObjectMeta.Namespace = instance.Namespace` and
+`ObjectMeta.Name = ""`; the names come from `utils.PodName` (`raycluster_controller.go` `createHeadPod`,
+`createWorkerPod`); 1.5.2, 1.6.2, 1.7.0.
 
 Fails:
 
@@ -33,7 +37,7 @@ from .support.ray_objects import cluster_views
 
 ID = "raycluster/pod-template-identity"
 SEVERITY = "warning"
-SUMMARY = "the Pod template's metadata name and namespace are replaced by the operator"
+SUMMARY = "the Pod template's namespace and a worker template's name are replaced by the operator"
 VERSIONS = ""
 ENVIRONMENT_ONLY = False
 
@@ -51,8 +55,8 @@ def check(context: LintContext) -> Iterator[Problem]:
                     f"{group.name} group's Pod template sets namespace {namespace}: the operator creates the Pods "
                     f"in the cluster's own namespace instead; remove namespace from the template (move the "
                     "cluster to that namespace to run there)", at + ("namespace",))
-            for key in ("name", "generateName"):
-                if metadata.get(key):
-                    yield cluster.obj.problem(
-                        f"{group.name} group's Pod template sets {key} {metadata[key]}, which the operator replaces "
-                        f"with a name of its own; remove {key} from the template", at + (key,))
+            # the head keeps a written name (see above)
+            if not group.is_head and metadata.get("name"):
+                yield cluster.obj.problem(
+                    f"{group.name} group's Pod template sets name {metadata['name']}, which the operator replaces "
+                    "with a generated name for each worker; remove name from the template", at + ("name",))

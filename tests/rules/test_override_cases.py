@@ -19,7 +19,6 @@ def case_file(rule_id: str) -> Path:
 
 
 OVERRIDE_RULES = (
-    "raycluster/autoscaler-v2-restart-policy",
     "raycluster/false-start-param-dropped",
     "raycluster/forced-start-params",
     "raycluster/memory-request-ignored",
