@@ -133,8 +133,9 @@ def check_command(environments: tuple[str, ...], no_cache: bool, jobs: int | Non
 
 @click.command("diff", short_help="Review the render against golden/, object by object.")
 @click.argument("environments", nargs=-1, shell_complete=complete_environments)
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
-              show_default=True, help="Output format (markdown: a pull-request comment).")
+@click.option("--format", "output_format", type=click.Choice(list(review.FORMATS)), default="text",
+              show_default=True, help="Output format (markdown: a pull-request comment; html: one self-contained "
+              "page).")
 @click.option("--base", metavar="REF", help="Compare with golden/ as committed at git REF (e.g. origin/main).")
 @click.option("--output", "outputs", metavar="FORMAT=FILE", multiple=True,
               help="Also write the report in FORMAT to FILE (repeatable; any folder you can write, never "

@@ -10,13 +10,14 @@ from .compare import (
     with_check_changes,
     with_checks,
 )
+from .format_html import format_html
 from .format_json import format_json
 from .format_markdown import COMMENT_LIMIT, MARKDOWN_BUDGET, format_markdown
 from .format_text import format_text
 from .model import EnvironmentReview, FileChange, ObjectChange, Review
 from .report_files import ReportTarget, report_targets, write_report
 
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("text", "markdown", "json", "html")
 
 
 def format_review(review: Review, output_format: str) -> str:
@@ -24,10 +25,13 @@ def format_review(review: Review, output_format: str) -> str:
         return format_json(review)
     if output_format == "markdown":
         return format_markdown(review)
+    if output_format == "html":
+        return format_html(review)
     return format_text(review)
 
 
-__all__ = ["ApprovalWritten", "check_reason", "COMMENT_LIMIT", "EnvironmentReview", "FileChange", "format_json",
-           "format_markdown", "format_review", "format_text", "FORMATS", "golden_source", "MARKDOWN_BUDGET",
-           "ObjectChange", "pruned_objects", "removed_environment", "report_targets", "ReportTarget", "Review",
-           "review_environment", "with_check_changes", "with_checks", "write_approval", "write_report"]
+__all__ = ["ApprovalWritten", "check_reason", "COMMENT_LIMIT", "EnvironmentReview", "FileChange", "format_html",
+           "format_json", "format_markdown", "format_review", "format_text", "FORMATS", "golden_source",
+           "MARKDOWN_BUDGET", "ObjectChange", "pruned_objects", "removed_environment", "report_targets",
+           "ReportTarget", "Review", "review_environment", "with_check_changes", "with_checks", "write_approval",
+           "write_report"]

@@ -24,6 +24,7 @@ from .golden_source import GitGolden, WorkingTreeGolden, git_golden
 from .grouping import group_changes
 from .helm_commands import Release
 from .model import EnvironmentReview, FileChange, LimitCheck, ObjectChange, check_identity
+from .pictures import accelerator_change, sync_order
 from .summaries import object_summary
 
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
@@ -143,7 +144,9 @@ def _review(name: str, golden: output.Files, current: output.Files, after: Parse
         name, not golden, tuple(objects), tuple(files), len(after) - sum(o.status != "removed" for o in objects),
         environment_capacity(e[2] for e in before.values()), capacity_after, upgrade_peak(capacity_after, replaced),
         gate, removed, group_changes((o.key.ref, o.fields) for o in objects),
-        errors_first(checks), _limit_checks(limits, capacity_after))
+        errors_first(checks), _limit_checks(limits, capacity_after),
+        sync=sync_order(entry[2] for entry in after.values()),
+        accelerators=accelerator_change((e[2] for e in before.values()), (e[2] for e in after.values())))
 
 
 def errors_first(checks: Sequence[Problem]) -> tuple[Problem, ...]:
@@ -176,8 +179,10 @@ def review_environment(project: Project, render: Render, golden: output.Files, c
     after = _rendered_objects(render, current)
     capacity = environment_capacity(entry[2] for entry in after.values())
     if golden == current:  # nothing changed: no field to compare, the same CRD lock (no gate), one capacity
+        documents = [entry[2] for entry in after.values()]
         return EnvironmentReview(name, False, (), (), len(after), capacity, capacity, upgrade_peak(capacity, []),
-                                 None, limits=_limit_checks(limits, capacity))
+                                 None, limits=_limit_checks(limits, capacity), sync=sync_order(documents),
+                                 accelerators=accelerator_change(documents, documents))
     # golden files with the bytes of a rendered file hold its document: no need to parse them again
     before = _objects(golden, f"golden/{name}", {entry[1]: entry[2] for entry in after.values()})
     operator = render.environment.data.get("operator") or {}

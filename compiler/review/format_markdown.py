@@ -12,9 +12,11 @@ full text report, which the CI workflow puts in the job summary and the `krc-rev
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from ..problems import safe_text
+from .diagrams import mermaid_pictures
 from .fielddiff import FieldChange
 from .format_text import group_words
 from .grouping import grouped_places
@@ -37,6 +39,7 @@ from .showing import around_difference, yaml_lines
 
 __all__ = ["COMMENT_LIMIT", "MARKDOWN_BUDGET", "format_markdown"]
 
+Pictures = Callable[[EnvironmentReview], str]
 FOLD_LINES = 12  # an added or removed subtree longer than this is folded into a <details> of its own
 _MIN_PARTIAL = 800  # below this, a block is counted as left out rather than cut
 _NOTICE_ROOM = 400  # kept free for the closing "left out" line of each environment
@@ -226,10 +229,10 @@ def checks_section(review: Review, room: int) -> str:
     return "".join(out) + "\n"
 
 
-def _details(env: EnvironmentReview, limit: int, used: int) -> str:
+def _details(env: EnvironmentReview, limit: int, used: int, pictures: Pictures) -> str:
     section = [f"### Details: {code(env.name)}\n\n"]
-    # Ray's view and the grouped changes come first, each only while it fits this environment's share
-    for part in ("".join(_ray_view(env)), "**The same change in several places:**\n\n"
+    # Ray's view, the pictures and the grouped changes come first, each only while it fits this environment's share
+    for part in ("".join(_ray_view(env)), pictures(env), "**The same change in several places:**\n\n"
                  + "".join(f"- {rich(group_words(g))}\n" for g in env.groups) + "\n" if env.groups else ""):
         if part and used + sum(map(len, section)) + len(part) <= limit - _NOTICE_ROOM:
             section.append(part)
@@ -257,7 +260,8 @@ def _details(env: EnvironmentReview, limit: int, used: int) -> str:
     return "".join(section)
 
 
-def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
+def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET, pictures: Pictures = mermaid_pictures) -> str:
+    """The comment; `pictures` draws each changed environment's sync order and capacity (Mermaid by default)."""
     changed = sum(e.changed for e in review.environments)
     errors = sum(e.check_errors for e in review.environments)
     title = (f"## krc diff\n\nRender compared with {prose(review.base)}: **{changed} of {len(review.environments)} "
@@ -288,6 +292,6 @@ def format_markdown(review: Review, max_chars: int = MARKDOWN_BUDGET) -> str:
                     f"{FULL_REPORT}._\n")
             out += note if len(out) + len(note) <= max_chars else ""
             break
-        out += _details(env, limit, len(out))
+        out += _details(env, limit, len(out), pictures)
     # a pull-request comment and a terminal alike: user values' control and bidirectional characters escaped
     return safe_text(out, lines=True)

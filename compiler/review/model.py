@@ -11,6 +11,7 @@ from .crdgate import CrdGate
 from .fielddiff import FieldChange
 from .grouping import ChangeGroup
 from .labels import Label, worst_rank
+from .pictures import AcceleratorGpus, SyncApp
 from .ray_view import TwoViews
 
 Status = Literal["added", "removed", "changed"]
@@ -94,6 +95,8 @@ class EnvironmentReview:
     ray_view: TwoViews | None = None  # capacity after, as Ray's autoscaler sees it beside Kubernetes (ray_view.py)
     new_checks: tuple[Problem, ...] = ()  # lint and policy findings the base did not have (Review.checks_base)
     resolved_checks: tuple[Problem, ...] = ()  # findings the base had that are gone
+    sync: tuple[SyncApp, ...] = ()  # the Argo CD Applications after the change, in sync order (pictures.py)
+    accelerators: tuple[AcceleratorGpus, ...] = ()  # GPUs at max per accelerator, before and after
 
     @property
     def new_errors(self) -> int:
