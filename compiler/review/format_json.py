@@ -137,6 +137,9 @@ def environment_dict(env: EnvironmentReview) -> dict[str, Any]:
     return {
         "name": env.name, "changed": env.changed, "removed": env.removed, "firstRender": env.first_render,
         "checks": [check_dict(p) for p in env.checks], "limits": [lim.as_dict() for lim in env.limits],
+        "syncOrder": [{"wave": a.wave, "application": a.name, "syncs": a.syncs} for a in env.sync],
+        "gpusByAccelerator": [{"accelerator": g.accelerator, "before": g.before, "after": g.after}
+                              for g in env.accelerators],
         "newChecks": [check_dict(p) for p in env.new_checks],
         "resolvedChecks": [check_dict(p) for p in env.resolved_checks],
         "groups": [g.as_dict() for g in env.groups],

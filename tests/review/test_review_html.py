@@ -38,6 +38,10 @@ def test_the_comment_draws_the_sync_order_and_the_gpus_as_mermaid(accepted: Proj
             'policy/prod-gpu-limit)"\n  x-axis ["a10g", "g5.2xlarge", "l4", "total"]\n') in body
     assert "  bar [16, 7, 4, 27]\n  line [32, 32, 32, 32]\n" in body
     assert read_page(html).mentions() == []
+    report = json.loads(run(accepted, "diff", PROD, "--format", "json").output)
+    [prod] = report["environments"]
+    assert prod["syncOrder"][0] == {"wave": -2, "application": "krc-prod-eks-gpu-crds", "syncs": "crds"}
+    assert {"accelerator": "l4", "before": 0, "after": 4} in prod["gpusByAccelerator"]
 
 
 def test_the_html_page_shows_the_review_in_chromium_and_loads_nothing(accepted: Project, tmp_path: Path):
