@@ -3,8 +3,9 @@
 The base is the project as committed at `--base REF`, or at HEAD when the review is against golden/ in the
 working tree. Its environments, templates, policies and chart lock are read from git into a private folder (the
 vendored charts and Ray's generators beside them, linked, never downloaded), and checked by the same lint and
-policy run as the working tree: a policy added in the change that production already breaks is a new error, though no object
-changed. When the base's inputs are the working tree's, its findings are the working tree's: nothing runs.
+policy run as the working tree: a policy added in the change that production already breaks is a new error,
+though no object changed. When the base's inputs are the working tree's, its findings are the working tree's:
+nothing runs.
 """
 from __future__ import annotations
 
