@@ -20,6 +20,7 @@ from ..policy.limits import capacity_limits
 from ..problems import KrcError, Location, Problem, errors_among
 from ..record_json import from_json, to_json
 from ..render import Render
+from ..review.pod_changes import with_pod_changes
 from ..review.ray_view import two_views
 from ..tree_digests import tree_digests
 from ..validation.server_updates import update_rejections
@@ -175,6 +176,7 @@ def _review_entries(context: Context, entries: list[tuple[Compiled, Render, outp
     batches = [Batch(v, tuple(d)) for v, d in zip(versions, stored_after + stored_before, strict=True)]
     views = autoscaler_views(project.root, batches)  # after and before: one generator process
     results = []
+    afters = iter(stored_after)
     for (compiled, render, golden, key), view, old, old_view in zip(entries, views[:len(entries)], stored_before,
                                                                      views[len(entries):], strict=True):
         production = render.environment.data.get("production") is True
@@ -182,6 +184,8 @@ def _review_entries(context: Context, entries: list[tuple[Compiled, Render, outp
             limit for limit in limits if limit.applies(production)], current=compiled.files)
         reviewed = dataclasses.replace(reviewed, ray_view=two_views(
             [o.document for o in render.objects], view, before=(old, old_view)))
+        after = next(afters)
+        reviewed = with_pod_changes(reviewed, render, old, after)  # what each change does to KubeRay's Pods
         if key and not reviewed.changed:
             context.cache.write_payload(REVIEWS, key, to_json(reviewed))
         rejected = update_rejections(render.chart.crds, render.objects, golden) if reviewed.changed else []

@@ -73,7 +73,7 @@ def test_cluster_config_change_creates_a_new_cluster_and_doubles_its_capacity(ac
     report = diff_json(accepted, PROD)
     service = objects(report, PROD)[SUMMARIZER]
     codes = [label["code"] for label in service["labels"]]
-    assert codes == ["rayservice-new-cluster", "worker-pod-template"]
+    assert codes == ["rayservice-new-cluster", "worker-pod-template", "pods"]  # pods: KubeRay's builders (issue 32)
     assert "incremental upgrade" in service["labels"][0]["message"]
     worker = "spec.rayClusterConfig.workerGroupSpecs[groupName=gpu-a10g].template.spec.containers[name=ray-worker]"
     assert {f["path"] for f in service["fields"]} == {f"{worker}.resources.limits.cpu",

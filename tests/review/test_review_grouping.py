@@ -53,7 +53,7 @@ def test_a_ray_bump_is_grouped_ranked_and_explained(accepted: Project):
 
     body = run(accepted, "diff", "--base", "HEAD~1", "--format", "markdown").output
     assert f'- image "{OLD}" -> "{NEW}" in 4 objects (5 containers)' in body
-    assert "| `prod-eks-gpu` | 0 | 0 | 4 |" in body and "| **outage** ×1, replacement ×4, metadata only ×6 |" in body
+    assert "| `prod-eks-gpu` | 0 | 0 | 4 |" in body and "| **outage** ×1, replacement ×5, metadata only ×9 |" in body
     assert "- **outage**: Ray 2.58.0 -> 2.59.0 on a running RayCluster" in body
     assert body.count(f"`{NEW}`") == 0  # no per-container rows for grouped changes
 
