@@ -13,7 +13,7 @@ endif
 endif
 
 .PHONY: render test check bench vendor golden fixture-golden diff lint clean ray-generators \
-  engine engine-test helm-cli kuberay kuberay-test
+  engine engine-test helm-cli kuberay kuberay-test argocd-harness
 
 # krc's native engine (engine/: Helm's SDK at Argo CD 3.5.1's Helm, one Go module pinned by go.mod/go.sum), rebuilt
 # when its sources change; krc renders every chart through it. What the first build costs: engine/README.md.
@@ -52,6 +52,12 @@ endef
 $(foreach v,$(KUBERAY_VERSIONS),$(eval $(call KUBERAY_BUILD,$(v))))
 KUBERAY := $(foreach v,$(KUBERAY_VERSIONS),engine/kuberay/bin/krc-kuberay-v$(v))
 kuberay: $(KUBERAY)
+
+# Argo CD's own code (v3.5.1) running krc's plugin: its cmp server with deploy/argocd/plugin.yaml, the repo-server's
+# manifest generation, the ApplicationSet generators, the health checks, gitops-engine's sync order
+# (tests/argocd/harness/README.md). Go's build cache keeps the build between runs; the first one costs minutes.
+argocd-harness: $(VENV)/.installed $(ENGINE) $(KUBERAY)
+	tests/argocd/harness/run.sh test -count=1
 
 kuberay-test:
 	@for d in glue $(addprefix v,$(KUBERAY_VERSIONS)); do echo "go test engine/kuberay/$$d"; \
@@ -118,7 +124,7 @@ TEST_SCRATCH_PARENT = $(shell free=$$(df --output=avail -k /dev/shm 2>/dev/null 
 # source, without it: 2 s instead of 0.6 s), and each worker rewrites the test modules' asserts (3 s) otherwise.
 # --maxschedchunk 2: tests are handed out two at a time as workers free up, in collection order, which puts the
 # slowest first (tests/conftest.py), so neither worker is left with a long test at the end.
-test: $(VENV)/.installed $(ENGINE) $(KUBERAY) ray-generators engine-test kuberay-test
+test: $(VENV)/.installed $(ENGINE) $(KUBERAY) ray-generators engine-test kuberay-test argocd-harness
 	@scratch=$$(mktemp -d -p "$(TEST_SCRATCH_PARENT)" krc-test-XXXXXX) && trap 'rm -rf "$$scratch"' EXIT && \
 	echo "$(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 (scratch files in $$scratch)" && \
 	TMPDIR="$$scratch" PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 --basetemp="$$scratch/pytest"
@@ -131,6 +137,7 @@ check: $(VENV)/.installed
 	cd engine && go mod tidy -diff && go vet ./...
 	@for d in glue $(addprefix v,$(KUBERAY_VERSIONS)); do \
 	  (cd engine/kuberay/$$d && go mod tidy -diff && go vet ./...) || exit 1; done
+	cd tests/argocd/harness && go mod tidy -diff && ./run.sh vet
 
 # bench_scale.py builds synthetic projects of 1, 10 and 100 environments (500 with BENCH_SCALE_FLAGS=--large)
 # and installs Kapitan into its own virtual environment under ~/.cache/krc-bench (KRC_BENCH_CACHE).

@@ -20,7 +20,7 @@ import (
 func TestEveryApplicationThroughTheRepoServer(t *testing.T) {
 	w := getWorld(t)
 	direct := replaced(w.env, "KRC_CACHE_DIR", filepath.Join(w.scratch, "direct-cache")) // compiled apart
-	count := 0
+	count, from := 0, len(w.server.Records())
 	for _, name := range []string{"shipped", "fixture"} {
 		p := w.projects[name]
 		for env, apps := range applications(t, p) {
@@ -31,7 +31,7 @@ func TestEveryApplicationThroughTheRepoServer(t *testing.T) {
 			for _, app := range apps {
 				count++
 				t.Run(name+"/"+app.Name, func(t *testing.T) {
-					got, err := w.generate(p, app)
+					got, err := w.ask(p, app)
 					if err != nil {
 						t.Fatalf("repo-server: %v", err)
 					}
@@ -50,6 +50,37 @@ func TestEveryApplicationThroughTheRepoServer(t *testing.T) {
 	if count != 16 {
 		t.Errorf("%d Applications asked for, want 16 (2 projects x 2 environments x 4)", count)
 	}
+	// plugin.yaml has no discover block: the repository goes to the plugin once per request, not twice
+	records := w.server.Records()
+	if got := calls(records[from:], "GenerateManifest"); got != count {
+		t.Errorf("%d GenerateManifest calls for %d requests", got, count)
+	}
+	if got := calls(records[from:], "MatchRepository"); got != 0 {
+		t.Errorf("%d MatchRepository calls: each sends the whole repository before GenerateManifest does", got)
+	}
+	if !logged(records, "No discovery configuration is defined for plugin krc") {
+		t.Error("the server did not start without discovery")
+	}
+}
+
+// calls counts the gRPC calls of a method the server finished (its request log).
+func calls(records []map[string]any, method string) int {
+	n := 0
+	for _, record := range records {
+		if record["grpc.method"] == method && record["msg"] == "finished call" {
+			n++
+		}
+	}
+	return n
+}
+
+func logged(records []map[string]any, text string) bool {
+	for _, record := range records {
+		if msg, _ := record["msg"].(string); strings.Contains(msg, text) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkGolden compares what one Application deploys with golden/<env>/ for its role.

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,6 +40,7 @@ type world struct {
 	env      []string
 	server   *Server
 	projects map[string]*project
+	answers  map[string][]*unstructured.Unstructured // what the server answered, by project and Application
 }
 
 var (
@@ -77,7 +79,8 @@ func newWorld() (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &world{checkout: checkout, scratch: scratch, projects: map[string]*project{}}
+	w := &world{checkout: checkout, scratch: scratch, projects: map[string]*project{},
+		answers: map[string][]*unstructured.Unstructured{}}
 	w.env = SidecarEnv(checkout, filepath.Join(scratch, "sidecar"), charts)
 	for _, folder := range []string{"sidecar/home", "sidecar/tmp", "plugins"} {
 		if err := os.MkdirAll(filepath.Join(scratch, folder), 0o755); err != nil {
@@ -129,11 +132,29 @@ func (w *world) close() {
 	_ = os.RemoveAll(w.scratch)
 }
 
-// generate asks the server for an Application's manifests under the controller's default deadline.
+// generate is ask's answer for an Application asked for before (the same name and spec, of the same project),
+// as the repo-server's manifest cache gives it for a revision; else it asks.
 func (w *world) generate(p *project, app *v1alpha1.Application) ([]*unstructured.Unstructured, error) {
+	if objects, ok := w.answers[answerKey(p, app)]; ok {
+		return objects, nil
+	}
+	return w.ask(p, app)
+}
+
+// ask asks the server for an Application's manifests under the controller's default deadline.
+func (w *world) ask(p *project, app *v1alpha1.Application) ([]*unstructured.Unstructured, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), ControllerTimeout)
 	defer cancel()
-	return Generate(ctx, w.server.SocketDir, p.repo, app)
+	objects, err := Generate(ctx, w.server.SocketDir, p.repo, app)
+	if err == nil {
+		w.answers[answerKey(p, app)] = objects
+	}
+	return objects, err
+}
+
+func answerKey(p *project, app *v1alpha1.Application) string {
+	spec, _ := json.Marshal(app.Spec)
+	return p.name + "\x00" + app.Name + "\x00" + string(spec)
 }
 
 // applications are the Argo CD Applications krc rendered into golden/ for every environment of a project.
