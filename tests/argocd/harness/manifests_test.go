@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/argoproj/argo-cd/v3/reposerver/repository"
+	"github.com/argoproj/argo-cd/v3/util/tgzstream"
 )
 
 // Every Application krc renders (the root and its crds, operator and workloads children, for every environment
@@ -60,6 +63,36 @@ func TestEveryApplicationThroughTheRepoServer(t *testing.T) {
 	}
 	if !logged(records, "No discovery configuration is defined for plugin krc") {
 		t.Error("the server did not start without discovery")
+	}
+}
+
+// The repo-server sends the plugin the whole checkout (.git and golden/ too: what krc's plugin never reads);
+// its --plugin-tar-exclude globs (argocd-cmd-params-cm reposerver.plugin.tar.exclusions) leave them out, and
+// the answer stays the same.
+func TestTarExclusionsLeaveTheAnswerAlone(t *testing.T) {
+	w := getWorld(t)
+	p := w.projects["shipped"]
+	app := applications(t, p)["prod-eks-gpu"][2] // the workloads
+	whole, err := w.generate(p, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	excluded := []string{".git", "golden"}
+	ctx, cancel := context.WithTimeout(context.Background(), ControllerTimeout)
+	defer cancel()
+	trimmed, err := Generate(ctx, w.server.SocketDir, p.repo, app, repository.WithCMPTarExcludedGlobs(excluded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameObjects(t, "the answer with the whole checkout", trimmed, whole, true)
+	for _, globs := range [][]string{nil, excluded} {
+		file, count, _, err := tgzstream.CompressFiles(p.repo.Root, nil, globs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, _ := file.Stat()
+		t.Logf("tarball without %v: %d files, %d bytes", globs, count, info.Size())
+		tgzstream.CloseAndDelete(file)
 	}
 }
 

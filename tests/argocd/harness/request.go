@@ -66,7 +66,7 @@ func ManifestRequest(app *v1alpha1.Application, revision string) *apiclient.Mani
 // the plugin's environment and parameters, discovery, the tarball stream, parsing, List flattening, tracking),
 // with the repository checked out at repo.Root, under the controller's deadline. The manifests come back as
 // the repo-server returns them to the controller: JSON, one object each, in the plugin's order.
-func Generate(ctx context.Context, socketDir string, repo Repository, app *v1alpha1.Application) ([]*unstructured.Unstructured, error) {
+func Generate(ctx context.Context, socketDir string, repo Repository, app *v1alpha1.Application, opts ...repository.GenerateManifestOpt) ([]*unstructured.Unstructured, error) {
 	if err := os.Setenv(common.EnvPluginSockFilePath, socketDir); err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func Generate(ctx context.Context, socketDir string, repo Repository, app *v1alp
 	}
 	defer os.RemoveAll(scratch)
 	response, err := repository.GenerateManifests(ctx, appPath, repo.Root, repo.Revision, q, false,
-		git.NoopCredsStore{}, resource.MustParse("0"), utilio.NewRandomizedTempPaths(scratch))
+		git.NoopCredsStore{}, resource.MustParse("0"), utilio.NewRandomizedTempPaths(scratch), opts...)
 	if err != nil {
 		return nil, err
 	}
