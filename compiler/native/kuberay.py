@@ -45,7 +45,7 @@ def require_build(version: str, where: Location | None = None) -> Path:
         raise KrcError(f"KubeRay {version}'s code is not built; run 'make kuberay' in the krc checkout "
                        "(Go 1.26; the first build takes about 4 minutes)", where)
     known = ", ".join(built_versions()) or "none"
-    raise KrcError(f"krc has no build of KubeRay {version}'s code (it has: {known}); add "
+    raise KrcError(f"krc has no build of KubeRay {version}'s code (it has: {known}); in the krc checkout, add "
                    f"engine/kuberay/v{version} as engine/kuberay/README.md says, then run 'make kuberay'", where)
 
 
@@ -167,6 +167,8 @@ def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]
     except TimeoutError:
         process.kill()
         raise KrcError(f"KubeRay {version}'s builders did not answer within {TIMEOUT_SECONDS:g} s", where) from None
+    if answer.error is not None and answer.error.startswith("internal error in "):
+        raise EngineEnded(f"KubeRay {version}'s build failed: {answer.error}")  # a panic in KubeRay's code: exit 3
     if answer.error is not None:
         raise KrcError(f"KubeRay {version}: {answer.error}", where)
     results = list(answer.result["results"])
