@@ -269,4 +269,7 @@ replace (
 	k8s.io/sample-controller => k8s.io/sample-controller v0.36.1
 )
 
+// argo-cd's own go.mod replaces gitops-engine with its ./gitops-engine folder, which does not reach a consumer;
+// the module proxy refuses that nested module at the v3.5.1 commit (109ca7ca7113), so this is the v3.5.2 commit,
+// whose gitops-engine differs from v3.5.1's in one function nothing here calls (README.md, "Module pins").
 replace github.com/argoproj/argo-cd/gitops-engine => github.com/argoproj/argo-cd/gitops-engine v0.0.0-20260827090335-e258ee23c3e5
