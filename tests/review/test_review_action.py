@@ -41,6 +41,7 @@ def test_the_action_reviews_a_pull_request_and_blocks_what_must_not_merge(accept
     assert reports.parent == tmp_path / "runner-temp"
     report = json.loads((reports / "krc-review.json").read_text())
     assert report["crdGatesUnapproved"] == ["prod-eks-gpu"]
+    assert (reports / "krc-review.html").read_text().startswith("<!DOCTYPE html>")  # the artifact's page
     body = (reports / "krc-review.md").read_text()
     assert body.startswith("## krc diff\n") and "CRD upgrade gate" in body
     [comment] = [c for c in FakeGitHub.comments if MARKER in c["body"]]
