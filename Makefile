@@ -120,11 +120,16 @@ lint: vendor $(ENGINE) ray-generators
 TEST_SCRATCH_PARENT = $(shell free=$$(df --output=avail -k /dev/shm 2>/dev/null | tail -n 1); \
   if [ -w /dev/shm ] && [ "$${free:-0}" -gt 2000000 ] 2>/dev/null; then echo /dev/shm; else echo "$${TMPDIR:-/tmp}"; fi)
 
+# Mermaid for the review's diagram test (tests/review/test_review_html.py), pinned by its lockfile
+MERMAID := tests/review/mermaid/node_modules/.package-lock.json
+$(MERMAID): tests/review/mermaid/package-lock.json
+	npm ci --prefix tests/review/mermaid --no-audit --no-fund --loglevel=error
+
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: every krc process a test starts imports krc (from
 # source, without it: 2 s instead of 0.6 s), and each worker rewrites the test modules' asserts (3 s) otherwise.
 # --maxschedchunk 2: tests are handed out two at a time as workers free up, in collection order, which puts the
 # slowest first (tests/conftest.py), so neither worker is left with a long test at the end.
-test: $(VENV)/.installed $(ENGINE) $(KUBERAY) ray-generators engine-test kuberay-test argocd-harness
+test: $(VENV)/.installed $(ENGINE) $(KUBERAY) ray-generators engine-test kuberay-test argocd-harness $(MERMAID)
 	@scratch=$$(mktemp -d -p "$(TEST_SCRATCH_PARENT)" krc-test-XXXXXX) && trap 'rm -rf "$$scratch"' EXIT && \
 	echo "$(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 (scratch files in $$scratch)" && \
 	TMPDIR="$$scratch" PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 --basetemp="$$scratch/pytest"

@@ -90,3 +90,41 @@ def test_the_html_page_shows_the_review_in_chromium_and_loads_nothing(accepted: 
             assert requests == [page_file.as_uri()] and dialogs == [] and problems == []
         finally:
             browser.close()
+
+
+MERMAID = Path(__file__).parent / "mermaid" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
+
+
+def test_the_comments_mermaid_parses_and_draws_in_chromium(accepted: Project, tmp_path: Path):
+    """The diagrams through Mermaid itself (pinned in tests/review/mermaid/package-lock.json; `make test` installs
+    it), in the browser, as GitHub draws them: each parses, and the drawing holds the waves and accelerators."""
+    _change(accepted)
+    body = run(accepted, "diff", "--format", "markdown").output
+    diagrams = [block.split("\n```", 1)[0] for block in body.split("```mermaid\n")[1:]]
+    assert len(diagrams) == 3  # dev's and prod's sync order, prod's GPUs
+    page_file = tmp_path / "mermaid.html"
+    page_file.write_text(f'<!DOCTYPE html><html><head><script src="{MERMAID.as_uri()}"></script></head><body>'
+                         "</body></html>")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.goto(page_file.as_uri())
+            drawn = page.evaluate("""async (diagrams) => {
+                mermaid.initialize({startOnLoad: false, securityLevel: 'strict'});
+                const out = [];
+                for (const [i, text] of diagrams.entries()) {
+                    await mermaid.parse(text);
+                    const {svg} = await mermaid.render('d' + i, text);
+                    const holder = document.createElement('div');
+                    holder.innerHTML = svg;
+                    out.push(holder.textContent);
+                }
+                return out;
+            }""", diagrams)
+        finally:
+            browser.close()
+    sync = next(text for text in drawn if "krc-prod-eks-gpu-crds" in text)
+    assert all(words in sync for words in ("wave -2", "wave -1", "wave 0", "krc-prod-eks-gpu-workloads"))
+    gpus = next(text for text in drawn if "GPUs at max scale" in text)
+    assert all(words in gpus for words in ("a10g", "l4", "total", "limit 32"))
