@@ -26,7 +26,14 @@ func TestEveryApplicationThroughTheRepoServer(t *testing.T) {
 	count, from := 0, len(w.server.Records())
 	for _, name := range []string{"shipped", "fixture"} {
 		p := w.projects[name]
-		for env, apps := range applications(t, p) {
+		all := applications(t, p)
+		var envs []string
+		for env := range all {
+			envs = append(envs, env)
+		}
+		sort.Strings(envs)
+		for _, env := range envs {
+			apps := all[env]
 			golden := filepath.Join(p.repo.Root, "golden", env)
 			if len(apps) != 4 {
 				t.Errorf("%s/%s: %d Applications in golden/, want the root and three children", name, env, len(apps))
