@@ -11,7 +11,8 @@ engine/kuberay build); a disagreement fails.
 Versions: a case runs at its operator version when krc has a KubeRay build of it; otherwise (1.7.0, whose source
 the module proxy does not serve, and 1.5.2) its manifests run at 1.6.2 on both sides (the case's gates that 1.6.2
 knows, fields 1.6.2's CRDs lack pruned), so the comparison is always one version against the same version's code.
-A RayCronJob is compared only with its gate on: with it off no controller judges it.
+A RayCronJob is compared only with its gate on: with it off no controller judges it. The upstream samples too:
+KubeRay refuses none of them, and krc's only errors there are 1.6.2's CRDs not knowing 1.7.0's fields.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from test_rule_cases import _all_cases, context_for
 
+from compiler.lint.manifest_files import paths_context
 from compiler.lint.runner import lint_objects, validate_objects
 from compiler.native import kuberay
 from compiler.rules.kuberay_validator import as_stored
@@ -85,3 +87,26 @@ def test_krc_and_kubeRays_validators_agree_on_every_rule_case(tmp_path: Path) ->
     assert disagreements == []
     assert set(EXCEPTIONS) <= used, f"exceptions no longer needed: {set(EXCEPTIONS) - used}"
     assert len(used - set(EXCEPTIONS)) == NO_SPEC_OBJECTS
+
+
+# what 1.6.2's CRDs do not declare (fields new in 1.7.0): the API server prunes them; krc says so, KubeRay never
+# sees them
+NEWER_FIELDS = {"ray-cluster.autoscaler-v2-overwrite-cmd.yaml", "ray-cluster.embedded-gcs-ft.yaml",
+                "ray-cluster.historyserver.yaml", "ray-cluster.mtls.yaml", "ray-cluster.network-policy-deny-all.yaml",
+                "ray-cronjob-timezone.sample.yaml"}
+
+
+def test_kuberay_refuses_no_upstream_sample_and_krc_agrees(shared_dir: Path) -> None:
+    samples = shared_dir / "kuberay" / "samples"
+    [version] = kuberay.built_versions()[-1:]
+    context = paths_context([samples], version, "RayCronJob=true", samples)
+    findings = lint_objects(context)
+    defaulted, _ = validate_objects(context)
+    objects = defaulted.kuberay_objects()
+    answers = kuberay.build(version, {"args": _gates_arg(context.feature_gates), "env": []},
+                            [as_stored(o.document) for o in objects])
+    assert len(objects) > 80
+    assert [(o.ref, a["refusals"]) for o, a in zip(objects, answers, strict=True) if a["refusals"]] == []
+    errors = {(Path(p.location.file).name, p.rule) for p in findings if p.severity == "error" and p.location}
+    assert {rule for _, rule in errors} <= {"schema/unknown-field", "schema/required"}
+    assert {name for name, _ in errors} == NEWER_FIELDS
