@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,7 +51,9 @@ def tree_digest(folder: Path) -> str:
 
 
 def argocd_environ(cache_dir: Path, parameters: list[dict] | None, env: dict[str, str] | None = None) -> dict:
-    """The variables the repo-server sends with a request (plus the sidecar's own PATH and a cache dir)."""
+    """The variables the repo-server sends with a request (plus the sidecar's own PATH and a cache dir), spelled
+    as Argo CD v3.5.1 spells them (reposerver/repository newEnv, ApplicationSourcePluginParameters.Environ);
+    tests/argocd/harness sends the real ones through the real server."""
     environ = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(cache_dir / "home"),  # nothing may be written there either: the cache goes to KRC_CACHE_DIR
@@ -60,6 +63,7 @@ def argocd_environ(cache_dir: Path, parameters: list[dict] | None, env: dict[str
         "ARGOCD_APP_PROJECT_NAME": "default",
         "ARGOCD_APP_REVISION": "0123456789abcdef0123456789abcdef01234567",
         "ARGOCD_APP_REVISION_SHORT": "0123456",
+        "ARGOCD_APP_REVISION_SHORT_8": "01234567",
         "ARGOCD_APP_SOURCE_PATH": ".",
         "ARGOCD_APP_SOURCE_REPO_URL": "https://github.com/example/ray-gitops.git",
         "ARGOCD_APP_SOURCE_TARGET_REVISION": "main",
@@ -67,10 +71,14 @@ def argocd_environ(cache_dir: Path, parameters: list[dict] | None, env: dict[str
         "KUBE_API_VERSIONS": "apps/v1,apps/v1/Deployment,ray.io/v1,ray.io/v1/RayCluster,v1,v1/Namespace",
     }
     for entry in parameters or []:
+        name = "PARAM_" + re.sub(r"[^A-Z0-9_]", "_", entry["name"].upper())
         if "string" in entry:
-            environ["PARAM_" + entry["name"].upper().replace("-", "_")] = entry["string"]
-    if parameters is not None:
-        environ["ARGOCD_APP_PARAMETERS"] = json.dumps(parameters)
+            environ[name] = entry["string"]
+        for i, value in enumerate(entry.get("array") or []):
+            environ[f"{name}_{i}"] = value
+    if parameters is not None:  # Go's json.Marshal of each parameter: keys sorted, no spaces
+        environ["ARGOCD_APP_PARAMETERS"] = json.dumps(parameters, sort_keys=True, separators=(",", ":"),
+                                                      ensure_ascii=False)
     environ.update(env or {})
     return environ
 
