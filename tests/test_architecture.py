@@ -146,3 +146,22 @@ def test_every_variable_is_documented() -> None:
     reference, security = ((docs / name).read_text(encoding="utf-8") for name in ("reference.md", "security.md"))
     assert [name for name in settings.VARIABLES if f"`{name}`" not in reference] == []
     assert [limit.variable for limit in limits.ALL if f"`{limit.variable}`" not in security] == []
+
+
+def test_list_items_are_named_in_one_place() -> None:
+    """fieldpath.item_name and NAME_KEYS: one precedence (name, then groupName) wherever a list item is named."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative == "fieldpath.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple) and {getattr(e, "value", None) for e in node.elts} == {"name", "groupName"}:
+                found.append(f"{relative}:{node.lineno}")
+            if isinstance(node, ast.BoolOp) and {_first_argument(v) for v in node.values} >= {"name", "groupName"}:
+                found.append(f"{relative}:{node.lineno}")  # item.get("name") or item.get("groupName")
+    assert found == []
+
+
+def _first_argument(node: ast.expr) -> object:
+    return getattr(node.args[0], "value", None) if isinstance(node, ast.Call) and node.args else None

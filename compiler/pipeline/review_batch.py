@@ -40,7 +40,7 @@ from .policies_ahead import start_policies_ahead
 
 # Reviews of environments golden/ matches, kept in the compile cache's folder under their own kind and key.
 # bump its version when the EnvironmentReview record or what review_key covers changes
-REVIEWS = CacheKind("reviews", 2)
+REVIEWS = CacheKind("reviews", 3)
 
 
 def review_batch(context: Context, job: Job) -> Outcome:

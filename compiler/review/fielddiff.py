@@ -20,16 +20,18 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..fieldpath import NAME_KEYS
+
 Op = Literal["changed", "added", "removed", "text", "reordered"]
 
-# Per list field, the item keys that name an item, tried in order; every other list tries NAME_KEYS.
+# Per list field, the item keys that name an item, tried in order; every other list tries fieldpath.NAME_KEYS
+# (the one precedence the environment file, provenance and policy messages name list items by).
 LIST_KEYS: dict[str, tuple[str, ...]] = {
     "workerGroupSpecs": ("groupName",),
     "volumeMounts": ("mountPath",),
     "volumeDevices": ("devicePath",),
     "ports": ("name", "containerPort", "port"),
 }
-NAME_KEYS = ("groupName", "name")
 CONTEXT_LINES = 3
 GRANT = "grant"  # Match.key of an RBAC rule named by what it grants
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # the whole key (fullmatch; `$` also matches before "\n")

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..crddiff import CrdChange
-from .fielddiff import FieldChange
+from .fielddiff import FieldChange, Match, Step, path_text, step_text
 
-_LAST_KEY = re.compile(r"(?:^|\.)([A-Za-z_][A-Za-z0-9_-]*)$")
-_ENV_VALUE = re.compile(r"env\[name=([^\]]+)\]\.value$")
-_CONTAINER = re.compile(r"[cC]ontainers\[[^\]]*\]\.image$")
+_LAST_KEY = re.compile(r"(?:^|\.)([A-Za-z_][A-Za-z0-9_-]*)$")  # of a CRD change's path (crddiff's text)
+_CONTAINER_LISTS = ("containers", "initContainers")
 
 
 @dataclass(frozen=True)
@@ -26,14 +25,11 @@ class ChangeGroup:
     old: Any
     new: Any
     places: tuple[tuple[str, str], ...]  # (object ref, field path), in report order
+    unit: str = "places"  # "containers" when every place is a container's image
 
     @property
     def objects(self) -> int:
         return len({ref for ref, _ in self.places})
-
-    @property
-    def unit(self) -> str:
-        return "containers" if all(_CONTAINER.search(path) for _, path in self.places) else "places"
 
     def as_dict(self) -> dict[str, Any]:
         return {"field": self.field, "old": self.old, "new": self.new, "objects": self.objects,
@@ -41,26 +37,34 @@ class ChangeGroup:
                 "places": [{"ref": ref, "path": path} for ref, path in self.places]}
 
 
-def field_name(path: str) -> str:
-    env = _ENV_VALUE.search(path)
-    if env:
-        return f"env {env[1]}"
-    found = _LAST_KEY.search(path)
-    return found[1] if found else path
+def field_name(where: Sequence[Step]) -> str:
+    """What changed, as a reviewer names it: the last key (`image`), or `env NAME` for an environment variable."""
+    if len(where) >= 3 and where[-1] == "value" and where[-3] == "env" and isinstance(where[-2], Match) \
+            and where[-2].key == "name":
+        return f"env {where[-2].value}"
+    last = where[-1] if where else ""
+    return last if isinstance(last, str) and step_text(last).startswith(".") else path_text(where)
+
+
+def _container_image(where: Sequence[Step]) -> bool:
+    return len(where) >= 3 and where[-1] == "image" and where[-3] in _CONTAINER_LISTS
 
 
 def group_changes(changes: Iterable[tuple[str, Sequence[FieldChange]]]) -> tuple[ChangeGroup, ...]:
     """Groups of identical scalar changes over (object ref, its field changes), largest first."""
     found: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
     values: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+    images: dict[tuple[str, str, str], bool] = {}
     for ref, fields in changes:
         for change in fields:
             if change.op != "changed" or isinstance(change.old, (dict, list)) or isinstance(change.new, (dict, list)):
                 continue
-            key = (field_name(change.path), json.dumps(change.old, default=str), json.dumps(change.new, default=str))
+            key = (field_name(change.where), json.dumps(change.old, default=str), json.dumps(change.new, default=str))
             found.setdefault(key, []).append((ref, change.path))
             values[key] = (change.old, change.new)
-    groups = [ChangeGroup(key[0], *values[key], tuple(places)) for key, places in found.items() if len(places) > 1]
+            images[key] = images.get(key, True) and _container_image(change.where)
+    groups = [ChangeGroup(key[0], *values[key], tuple(places), "containers" if images[key] else "places")
+              for key, places in found.items() if len(places) > 1]
     return tuple(sorted(groups, key=lambda g: (-len(g.places), g.field, json.dumps(g.new, default=str))))
 
 
@@ -86,6 +90,7 @@ def group_crd_changes(changes: Iterable[CrdChange]) -> tuple[CrdChangeGroup, ...
     """The changes grouped by check, field name and message, in the order their first member comes."""
     found: dict[tuple[str, str, str], list[str]] = {}
     for change in changes:
-        key = (change.check, field_name(change.path.replace("[*]", "")) if change.path else "", change.message)
+        found_key = _LAST_KEY.search(change.path.replace("[*]", "")) if change.path else None
+        key = (change.check, found_key[1] if found_key else change.path, change.message)
         found.setdefault(key, []).append(" ".join(p for p in (change.crd, change.version, change.path) if p))
     return tuple(CrdChangeGroup(*key, tuple(places)) for key, places in found.items())
