@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
 
-from compiler import yamlio  # noqa: E402
 from compiler.crddiff import compare_crds, load_crd_source  # noqa: E402
+from compiler.documents import yamlio  # noqa: E402
 
 CHARTS = ROOT / ".." / "shared" / "kuberay" / "charts"
 OLD = CHARTS / "kuberay-operator-1.6.2.tgz"

@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from compiler import yamlio  # noqa: E402
 from compiler.charts.package import read_chart  # noqa: E402
+from compiler.documents import yamlio  # noqa: E402
 from compiler.validation import SchemaSet  # noqa: E402
 
 SHARED = ROOT / ".." / "shared"

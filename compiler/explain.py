@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import explain_unset, fieldpath
+from .diagnostics.problems import KrcError, Location, Problem
 from .environment import schema
 from .environment.layering import shown_path
 from .environment.model import Environment
 from .fieldpath import item_name
-from .problems import KrcError, Location, Problem
 from .provenance import object_positions
 from .render import Render
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import settings
-from .problems import KrcError
+from .diagnostics.problems import KrcError
 
 # What a helper that failed left on stderr, kept for the error message
 _STDERR_TAIL = 4000

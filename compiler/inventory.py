@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import metadata
 
+from .diagnostics.problems import KrcError
 from .environment.model import Environment
 from .native import binary
-from .problems import KrcError
 from .render import Render
 
 

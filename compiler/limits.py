@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import settings
-from .problems import KrcError
+from .diagnostics.problems import KrcError
 
 
 @dataclass(frozen=True)

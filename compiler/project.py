@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from . import limits
-from .problems import KrcError, Location, Problem, safe_text
+from .diagnostics.problems import KrcError, Location, Problem, safe_text
 
 ENVIRONMENT_SUFFIX = ".yaml"
 # base.yaml and files starting with '_' are layers to extend, not environments to render

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 
 from . import limits
-from .problems import KrcError, Location
+from .diagnostics.problems import KrcError, Location
 from .project import Project
 
 LOCK_FILE = ".krc.lock"

@@ -8,8 +8,9 @@ from importlib.metadata import entry_points
 import pytest
 from click.testing import CliRunner
 
-from compiler import cli, output
+from compiler import cli
 from compiler.cli import main
+from compiler.output import folders
 from compiler.project import Project
 
 
@@ -50,7 +51,7 @@ def test_bad_input_exits_2_with_file_line_and_writes_nothing(project: Project):
                         '"two" should be a whole number')
     assert lines[1:] == ["   |", "28 |         maxReplicas: two", "   |         ^^^^^^^^^^^^^^^^",
                          "   = help: maxReplicas takes a whole number, e.g. maxReplicas: 2"]
-    assert output.read_tree(project.rendered_dir) == {}
+    assert folders.read_tree(project.rendered_dir) == {}
 
 
 def test_unknown_environment_lists_the_known_ones(project: Project):

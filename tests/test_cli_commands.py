@@ -17,10 +17,10 @@ from click.testing import CliRunner
 from project_support import REPO_ROOT
 
 from compiler.cli import main
+from compiler.diagnostics.problems import Problem
+from compiler.diagnostics.report_format import plural, progress, summary
 from compiler.environment.schema import environment_schema
-from compiler.problems import Problem
 from compiler.project import Project
-from compiler.report_format import plural, progress, summary
 
 
 def run(project: Project, *args: str):

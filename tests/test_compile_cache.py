@@ -14,13 +14,16 @@ import pytest
 from cache_support import entry_files
 from project_support import copy_environment, engine_unavailable
 
-from compiler import compile_cache, content_digests, output, pipeline
+from compiler import pipeline
+from compiler.cache import digests as content_digests
+from compiler.diagnostics.problems import KrcError
+from compiler.output import folders, layout
 from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context
 from compiler.pipeline.work import Work
 from compiler.policy import find_engine
-from compiler.problems import KrcError
 from compiler.project import Project
+from compiler.results import compile_cache
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SEQUENTIAL = pipeline.RunOptions(cache=False, workers=1)
@@ -44,12 +47,12 @@ def entries(cache_dir: Path) -> list[Path]:
 def test_a_second_render_compiles_nothing_and_writes_the_same_bytes(project: Project, cache_dir: Path):
     names = project.environment_names()
     assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
-    first = output.read_tree(project.rendered_dir)
+    first = folders.read_tree(project.rendered_dir)
     assert len(entries(cache_dir)) == len(names)
     assert compiled(pipeline.render_to_disk(project, names, CACHED)) == []
-    assert output.read_tree(project.rendered_dir) == first
+    assert folders.read_tree(project.rendered_dir) == first
     assert compiled(pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=False))) == names
-    assert output.read_tree(project.rendered_dir) == first
+    assert folders.read_tree(project.rendered_dir) == first
 
 
 def test_only_the_changed_environment_is_compiled_again(project: Project, cache_dir: Path):
@@ -85,7 +88,7 @@ def test_what_every_environment_depends_on_invalidates_every_entry(project: Proj
 def test_corrupt_or_foreign_entries_are_ignored_and_replaced(project: Project, cache_dir: Path):
     names = project.environment_names()
     pipeline.render_to_disk(project, names, CACHED)
-    expected = output.read_tree(project.rendered_dir)
+    expected = folders.read_tree(project.rendered_dir)
     shutil.rmtree(project.rendered_dir)  # so that nothing is skipped: every folder is written from the entries
     dev, prod = sorted(entries(cache_dir), key=lambda p: json.loads(p.read_bytes().split(b"\n")[1])["name"])
     raw = dev.read_bytes()
@@ -95,12 +98,12 @@ def test_corrupt_or_foreign_entries_are_ignored_and_replaced(project: Project, c
     foreign = header.replace(f" {kind.name}/{kind.version} ".encode(), f" {kind.name}/{kind.version + 1} ".encode())
     prod.write_bytes(foreign + b"\n" + payload)
     assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
-    assert output.read_tree(project.rendered_dir) == expected
+    assert folders.read_tree(project.rendered_dir) == expected
     for path in entries(cache_dir):
         path.write_bytes(path.read_bytes()[:100])  # truncated
     shutil.rmtree(project.rendered_dir)
     assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
-    assert output.read_tree(project.rendered_dir) == expected
+    assert folders.read_tree(project.rendered_dir) == expected
 
 
 def test_no_cache_neither_reads_nor_writes(project: Project, cache_dir: Path):
@@ -112,7 +115,7 @@ def test_no_cache_neither_reads_nor_writes(project: Project, cache_dir: Path):
 def test_rendered_folders_are_rewritten_only_when_changed_or_touched(project: Project, cache_dir: Path):
     names = project.environment_names()
     pipeline.render_to_disk(project, names, CACHED)
-    values = project.rendered_dir / "dev" / output.VALUES_FILE
+    values = project.rendered_dir / "dev" / layout.VALUES_FILE
     inode = values.stat().st_ino
     pipeline.render_to_disk(project, names, CACHED)
     assert values.stat().st_ino == inode  # unchanged and untouched: left in place
@@ -134,7 +137,7 @@ def test_a_changed_base_layer_rewrites_the_folders_of_what_extends_it(project: P
     assert not any(Context.of(project, CACHED).cache.has_entry(name) for name in names)
     assert compiled(pipeline.render_to_disk(project, names, CACHED)) == names
     for name in names:
-        rendered = output.read_tree(project.rendered_dir / name)
+        rendered = folders.read_tree(project.rendered_dir / name)
         assert any(b"rayproject/ray:2.58.1-py312" in content for content in rendered.values()), name
         assert not any(b"rayproject/ray:2.58.0-py312\n" in content for content in rendered.values()), name
 
@@ -159,10 +162,10 @@ def test_up_to_date_outputs_are_answered_from_the_summaries(project: Project, ca
         assert [dataclasses.replace(r, compiled=False, staged=None) for r in rendered] == again
         assert pipeline.check_golden(project, names, CACHED) == checked
     # a golden file that differs is compared from the full entry, and named
-    manifest = next((project.golden_dir / "dev" / output.MANIFESTS_DIR).glob("*.yaml"))
+    manifest = next((project.golden_dir / "dev" / layout.MANIFESTS_DIR).glob("*.yaml"))
     manifest.write_text(manifest.read_text() + "# edited\n")
     [dev] = [m for m in pipeline.check_golden(project, names, CACHED) if m.environment == "dev"]
-    assert dev.changed == (f"{output.MANIFESTS_DIR}/{manifest.name}",)
+    assert dev.changed == (f"{layout.MANIFESTS_DIR}/{manifest.name}",)
     # a summary that cannot be trusted is ignored: the full entry answers
     for summary in entry_files(cache_dir, compile_cache.SUMMARIES):
         summary.write_bytes(summary.read_bytes()[:40])
@@ -182,7 +185,7 @@ def test_parallel_output_is_byte_identical_to_sequential(tmp_path: Path, project
     results = [pipeline.render_to_disk(one, one.environment_names(), SEQUENTIAL),
                pipeline.render_to_disk(two, two.environment_names(), PARALLEL)]
     assert [sorted(compiled(r)) for r in results] == [sorted(one.environment_names())] * 2
-    assert output.read_tree(one.rendered_dir) == output.read_tree(two.rendered_dir)
+    assert folders.read_tree(one.rendered_dir) == folders.read_tree(two.rendered_dir)
     assert pipeline.lint_environments(one, (), run=SEQUENTIAL) == pipeline.lint_environments(two, (), run=PARALLEL)
     reviews = [pipeline.review_project(p, p.environment_names(), run=run) for p, run in ((one, SEQUENTIAL),
                                                                                          (two, PARALLEL))]

@@ -5,9 +5,9 @@ import hashlib
 import os
 from pathlib import Path
 
-from compiler.compile_cache import CompileCache
-from compiler.content_digests import path_digest, tree_digest
+from compiler.cache.digests import path_digest, tree_digest
 from compiler.project import Project
+from compiler.results.compile_cache import CompileCache
 
 
 def test_a_path_digests_the_same_by_path_or_by_text_and_what_is_not_a_file_or_folder_as_empty(tmp_path: Path):

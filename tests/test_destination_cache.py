@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from cache_support import entry_files
 
-from compiler import destination_cache, pipeline
-from compiler.compile_cache import CompileCache
-from compiler.destination_cache import DestinationIndex
+from compiler import pipeline
+from compiler.diagnostics.problems import KrcError
 from compiler.pipeline.environments import project_destinations
-from compiler.problems import KrcError
 from compiler.project import Project
+from compiler.results import destination_cache
+from compiler.results.compile_cache import CompileCache
+from compiler.results.destination_cache import DestinationIndex
 
 
 @pytest.fixture

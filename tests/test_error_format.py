@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import main
-from compiler.problems import Location, Problem
+from compiler.diagnostics.problems import Location, Problem
+from compiler.diagnostics.report_format import Style, choose_style, format_problem
 from compiler.project import Project
-from compiler.report_format import Style, choose_style, format_problem
 
 SNAPSHOTS = Path(__file__).parent / "error_snapshots"
 

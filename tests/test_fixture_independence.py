@@ -11,8 +11,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from project_support import FIXTURE_PROJECT, REPO_ROOT
 
-from compiler import output
 from compiler.cli import main
+from compiler.output import folders
 
 # What a checkout needs to run its tests (the package itself is the installed one, the same code).
 CHECKOUT_PARTS = ("environments", "golden", "templates", "policies", "deploy", "tests", ".github")
@@ -39,7 +39,7 @@ def _checkout(destination: Path, vendor_cache: Path, shared_dir: Path) -> Path:
 def test_the_fixture_is_the_shipped_project_of_today():
     """Identical today, so the assertions written against the shipped files hold; they may drift apart later."""
     for part in ("environments", "golden"):
-        assert output.read_tree(FIXTURE_PROJECT / part) == output.read_tree(REPO_ROOT / part), part
+        assert folders.read_tree(FIXTURE_PROJECT / part) == folders.read_tree(REPO_ROOT / part), part
 
 
 def test_editing_the_shipped_environments_leaves_the_tests_green(tmp_path: Path, vendor_cache: Path,
@@ -52,7 +52,7 @@ def test_editing_the_shipped_environments_leaves_the_tests_green(tmp_path: Path,
     assert accepted.exit_code == 0, accepted.output
     cluster = (checkout / "golden" / "dev" / "manifests" / "raycluster-ray-cpu-demo.yaml").read_text()
     assert "groupName: highmem" in cluster
-    assert output.read_tree(checkout / "golden") != output.read_tree(FIXTURE_PROJECT / "golden")
+    assert folders.read_tree(checkout / "golden") != folders.read_tree(FIXTURE_PROJECT / "golden")
     assert CliRunner().invoke(main, ["--project", str(checkout), "check"]).exit_code == 0
 
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}

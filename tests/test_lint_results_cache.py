@@ -11,13 +11,14 @@ import pytest
 from cache_support import entry_files
 from project_support import engine_unavailable
 
-from compiler import compile_cache, pipeline
+from compiler import pipeline
+from compiler.diagnostics.problems import Problem
 from compiler.pipeline.lint_batch import LINT_RESULTS
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
-from compiler.problems import Problem
 from compiler.project import Project
+from compiler.results import compile_cache
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CACHED = pipeline.RunOptions(cache=True, workers=1)

@@ -7,11 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from compiler import output, pipeline, tree_digests, yamlio
+from compiler import pipeline
 from compiler.charts import vendored
+from compiler.diagnostics.problems import KrcError
+from compiler.documents import yamlio
 from compiler.k8s.crds import crd_digest
-from compiler.problems import KrcError
+from compiler.output import folders
 from compiler.project import Project
+from compiler.results import tree_digests
 
 
 def line_of(project: Project, env: str, text: str) -> int:
@@ -150,14 +153,14 @@ def test_rendered_crds_are_the_charts_as_shipped_and_the_lock_names_their_digest
 
 def test_render_is_byte_identical_across_runs_and_paths(tmp_path: Path, vendor_cache: Path, project: Project):
     pipeline.render_to_disk(project, project.environment_names())
-    first = output.read_tree(project.rendered_dir)
+    first = folders.read_tree(project.rendered_dir)
     other = Project(tmp_path / "elsewhere" / "deeper")
     shutil.copytree(project.root / "environments", other.environments_dir)
     shutil.copytree(project.root / "templates", other.templates_dir)
     shutil.copytree(vendor_cache, other.vendor_dir)
     pipeline.render_to_disk(other, other.environment_names())
     pipeline.render_to_disk(other, other.environment_names())
-    assert output.read_tree(other.rendered_dir) == first
+    assert folders.read_tree(other.rendered_dir) == first
     assert all(content.endswith(b"\n") for content in first.values())
     assert {p.split("/")[1] for p in first} == {"chart", "crds", "crds.lock.yaml", "helm", "manifests"}
 
@@ -173,14 +176,14 @@ def test_the_fixture_golden_matches_the_render(project: Project):
 
 def test_a_failing_environment_writes_nothing_for_any_environment(project: Project):
     pipeline.render_to_disk(project, ["dev"])
-    before = output.read_tree(project.rendered_dir)
+    before = folders.read_tree(project.rendered_dir)
     path = project.environment_file("prod-eks-gpu")
     path.write_text(path.read_text() + "unknownKey: 1\n")
     dev = project.environment_file("dev")
     dev.write_text(dev.read_text().replace("maxReplicas: 2", "maxReplicas: 5"))
     with pytest.raises(KrcError):
         pipeline.render_to_disk(project, project.environment_names())
-    assert output.read_tree(project.rendered_dir) == before
+    assert folders.read_tree(project.rendered_dir) == before
     assert not list(project.root.glob("rendered/.*"))  # no staging folders left behind
 
 
@@ -194,7 +197,7 @@ def test_golden_accept_and_mismatch_listing(project: Project):
     [mismatch] = pipeline.check_golden(project, ["dev"])
     assert mismatch.changed == ("manifests/raycluster-ray-cpu-demo.yaml",)
     assert mismatch.removed == ("manifests/stale.yaml",)
-    assert "crds/rayclusters.ray.io.yaml" not in output.read_tree(project.golden_dir / "dev")
+    assert "crds/rayclusters.ray.io.yaml" not in folders.read_tree(project.golden_dir / "dev")
 
 
 def test_explain_prints_value_and_chain(project: Project):

@@ -12,14 +12,15 @@ import pytest
 from project_support import copy_environment, engine_unavailable
 from test_compile_cache import policy_project
 
-from compiler import compile_cache, pipeline
+from compiler import pipeline
+from compiler.diagnostics.problems import KrcError
 from compiler.native import client
 from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline import policies_after
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
-from compiler.problems import KrcError
 from compiler.project import Project
+from compiler.results import compile_cache
 
 POOLED = pipeline.RunOptions(cache=True, workers=2, policy_batch=1, repaid_by=1)
 

@@ -11,7 +11,7 @@ import pytest
 from project_support import engine_unavailable
 
 from compiler import pipeline
-from compiler.compile_cache import POLICIES
+from compiler.diagnostics.problems import Problem
 from compiler.pipeline import context as context_module
 from compiler.pipeline.context import Context, Job, compile_cached, restore
 from compiler.pipeline.lint_batch import policy_cache_key
@@ -19,9 +19,9 @@ from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_
 from compiler.pipeline.review_batch import review_batch
 from compiler.pipeline.work import Work
 from compiler.policy import find_engine, policy_files
-from compiler.problems import Problem
 from compiler.project import Project
 from compiler.render import Render
+from compiler.results.compile_cache import POLICIES
 
 CACHED = pipeline.RunOptions(cache=True, workers=1)
 ALLOWED_IMAGE = "image: rayproject/ray:2.58.0-py312\n"

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from compiler import pipeline
+from compiler.diagnostics.problems import KrcError
 from compiler.fieldpath import is_named_list, item_name
-from compiler.problems import KrcError
 from compiler.project import Project
 from compiler.provenance import environment_path, object_positions
 from compiler.render import SOURCE_ANNOTATION, prepare_templates, render_environment

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import pytest
 
-from compiler.record_json import from_json, to_json
+from compiler.documents.record_json import from_json, to_json
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,15 @@ from typing import Any
 
 import pytest
 
-from compiler import output, pipeline
+from compiler import pipeline
 from compiler.charts import vendored
+from compiler.diagnostics.problems import KrcError
 from compiler.engines import jsonnet
 from compiler.environment.model import load_environment
+from compiler.output import layout
 from compiler.pipeline import context as pipeline_context
 from compiler.pipeline import environments as pipeline_environments
 from compiler.pipeline.environments import chart_pin
-from compiler.problems import KrcError
 from compiler.project import Project
 from compiler.render import Render, prepare_templates, render_environment
 
@@ -53,7 +54,7 @@ def test_together_gives_the_same_renders(project: Project):
         assert isinstance(render, Render)
         alone = render_environment(project, env, chart)
         assert render.objects == alone.objects and render.helm_values == alone.helm_values
-        assert output.render_files(render, True) == output.render_files(alone, True)
+        assert layout.render_files(render, True) == layout.render_files(alone, True)
 
 
 def _break_prod(project: Project) -> None:
@@ -135,7 +136,7 @@ def test_lint_and_diff_evaluate_a_jobs_templates_in_one_jsonnet_run(command: str
     entries = pipeline_context.Context.of(project, cached).cache
     for name in names:  # what it compiled and kept is each environment's own render
         entry = entries.lookup(name)
-        assert entry is not None and entry.files == output.render_files(pipeline.compile_environment(project, name),
+        assert entry is not None and entry.files == layout.render_files(pipeline.compile_environment(project, name),
                                                                          False)
     runs.clear()
     uncached = pipeline.RunOptions(cache=False, workers=1)

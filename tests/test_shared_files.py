@@ -7,8 +7,9 @@ from pathlib import Path
 
 from project_support import copy_environment
 
-from compiler import output, pipeline
+from compiler import pipeline
 from compiler.charts import vendored
+from compiler.output import folders, layout
 from compiler.project import Project
 from compiler.shared_files import SMALLEST_LINKED, SharedFiles
 
@@ -50,15 +51,15 @@ def test_rendered_crds_of_one_chart_are_one_file_on_disk(project: Project):
     names = project.environment_names()
     pipeline.render_to_disk(project, names)
     chart = vendored.load_vendored_chart(project.vendor_dir, "kuberay-operator", "1.7.0")
-    first, second = (project.rendered_dir / n / output.CRDS_DIR for n in ("dev", "dev-copy"))
+    first, second = (project.rendered_dir / n / layout.CRDS_DIR for n in ("dev", "dev-copy"))
     for crd in chart.crds:
         assert (second / f"{crd.name}.yaml").read_text() == crd.text
         assert os.path.samefile(first / f"{crd.name}.yaml", second / f"{crd.name}.yaml")
-    before = output.read_tree(project.rendered_dir)
+    before = folders.read_tree(project.rendered_dir)
     # again, after the first copies' folders were swapped into place: the same bytes, whatever was linked
     project.environment_file("dev").write_text(project.environment_file("dev").read_text() + "\n")
     pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=False))
-    assert output.read_tree(project.rendered_dir) == before
+    assert folders.read_tree(project.rendered_dir) == before
 
 
 def test_a_changed_environment_leaves_the_folders_sharing_its_crds_alone(project: Project):
@@ -82,11 +83,11 @@ def test_a_shared_crd_file_edited_in_place_is_restored_in_every_folder(project: 
     copy_environment(project, "dev")
     names = project.environment_names()
     pipeline.render_to_disk(project, names)
-    expected = output.read_tree(project.rendered_dir)
-    shared = project.rendered_dir / "dev" / output.CRDS_DIR / "rayjobs.ray.io.yaml"
+    expected = folders.read_tree(project.rendered_dir)
+    shared = project.rendered_dir / "dev" / layout.CRDS_DIR / "rayjobs.ray.io.yaml"
     with shared.open("r+b") as handle:  # in place, as an editor keeping the inode would
         handle.write(b"# edited\n")
-    assert (project.rendered_dir / "dev-copy" / output.CRDS_DIR / "rayjobs.ray.io.yaml").read_bytes().startswith(
+    assert (project.rendered_dir / "dev-copy" / layout.CRDS_DIR / "rayjobs.ray.io.yaml").read_bytes().startswith(
         b"# edited")
     pipeline.render_to_disk(project, names)
-    assert output.read_tree(project.rendered_dir) == expected
+    assert folders.read_tree(project.rendered_dir) == expected

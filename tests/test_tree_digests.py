@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import output, tree_digests
-from compiler.compile_cache import file_digests
-from compiler.problems import KrcError
+from compiler.diagnostics.problems import KrcError
+from compiler.output import folders
+from compiler.results import tree_digests
+from compiler.results.compile_cache import file_digests
 
 
 @pytest.fixture
@@ -22,7 +23,7 @@ def golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _expected(folder: Path) -> dict[str, str]:
-    """The digests of every file, read here (not through output.read_file, which `reads` counts)."""
+    """The digests of every file, read here (not through folders.read_file, which `reads` counts)."""
     return file_digests({p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()})
 
 
@@ -30,13 +31,13 @@ def _expected(folder: Path) -> dict[str, str]:
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files tree_digests reads (rather than answering from the memo)."""
     seen: list[str] = []
-    original = output.read_file
+    original = folders.read_file
 
     def read_file(entry: os.DirEntry[str]) -> bytes:
         seen.append(entry.name)
         return original(entry)
 
-    monkeypatch.setattr(output, "read_file", read_file)
+    monkeypatch.setattr(folders, "read_file", read_file)
     return seen
 
 

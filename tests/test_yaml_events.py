@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from compiler import limits, yaml_events, yamlio
-from compiler.problems import KrcError, Location
+from compiler import limits
+from compiler.diagnostics.problems import KrcError, Location
+from compiler.documents import yaml_events, yamlio
 
 
 @pytest.mark.parametrize("text", [

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..charts.package import Crd
+from ..diagnostics.problems import KrcError, Problem
 from ..k8s.objects import RenderedObject
-from ..problems import KrcError, Problem
 from ..project import Project
 from .parameters import Request
 from .selection import select_documents

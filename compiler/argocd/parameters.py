@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .. import limits
+from ..diagnostics.problems import KrcError
 from ..k8s.names import dns1123_label_errors
-from ..problems import KrcError
 from ..project import shown_name
 
 Selection = Literal["include", "exclude", "only"]

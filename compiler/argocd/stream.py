@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from .. import yamlio
+from ..documents import yamlio
 
 # Characters a YAML 1.1 reader takes verbatim inside a double-quoted scalar; anything else (C0/C1 controls,
 # DEL, NEL, the line and paragraph separators, a byte-order mark) makes the document fall back to YAML.

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..diagnostics.problems import KrcError, Location, Problem
 from ..environment.model import Environment
 from ..k8s.objects import RenderedObject
-from ..problems import KrcError, Location, Problem
 from ..project import Project
 from ..validation import SchemaSet, load_crds_from_path
 from .selection import ARGOCD_GROUP, is_argocd_object

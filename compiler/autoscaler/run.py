@@ -13,8 +13,8 @@ from typing import Any
 
 from .. import helper_process
 from ..cache import CacheKind, cache_key
+from ..diagnostics.problems import KrcError
 from ..k8s.crds import canonical_json
-from ..problems import KrcError
 from ..rules.support.autoscaler_view import GeneratedConfig, config_from_answer
 from .generators import Generator
 

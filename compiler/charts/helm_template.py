@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cache import CacheKind, cache_key
+from ..diagnostics.problems import KrcError, Location
 from ..native import client
-from ..problems import KrcError, Location
 
 # The Helm inside the engine (engine/go.mod; engine/check_versions.sh and the engine tests hold it there)
 HELM_VERSION = "v4.2.1"

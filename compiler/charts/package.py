@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import limits, yamlio
+from .. import limits
 from ..cache import CacheKind
+from ..diagnostics.problems import KrcError
+from ..documents import yamlio
 from ..k8s.crds import canonical_json
-from ..problems import KrcError
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import limits, settings, yamlio
-from ..problems import KrcError
+from .. import limits, settings
+from ..diagnostics.problems import KrcError
+from ..documents import yamlio
 
 REPOSITORY_OVERRIDE_VARIABLE = "KRC_CHART_REPOSITORY"
 # KubeRay's published Helm repository: where `NAME@VERSION` and `krc lint PATH` look when no environment says

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import yamlio
 from ..atomic_file import write_atomically
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
+from ..documents import yamlio
 from . import repository
 from .package import Chart, read_chart_bytes
 from .vendored import LOCK_NAME, archive_path, check_chart_pin, load_vendored_chart, read_lock, sha256_file

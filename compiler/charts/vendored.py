@@ -9,8 +9,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from .. import yamlio
-from ..problems import KrcError, Location
+from ..diagnostics.problems import KrcError, Location
+from ..documents import yamlio
 from .package import Chart, read_chart
 
 LOCK_NAME = "charts.lock.yaml"

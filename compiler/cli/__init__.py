@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from ..report_format import COLOR_CHOICES
+from ..diagnostics.report_format import COLOR_CHOICES
 from . import stop_signals
 from .edge import CONTEXT, ErrorEdge, flush_output
 from .support import print_versions

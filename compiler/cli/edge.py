@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 import click
 
 from .. import pipeline, settings
-from ..problems import KrcError, safe_text
+from ..diagnostics.problems import KrcError, safe_text
 from .support import (
     WorkflowGroup,
     show_problems,

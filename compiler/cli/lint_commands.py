@@ -8,9 +8,9 @@ from pathlib import Path
 import click
 
 from .. import crddiff, pipeline
+from ..diagnostics.problems import KrcError, has_errors
+from ..diagnostics.report_format import plural, summary
 from ..lint import report
-from ..problems import KrcError, has_errors
-from ..report_format import plural, summary
 from .edge import reports_errors, run_options, run_settings
 from .support import (
     complete_environments,

@@ -24,7 +24,7 @@ from typing import Any
 import click
 
 from .. import limits
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
 
 
 def one_line(error: KrcError) -> str:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
-from .. import pipeline, yamlio
+from .. import pipeline
 from ..autoscaler import report as autoscaler_report
+from ..diagnostics.problems import safe_text
+from ..documents import yamlio
 from ..pipeline.pods import environment_pods, pods_notes, pods_yaml_documents
-from ..problems import safe_text
 from .edge import reports_errors
 from .support import (
     complete_environments,

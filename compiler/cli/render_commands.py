@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import click
 
 from .. import pipeline, review
+from ..diagnostics.report_format import plural
 from ..pipeline.context import EnvironmentResult
 from ..project import printable
-from ..report_format import plural
 from .edge import reports_errors, run_options, run_settings
 from .support import (
     complete_environments,

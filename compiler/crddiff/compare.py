@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
 from .changes import CrdChange, Severity, sorted_changes
 from .checks import SchemaWalk
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..charts import package, repository, vendor
+from ..diagnostics.problems import KrcError
 from ..k8s.crds import load_crds_from_path
-from ..problems import KrcError
 
 # KubeRay's published Helm repository; KRC_CHART_REPOSITORY overrides it (for mirrors and tests)
 DEFAULT_REPOSITORY = repository.KUBERAY_REPOSITORY

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
 from .base import Engine
 
 # suffix -> the module (relative to this package) and class of its engine, imported when first needed

@@ -23,8 +23,9 @@ import jinja2
 import jinja2.sandbox
 from jinja2.exceptions import SecurityError
 
-from .. import limits, yamlio
-from ..problems import KrcError, Location
+from .. import limits
+from ..diagnostics.problems import KrcError, Location
+from ..documents import yamlio
 from ..project import decode_text, read_resolved
 
 

@@ -24,9 +24,10 @@ from typing import Any
 
 import _gojsonnet as _jsonnet
 
-from .. import limits, yamlio
+from .. import limits
+from ..diagnostics.problems import KrcError, Location
+from ..documents import yamlio
 from ..environment.layering import merge_values
-from ..problems import KrcError, Location
 from ..project import read_resolved
 
 # A place in a Jsonnet error message: "path/to/file.jsonnet:12:5-20" or "file.jsonnet:(12:5)-(14:2)"

@@ -5,10 +5,11 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import fieldpath, limits, yamlio
-from ..problems import KrcError, Location, Problem
+from .. import fieldpath, limits
+from ..diagnostics.problems import KrcError, Location, Problem
+from ..documents import yamlio
+from ..documents.yamlio import Path
 from ..project import Project, decode_text, layer_name_error
-from ..yamlio import Path
 from . import layering, schema
 
 

@@ -16,10 +16,10 @@ import jsonschema
 from referencing import Registry, Resource
 
 from .. import fieldpath
+from ..diagnostics.problems import Location, Problem
+from ..documents.yamlio import Path, Positions
 from ..k8s.patterns import schema_regex
-from ..problems import Location, Problem
 from ..quick_validity import Check, compile_validity
-from ..yamlio import Path, Positions
 from . import hints
 from .layering import named_path, shown_path
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import yamlio
-from ..problems import KrcError, Location
+from ..diagnostics.problems import KrcError, Location
+from ..documents import yamlio
 
 CRD_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 

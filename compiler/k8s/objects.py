@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..problems import Location
+from ..diagnostics.problems import Location
 
 
 @dataclass(frozen=True, order=True)

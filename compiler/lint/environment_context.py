@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics.problems import KrcError, Location, Problem
 from ..k8s.destinations import Destination
-from ..problems import KrcError, Location, Problem
 from ..provenance import object_positions
 from ..render import Render, kubernetes_version
 from ..rules.support.context import LintContext, LintObject, RuleSetting

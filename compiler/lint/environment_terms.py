@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 
 # KubeRay spec field -> the environment key that renders it (see templates/lib/kuberay.libsonnet)
 _TERMS = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problems import Location, Problem
+from ..diagnostics.problems import Location, Problem
 from ..rules.support.context import LintContext, LintObject
 from ..validation import kubernetes_schemas
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from ..charts import repository, vendor
 from ..charts.package import Chart
-from ..problems import KrcError, Location
+from ..diagnostics.problems import KrcError, Location
+from ..documents.yamlio import load_all_with_positions
 from ..project import find_project
 from ..rules.support.context import LintContext, LintObject
 from ..rules.support.feature_gates import chart_default_gates, known_gates
 from ..rules.support.versions import parse_version
-from ..yamlio import load_all_with_positions
 
 CHART_NAME = "kuberay-operator"
 # the upstream chart repository; KRC_CHART_REPOSITORY overrides it (mirrors, offline copies)

@@ -5,7 +5,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..problems import Problem, safe_json, safe_text
+from ..diagnostics.problems import Problem, safe_json, safe_text
 from ..rules import RULES, Rule
 
 FORMATS = ("text", "json", "sarif", "github")

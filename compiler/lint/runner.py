@@ -5,7 +5,7 @@ import dataclasses
 import difflib
 from collections.abc import Iterable
 
-from ..problems import KrcError, Problem, sorted_problems
+from ..diagnostics.problems import KrcError, Problem, sorted_problems
 from ..rules import RULES, SEVERITIES, Rule, as_severity
 from ..rules.support.context import LintContext
 from ..rules.support.versions import applies_to

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from ..rules.support.context import LintContext, LintObject
 from ..validation import SchemaSet, load_crds_from_path
 

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from .. import settings
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
 
 VARIABLE = "KRC_ENGINE"
 NAME = "krc-engine"

@@ -18,7 +18,6 @@ import contextlib
 import os
 import shutil
 import socket
-import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -28,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import limits, settings
-from ..problems import KrcError, Location
+from ..diagnostics.problems import KrcError, Location
 from .binary import engine_binary
 from .channel import Answer, Channel, EngineEnded
+from .child import ChildProcess
 
 __all__ = ["Answer", "EngineEnded", "Pending", "call", "close_engine", "engine_name", "remember", "shared_with_workers"]
 
-_STDERR_TAIL = 4000
 # what the engine inherits of krc's environment: enough to run, nothing that changes what the libraries do
 _INHERITED = ("PATH", "LANG", "LC_ALL", "TMPDIR")
 # the engine's exit status when it stopped itself at its hard memory limit (engine/limits.go)
@@ -53,66 +52,34 @@ def _socket_folder() -> str:
     return tempfile.mkdtemp(prefix="krc-engine-", dir=parent if len(parent) < 60 else "/tmp")
 
 
-class EngineProcess(Channel):
+class EngineProcess(ChildProcess):
     """The engine this krc process started: its pipes, its log, its socket for workers."""
 
     def __init__(self, binary: Path) -> None:
-        requests_read, requests_write = os.pipe()
-        answers_read, answers_write = os.pipe()
-        self._log = tempfile.TemporaryFile()
         self.socket_folder = _socket_folder()
         self.socket_path = os.path.join(self.socket_folder, "engine.sock")
         hard = limits.ENGINE_MEMORY_MB.value
         env = settings.inherited(_INHERITED)
         env.update(GOMEMLIMIT=f"{min(SOFT_MEMORY_MB, hard)}MiB", KRC_ENGINE_MAX_MEMORY_MB=str(hard),
                    HOME="/nonexistent")
-        try:
-            self._process = subprocess.Popen(
-                [str(binary), "--requests-fd", str(requests_read), "--answers-fd", str(answers_write),
-                 "--socket", self.socket_path],
-                pass_fds=(requests_read, answers_write), stdin=subprocess.DEVNULL, stdout=self._log,
-                stderr=self._log, env=env, cwd="/")
-        except OSError as err:
-            for fd in (requests_read, requests_write, answers_read, answers_write):
-                os.close(fd)
+
+        def unable(err: OSError) -> KrcError:
             shutil.rmtree(self.socket_folder, ignore_errors=True)
-            raise KrcError(f"the krc engine {binary} could not start ({err.strerror or err}); check the file, "
-                           "or rebuild it with 'make engine'") from None
-        os.close(requests_read)
-        os.close(answers_write)
-        self.pid = os.getpid()
-        super().__init__(os.fdopen(requests_write, "wb"), os.fdopen(answers_read, "rb"))
+            return KrcError(f"the krc engine {binary} could not start ({err.strerror or err}); check the file, "
+                            "or rebuild it with 'make engine'")
+
+        super().__init__(str(binary), ["--socket", self.socket_path], env, unable)
 
     def why_ended(self) -> EngineEnded:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._process.wait(timeout=5)
-        code = self._process.poll()
+        code = self.exit_code()
         return EngineEnded(f"the krc engine ended (exit {code}): {self.log_tail()}", over_memory=code == MEMORY_EXIT)
 
-    def alive(self) -> bool:
-        return super().alive() and self._process.poll() is None
-
-    def log_tail(self) -> str:
-        self._log.seek(0, os.SEEK_END)
-        self._log.seek(max(0, self._log.tell() - _STDERR_TAIL))
-        lines = self._log.read().decode(errors="replace").strip().splitlines()
-        return lines[-1] if lines else "no message"
-
     def kill(self) -> None:
-        if self._process.poll() is None:
-            self._process.kill()
-        self._process.wait()
         super().kill()
         shutil.rmtree(self.socket_folder, ignore_errors=True)
 
     def close(self) -> None:
-        """End the engine once it has answered what is under way (closing its request pipe ends it)."""
-        with contextlib.suppress(OSError):
-            self._requests.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.kill()
+        super().close()
         shutil.rmtree(self.socket_folder, ignore_errors=True)
 
 

@@ -11,15 +11,14 @@ import atexit
 import contextlib
 import os
 import re
-import subprocess
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
 from .. import limits
-from ..problems import KrcError, Location
-from .channel import Channel, EngineEnded
+from ..diagnostics.problems import KrcError, Location
+from .channel import EngineEnded
+from .child import ChildProcess
 
 BUILDS = Path(__file__).resolve().parents[2] / "engine" / "kuberay"
 TIMEOUT_SECONDS = 120.0
@@ -61,54 +60,17 @@ def builds_identity() -> str:
     return "; ".join(found)
 
 
-class KubeRayProcess(Channel):
+class KubeRayProcess(ChildProcess):
     """One KubeRay build running: its pipes and its log (what Go or KubeRay print)."""
 
     def __init__(self, binary: Path) -> None:
-        requests_read, requests_write = os.pipe()
-        answers_read, answers_write = os.pipe()
-        self._log = tempfile.TemporaryFile()
         # nothing of krc's environment: what KubeRay's code reads of it comes from the operator, per request
         env = {"GOMEMLIMIT": f"{limits.ENGINE_MEMORY_MB.value}MiB", "HOME": "/nonexistent"}
-        try:
-            self._process = subprocess.Popen(
-                [str(binary), "--requests-fd", str(requests_read), "--answers-fd", str(answers_write)],
-                pass_fds=(requests_read, answers_write), stdin=subprocess.DEVNULL, stdout=self._log,
-                stderr=self._log, env=env, cwd="/")
-        except OSError as err:
-            for fd in (requests_read, requests_write, answers_read, answers_write):
-                os.close(fd)
-            raise KrcError(f"{binary} could not start ({err.strerror or err}); "
-                           "rebuild it with 'make kuberay'") from None
-        os.close(requests_read)
-        os.close(answers_write)
-        self.pid = os.getpid()
-        super().__init__(os.fdopen(requests_write, "wb"), os.fdopen(answers_read, "rb"))
+        super().__init__(str(binary), [], env, lambda err: KrcError(
+            f"{binary} could not start ({err.strerror or err}); rebuild it with 'make kuberay'"))
 
     def why_ended(self) -> EngineEnded:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._process.wait(timeout=5)
-        self._log.seek(0)
-        lines = self._log.read().decode(errors="replace").strip().splitlines()
-        return EngineEnded(f"KubeRay's build ended (exit {self._process.poll()}): "
-                           f"{lines[-1] if lines else 'no message'}")
-
-    def alive(self) -> bool:
-        return super().alive() and self._process.poll() is None
-
-    def kill(self) -> None:
-        if self._process.poll() is None:
-            self._process.kill()
-        self._process.wait()
-        super().kill()
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._requests.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.kill()
+        return EngineEnded(f"KubeRay's build ended (exit {self.exit_code()}): {self.log_tail()}")
 
 
 _PROCESSES: dict[str, KubeRayProcess] = {}

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..autoscaler.generators import RAY_ENVS_DIR
+from ..diagnostics.problems import KrcError, Problem
 from ..policy import find_engine, policy_files
-from ..problems import KrcError, Problem
 from ..project import Project
 from ..review.golden_source import git_project_files
 from .context import Context, Job

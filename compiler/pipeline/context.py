@@ -8,17 +8,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import output, review
+from .. import review
 from ..argocd.validation import crds_path
 from ..charts import vendored
 from ..charts.package import Chart
-from ..compile_cache import CompileCache, Compiled, inputs_digest
+from ..diagnostics.problems import KrcError, Problem
 from ..environment.model import load_environment
 from ..k8s.destinations import Destination
+from ..output import folders, layout
 from ..policy import CueEngine, PolicyRun
-from ..problems import KrcError, Problem
 from ..project import Project
 from ..render import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
+from ..results.compile_cache import CompileCache, Compiled, inputs_digest
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
 from .run_options import RunOptions
 from .work import Work
@@ -82,7 +83,7 @@ class Rendered:
 
     key: str
     render: Render
-    files: output.Files
+    files: folders.Files
     recorded: list[list[str]]
     inputs_digest: str
 
@@ -94,7 +95,7 @@ def rendered(project: Project, cache: CompileCache, key: str, render: Render, ar
     except KrcError:  # its findings say so (or, without lint, nothing reads that file)
         named = None
     recorded = cache.recorded_inputs([project.root / f for f in render.environment.files] + ([named] if named else []))
-    return Rendered(key, render, output.render_files(render, False), recorded, inputs_digest(recorded))
+    return Rendered(key, render, layout.render_files(render, False), recorded, inputs_digest(recorded))
 
 
 def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rendered | KrcError]:
@@ -181,7 +182,7 @@ class GoldenMismatch:
         return not (self.changed or self.added or self.removed)
 
 
-def golden_mismatch(name: str, current: output.Files, golden: output.Files, orphaned: bool = False) -> GoldenMismatch:
+def golden_mismatch(name: str, current: folders.Files, golden: folders.Files, orphaned: bool = False) -> GoldenMismatch:
     removed = tuple(sorted(golden.keys() - current.keys()))
     return GoldenMismatch(name, tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
                           tuple(sorted(current.keys() - golden.keys())), removed, orphaned,
@@ -200,7 +201,7 @@ class Job:
     options: str = ""  # the cache's options string
     argocd_crds: str | None = None
     skip_keys: dict[str, str] | None = None  # render: the keys rendered/<env>/ already hold, untouched since
-    golden: dict[str, output.Files] | None = None  # review at a git ref: golden files by environment
+    golden: dict[str, folders.Files] | None = None  # review at a git ref: golden files by environment
     findings: bool = True  # lint: schema and rule findings (else only policies)
     engine: CueEngine | None = None  # lint: the policies' engine (None: no policies to run)
     policy_settings: bool = True  # lint: apply the environments' `lint.rules` settings for policies

@@ -8,11 +8,11 @@ from pathlib import Path
 from .. import argocd, crddiff
 from ..argocd.validation import crds_path, environment_problems
 from ..charts import vendor
-from ..compile_cache import POLICIES, CompileCache, Compiled
+from ..diagnostics.problems import KrcError, Problem, errors_among
 from ..policy.inputs import policy_findings, with_policy_settings
-from ..problems import KrcError, Problem, errors_among
 from ..project import Project, policy_files
 from ..render import Render
+from ..results.compile_cache import POLICIES, CompileCache, Compiled
 from .context import Context, compile_cached
 from .environments import compile_environment, compile_environments, vendor_charts
 from .plugin import plugin_output, policy_key

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import review
-from ..problems import KrcError, Problem, sorted_problems
+from ..diagnostics.problems import KrcError, Problem, sorted_problems
 from ..project import Project
 from ..review.golden_source import GitGolden, WorkingTreeGolden
 from .base_checks import base_checks, findings_of

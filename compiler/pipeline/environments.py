@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from ..argocd.validation import environment_problems
 from ..autoscaler import AutoscalerView, Batch, autoscaler_views
 from ..charts import vendor, vendored
-from ..compile_cache import CompileCache
-from ..destination_cache import DestinationIndex
+from ..diagnostics.problems import KrcError, Location, Problem, sorted_problems
 from ..environment.model import Environment, load_environment, merged_settings
 from ..k8s.destinations import Destination, destination_of
 from ..lint import (
@@ -20,10 +19,11 @@ from ..lint import (
     lint_validated,
     validate_objects,
 )
-from ..problems import KrcError, Location, Problem, sorted_problems
 from ..project import Project
 from ..project_lock import project_lock
 from ..render import Render, render_environment
+from ..results.compile_cache import CompileCache
+from ..results.destination_cache import DestinationIndex
 
 
 def chart_pin(env: Environment) -> vendor.ChartPin:

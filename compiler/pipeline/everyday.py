@@ -8,10 +8,10 @@ from pathlib import Path
 
 from .. import explain as explaining
 from .. import inventory, scaffold
+from ..diagnostics.problems import KrcError, Problem
 from ..environment.model import Environment, load_environment
 from ..k8s.destinations import destination_of
 from ..k8s.secrets import redact_at
-from ..problems import KrcError, Problem
 from ..project import Project, shown_name
 from ..rules import describe, summaries
 from .environments import compile_environment, compile_environments, project_destinations

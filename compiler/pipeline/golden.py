@@ -6,12 +6,13 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import output, review
-from ..output_stamps import OutputStamps
-from ..problems import KrcError, Problem
+from .. import review
+from ..diagnostics.problems import KrcError, Problem
+from ..output import folders, layout
 from ..project import Project
 from ..project_lock import project_lock
 from ..render import Render
+from ..results.output_stamps import OutputStamps
 from ..review.golden_source import GitGolden, WorkingTreeGolden
 from .context import Context, EnvironmentResult, GoldenMismatch, Job, golden_mismatch
 from .jobs import outcomes
@@ -34,7 +35,7 @@ def _write_environments_locked(project: Project, names: Sequence[str], work: Wor
     target = work.output_root(project)
     for name in names:  # real folders inside the project only, never through a link
         project.checked_output_dir(target / name)
-    output.clean_debris(target)  # what an interrupted run left beside its targets
+    folders.clean_debris(target)  # what an interrupted run left beside its targets
     stamps = OutputStamps(target, run.cache) if work is Work.RENDER else None
     context = Context.of(project, run)
     jobs = [Job(work, project.root, group, run.cache, context.cache.shared,
@@ -45,9 +46,9 @@ def _write_environments_locked(project: Project, names: Sequence[str], work: Wor
         for result in outcomes(context, jobs, run):
             results.append(result)
     except BaseException:
-        output.discard_staged([(target / r.name, r.staged) for r in results if r.staged])
+        folders.discard_staged([(target / r.name, r.staged) for r in results if r.staged])
         raise
-    output.commit_staged([(target / r.name, r.staged) for r in results if r.staged])
+    folders.commit_staged([(target / r.name, r.staged) for r in results if r.staged])
     if stamps is not None:
         stamps.record({r.name: r.key for r in results if r.staged})
     return results
@@ -76,7 +77,7 @@ def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFA
 
 def compare_with_golden(render: Render, golden_dir: Path) -> GoldenMismatch:
     name = render.environment.name
-    return golden_mismatch(name, output.render_files(render, include_crds=False), output.read_tree(golden_dir / name))
+    return golden_mismatch(name, layout.render_files(render, include_crds=False), folders.read_tree(golden_dir / name))
 
 
 def covers_all(project: Project, names: Sequence[str]) -> bool:

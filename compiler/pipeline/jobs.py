@@ -7,12 +7,13 @@ import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from .. import helper_process, output
-from ..compile_cache import CompileCache
+from .. import helper_process
+from ..diagnostics.problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..native import client
-from ..problems import KrcError, Problem, errors_among, has_errors, sorted_problems
+from ..output import folders, layout
 from ..project import Project
-from ..tree_digests import tree_digests
+from ..results.compile_cache import CompileCache
+from ..results.tree_digests import tree_digests
 from ..validation.server_updates import update_rejections
 from .context import (
     Context,
@@ -69,7 +70,7 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: Rendered 
         raise KrcError(errors)
     if job.work.over_golden:  # a change the API server refuses to apply over golden/'s object
         rejected = update_rejections(context.chart(*compiled.chart).crds, compiled.objects,
-                                     output.read_tree(project.golden_dir / name))
+                                     folders.read_tree(project.golden_dir / name))
         if rejected:
             raise KrcError(rejected)
     result = EnvironmentResult(name, compiled.result_key, compiled.chart, compiled.object_count, 0,
@@ -80,12 +81,12 @@ def _write_or_compare(context: Context, job: Job, name: str, rendered: Rendered 
         if (job.skip_keys or {}).get(name) == compiled.result_key:
             return result
         files = compiled.files
-        if job.work is Work.GOLDEN and output.read_tree(project.golden_dir / name) == files:
+        if job.work is Work.GOLDEN and folders.read_tree(project.golden_dir / name) == files:
             return result  # golden/<env>/ already holds exactly this render: left as it is
         if job.work is Work.RENDER:
-            files = dict(sorted({**files, **output.crd_files(chart)}.items()))
-        return dataclasses.replace(result, staged=output.stage_tree(job.work.output_root(project) / name, files))
-    golden = output.read_tree(project.golden_dir / name)
+            files = dict(sorted({**files, **layout.crd_files(chart)}.items()))
+        return dataclasses.replace(result, staged=folders.stage_tree(job.work.output_root(project) / name, files))
+    golden = folders.read_tree(project.golden_dir / name)
     return dataclasses.replace(result, mismatch=golden_mismatch(name, compiled.files, golden))
 
 

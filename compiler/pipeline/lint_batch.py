@@ -9,12 +9,12 @@ from pathlib import Path
 
 from ..autoscaler.generators import installed_generators
 from ..cache import CacheKind, cache_key
-from ..compile_cache import POLICIES, Compiled, Summary, findings_digest
+from ..diagnostics.problems import KrcError, Problem
 from ..policy import CueEngine, PolicyInput, PolicyRun, policy_files, policy_input
 from ..policy.inputs import with_policy_settings
-from ..problems import KrcError, Problem
 from ..project import Project
 from ..render import Render
+from ..results.compile_cache import POLICIES, Compiled, Summary, findings_digest
 from .context import (
     Context,
     EnvironmentResult,

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..diagnostics.problems import KrcError, Problem, sorted_problems
 from ..lint import (
     lint_objects,
     paths_context,
 )
 from ..policy import CueEngine, find_engine, policy_files
-from ..problems import KrcError, Problem, sorted_problems
 from ..project import Project, find_project
 from .context import Context, Job
 from .jobs import outcomes

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 
 from .. import argocd
 from ..charts import vendored
-from ..compile_cache import POLICIES, CompileCache, Compiled
+from ..diagnostics.problems import KrcError, Problem, errors_among, sorted_problems
 from ..native.binary import engine_identity
-from ..problems import KrcError, Problem, errors_among, sorted_problems
 from ..project import Project, policy_files
+from ..results.compile_cache import POLICIES, CompileCache, Compiled
 from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
 
 

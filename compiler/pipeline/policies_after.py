@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..autoscaler import end_idle_generators
-from ..compile_cache import Compiled
+from ..diagnostics.problems import KrcError, Problem
 from ..policy import PolicyRun, policy_files, policy_input
-from ..problems import KrcError, Problem
 from ..render import Render
+from ..results.compile_cache import Compiled
 from .context import Context, EnvironmentResult, Job, compile_cached, restore
 from .lint_batch import (
     LintBasis,

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..compile_cache import POLICIES
+from ..diagnostics.problems import KrcError
 from ..policy import find_engine, policy_files, policy_input
-from ..problems import KrcError
 from ..render import Render
+from ..results.compile_cache import POLICIES
 from .context import Context, PoliciesAhead
 from .lint_batch import project_policy_run
 

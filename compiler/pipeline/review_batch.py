@@ -6,23 +6,25 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from .. import output, review, yamlio
+from .. import review
 from ..autoscaler import Batch, autoscaler_views
 from ..autoscaler.generators import installed_generators
 from ..cache import CacheKind, cache_key
-from ..compile_cache import Compiled, file_digests, findings_digest
+from ..diagnostics.problems import KrcError, Location, Problem, errors_among
+from ..documents import yamlio
+from ..documents.record_json import from_json, to_json
 from ..lint import (
     LintContext,
     LintObject,
     validate_objects,
 )
+from ..output import folders, layout
 from ..policy.limits import capacity_limits
-from ..problems import KrcError, Location, Problem, errors_among
-from ..record_json import from_json, to_json
 from ..render import Render
+from ..results.compile_cache import Compiled, file_digests, findings_digest
+from ..results.tree_digests import tree_digests
 from ..review.pod_changes import with_pod_changes
 from ..review.ray_view import two_views
-from ..tree_digests import tree_digests
 from ..validation.server_updates import update_rejections
 from .context import (
     Context,
@@ -49,11 +51,11 @@ def review_batch(context: Context, job: Job) -> Outcome:
     cache when its inputs are unchanged (see review_key): at scale, nearly every environment of a pull request."""
     project = context.project
     problems: list[Problem] = []
-    entries: list[tuple[Compiled, Render, output.Files, str]] = []
+    entries: list[tuple[Compiled, Render, folders.Files, str]] = []
     cached: dict[str, EnvironmentResult] = {}
     generators = repr(installed_generators(project.root))  # once per batch, not per environment
 
-    def finish(name: str, golden: output.Files, ahead: Rendered | None) -> None:
+    def finish(name: str, golden: folders.Files, ahead: Rendered | None) -> None:
         """Its findings (or its compile cache entry), then its kept review or an entry to review."""
         try:
             compiled, render = compile_cached(project, context.cache, name, peers=context.peers, ahead=ahead)
@@ -72,7 +74,7 @@ def review_batch(context: Context, job: Job) -> Outcome:
         else:
             entries.append((compiled, render or restore(context, compiled), golden, key))
 
-    pending: list[tuple[str, output.Files]] = []  # what the summaries cannot answer, with golden/'s files
+    pending: list[tuple[str, folders.Files]] = []  # what the summaries cannot answer, with golden/'s files
     for name in job.names:
         # golden/'s digests first (files read only when they changed: tree_digests); its bytes only when needed
         given = job.golden[name] if job.golden is not None else None  # golden/ as committed at --base
@@ -82,11 +84,11 @@ def review_batch(context: Context, job: Job) -> Outcome:
         if known is not None:
             cached[name] = known
         else:
-            pending.append((name, given if given is not None else output.read_tree(folder)))
+            pending.append((name, given if given is not None else folders.read_tree(folder)))
     # what the compile cache lacks is rendered first, the templates evaluated in one Jsonnet run; the policies of
     # those golden/ does not match start before their findings are worked out, so the engine has that time too
     together = rendered_together(context, [name for name, _ in pending])
-    changed: list[tuple[str, output.Files, Rendered]] = []
+    changed: list[tuple[str, folders.Files, Rendered]] = []
     for name, golden in pending:
         try:
             ahead = together.get(name)
@@ -163,7 +165,7 @@ def cached_review(context: Context, key: str) -> review.EnvironmentReview | None
     return found if isinstance(found, review.EnvironmentReview) and not found.changed else None
 
 
-def _review_entries(context: Context, entries: list[tuple[Compiled, Render, output.Files, str]]) \
+def _review_entries(context: Context, entries: list[tuple[Compiled, Render, folders.Files, str]]) \
         -> list[EnvironmentResult]:
     project = context.project
     if not entries:
@@ -194,13 +196,13 @@ def _review_entries(context: Context, entries: list[tuple[Compiled, Render, outp
     return results
 
 
-def stored_golden(render: Render, files: output.Files) -> list[dict[str, Any]]:
+def stored_golden(render: Render, files: folders.Files) -> list[dict[str, Any]]:
     """golden's Ray objects as the API server stores them under the render's CRDs (so Ray's view before and
     after compare like with like); files krc diff itself reports as unreadable are left out here."""
     shown = f"golden/{render.environment.name}"
     objects = []
     for path, content in sorted(files.items()):
-        if not path.startswith(f"{output.MANIFESTS_DIR}/"):
+        if not path.startswith(f"{layout.MANIFESTS_DIR}/"):
             continue
         try:
             document = yamlio.load(content.decode("utf-8"), f"{shown}/{path}")

@@ -20,13 +20,14 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .. import output, review
-from .. import tree_digests as stat_memo
+from .. import review
 from ..autoscaler.generators import installed_generators
 from ..cache import CacheKind, cache_key
-from ..problems import KrcError, errors_among, problem_from_json, problem_to_json
+from ..diagnostics.problems import KrcError, errors_among, problem_from_json, problem_to_json
+from ..documents.record_json import from_json, to_json
+from ..output import folders
 from ..project import Project
-from ..record_json import from_json, to_json
+from ..results import tree_digests as stat_memo
 from .context import Context, EnvironmentResult
 from .review_batch import REVIEWS
 
@@ -88,7 +89,7 @@ class ReviewMemo:
         """golden/<env>/'s files, sorted; None when golden/, the folder or anything in it is a link, FIFO or device
         (the full review reports that)."""
         try:
-            files = output.tree_files(self.project.golden_dir / name)
+            files = folders.tree_files(self.project.golden_dir / name)
         except KrcError:
             return None
         return sorted(_signature(relative, entry.stat(follow_symlinks=False)) for relative, entry in files)

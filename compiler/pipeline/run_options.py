@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import settings
-from ..content_digests import path_digest
-from ..problems import KrcError
+from ..cache.digests import path_digest
+from ..diagnostics.problems import KrcError
 from .work import Work
 
 # Environments per policy request to the engine (CUE inside krc-engine): one request's inputs and answer stay small

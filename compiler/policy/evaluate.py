@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import limits
+from ..diagnostics.problems import KrcError, Location, Problem, sorted_problems
 from ..fieldpath import item_name
 from ..native import client
-from ..problems import KrcError, Location, Problem, sorted_problems
 from ..project import decode_text, policy_files, read_confined
 from .engine import CueEngine, find_engine
 

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import fieldpath
+from ..diagnostics.problems import KrcError, Location, Problem
 from ..environment.layering import named_path
 from ..lint.environment_context import rule_settings
-from ..problems import KrcError, Location, Problem
 from ..project import Project, policy_files
 from ..provenance import object_positions
 from ..render import Render

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..problems import KrcError, Location
+from ..diagnostics.problems import KrcError, Location
 from ..project import policy_files
 
 RESOURCES = ("gpu",)

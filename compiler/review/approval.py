@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import limits, yamlio
-from ..problems import KrcError
+from .. import limits
+from ..diagnostics.problems import KrcError
+from ..documents import yamlio
 from ..project import decode_text, read_confined
 
 APPROVALS_DIR = "approvals"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import output, yamlio
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
+from ..documents import yamlio
+from ..output import folders
 from .approval import approval_file, check_reason
 from .crdgate import CrdGate
 
@@ -33,7 +34,7 @@ def write_approval(project_root: Path, gate: CrdGate | None, environment: str, r
     expected = yamlio.load(gate.approval.template, "approval template")
     expected["reason"] = reason.strip()
     relative = approval_file(environment)
-    output.replace_file(project_root / relative,
+    folders.replace_file(project_root / relative,
                         ("# Approves one CRD upgrade; krc diff checks every field but reason against the change.\n"
                          + yamlio.dump(expected)).encode("utf-8"))
     return ApprovalWritten(relative, gate.old_version, gate.new_version, gate.blocking)

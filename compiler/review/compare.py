@@ -9,11 +9,12 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from .. import output, yamlio
+from ..diagnostics.problems import SEVERITY_ORDER, KrcError, Location, Problem
+from ..documents import yamlio
 from ..k8s.objects import ObjectKey, key_of
 from ..k8s.secrets import redact, redact_at, redact_lines
+from ..output import folders, layout
 from ..policy.limits import CapacityLimit
-from ..problems import SEVERITY_ORDER, KrcError, Location, Problem
 from ..project import Project
 from ..render import Render
 from .capacity import Capacity, environment_capacity, upgrade_peak
@@ -30,11 +31,11 @@ from .summaries import object_summary
 Parsed = dict[ObjectKey, tuple[str, bytes, dict[str, Any]]]  # key -> (file, bytes, document)
 
 
-def _objects(files: output.Files, shown: str, known: dict[bytes, dict[str, Any]] | None = None) -> Parsed:
+def _objects(files: folders.Files, shown: str, known: dict[bytes, dict[str, Any]] | None = None) -> Parsed:
     """Every manifest parsed; `known` maps file bytes to their document already parsed (same bytes, same data)."""
     parsed: Parsed = {}
     for path, content in files.items():
-        if not path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
+        if not path.startswith(tuple(f"{d}/" for d in layout.OBJECT_DIRS)):
             continue
         source = f"{shown}/{path}"
         if known and content in known:
@@ -67,14 +68,14 @@ def _is_object(document: Any) -> bool:
         and isinstance(meta.get("namespace", ""), str)
 
 
-def _rendered_objects(render: Render, files: output.Files) -> Parsed:
+def _rendered_objects(render: Render, files: folders.Files) -> Parsed:
     """The render's own objects, with the file and bytes `krc golden` would write for each (no parse back: the
     canonical dump reads back as the same data, which tests/properties checks)."""
     parsed: Parsed = {}
-    for folder, objects in ((output.MANIFESTS_DIR, render.objects), (output.CHART_DIR, render.chart_objects)):
+    for folder, objects in ((layout.MANIFESTS_DIR, render.objects), (layout.CHART_DIR, render.chart_objects)):
         documents = [o.document for o in objects]
         parsed.update({key_of(document): (name, files[name], document)
-                       for name, document in zip(output.manifest_names(documents, folder), documents, strict=True)})
+                       for name, document in zip(layout.manifest_names(documents, folder), documents, strict=True)})
     return parsed
 
 
@@ -107,17 +108,17 @@ def redacted(change: ObjectChange) -> ObjectChange:
     return dataclasses.replace(change, fields=fields, document=document)
 
 
-def _file_changes(golden: output.Files, current: output.Files, skip: set[str]) -> list[FileChange]:
+def _file_changes(golden: folders.Files, current: folders.Files, skip: set[str]) -> list[FileChange]:
     changes = []
     for path in sorted((golden.keys() | current.keys()) - skip):
-        if path.startswith(tuple(f"{d}/" for d in output.OBJECT_DIRS)):
+        if path.startswith(tuple(f"{d}/" for d in layout.OBJECT_DIRS)):
             continue
         before, after = golden.get(path), current.get(path)
         if before == after:
             continue
         status = "added" if before is None else "removed" if after is None else "changed"
         diff = text_diff((before or b"").decode("utf-8", "replace"), (after or b"").decode("utf-8", "replace"))
-        labels = values_labels(True) if path == output.VALUES_FILE else ()
+        labels = values_labels(True) if path == layout.VALUES_FILE else ()
         changes.append(FileChange(path, status, redact_lines(diff), labels))  # type: ignore[arg-type]
     return changes
 
@@ -128,7 +129,7 @@ def _limit_checks(limits: Sequence[CapacityLimit], capacity: Capacity) -> tuple[
                  for limit in limits if limit.resource in values)
 
 
-def _review(name: str, golden: output.Files, current: output.Files, after: Parsed, gate: CrdGate | None,
+def _review(name: str, golden: folders.Files, current: folders.Files, after: Parsed, gate: CrdGate | None,
             removed: bool, checks: Sequence[Problem], limits: Sequence[CapacityLimit],
             before: Parsed | None = None) -> EnvironmentReview:
     before = _objects(golden, f"golden/{name}") if before is None else before
@@ -136,7 +137,7 @@ def _review(name: str, golden: output.Files, current: output.Files, after: Parse
                if (change := _object_change(key, before.get(key), after.get(key))) is not None]
     objects.sort(key=lambda o: o.rank)  # the worst consequences first; otherwise by group, kind, name
     objects = [redacted(o) for o in objects]  # reports show credentials as *** (compared with their real values)
-    files = _file_changes(golden, current, {output.CRD_LOCK_FILE} if gate else set())
+    files = _file_changes(golden, current, {layout.CRD_LOCK_FILE} if gate else set())
     capacity_after = environment_capacity(entry[2] for entry in after.values())
     # only a RayService whose cluster KubeRay replaces runs two clusters at once
     replaced = [after[o.key][2] for o in objects if any(label.code == REPLACES_CLUSTER for label in o.labels)]
@@ -169,13 +170,13 @@ def with_check_changes(review: EnvironmentReview, current: Sequence[Problem], ba
                                resolved_checks=errors_first([p for p in base if check_identity(p) not in after]))
 
 
-def review_environment(project: Project, render: Render, golden: output.Files, checks: Sequence[Problem] = (),
-                       limits: Sequence[CapacityLimit] = (), current: output.Files | None = None) -> EnvironmentReview:
+def review_environment(project: Project, render: Render, golden: folders.Files, checks: Sequence[Problem] = (),
+                       limits: Sequence[CapacityLimit] = (), current: folders.Files | None = None) -> EnvironmentReview:
     """One environment's render against its golden files, with its checks (lint and policy findings) and the
     capacity limits its policies state; `current`: the render's files in golden layout, when the caller has them
     already (the compile cache)."""
     name = render.environment.name
-    current = output.render_files(render, include_crds=False) if current is None else current
+    current = layout.render_files(render, include_crds=False) if current is None else current
     after = _rendered_objects(render, current)
     capacity = environment_capacity(entry[2] for entry in after.values())
     if golden == current:  # nothing changed: no field to compare, the same CRD lock (no gate), one capacity
@@ -188,17 +189,17 @@ def review_environment(project: Project, render: Render, golden: output.Files, c
     operator = render.environment.data.get("operator") or {}
     release = Release(render.chart.name, str(operator.get("namespace") or "default"),
                       str((operator.get("chart") or {}).get("repository") or ""))
-    gate = crd_gate(project.root, name, golden.get(output.CRD_LOCK_FILE), [e[2] for e in before.values()],
+    gate = crd_gate(project.root, name, golden.get(layout.CRD_LOCK_FILE), [e[2] for e in before.values()],
                     render.chart, [entry[2] for entry in after.values()], release)
     return _review(name, golden, current, after, gate, False, checks, limits, before)
 
 
-def removed_environment(name: str, golden: output.Files) -> EnvironmentReview:
+def removed_environment(name: str, golden: folders.Files) -> EnvironmentReview:
     """An environment whose file is gone while golden/ still holds it: every object in it would be pruned."""
     return _review(name, golden, {}, {}, None, True, (), ())
 
 
-def pruned_objects(name: str, golden: output.Files, paths: Sequence[str]) -> list[str]:
+def pruned_objects(name: str, golden: folders.Files, paths: Sequence[str]) -> list[str]:
     """`Kind ns/name: impact: consequence` for each golden manifest among `paths` (for `krc check`)."""
     lines = []
     for path in sorted(paths):

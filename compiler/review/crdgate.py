@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import crddiff, output, yamlio
+from .. import crddiff
+from ..diagnostics.problems import KrcError
+from ..documents import yamlio
 from ..k8s.objects import key_of
-from ..problems import KrcError
+from ..output import layout
 from ..validation import SchemaSet
 from .approval import Approval, check_approval, expected_approval
 from .helm_commands import Release, downgrade_statements, upgrade_commands
@@ -200,8 +202,8 @@ def crd_gate(project_root: Path, environment: str, golden_lock: bytes | None,
     install installs the CRDs)."""
     if golden_lock is None:
         return None
-    old = parse_lock(golden_lock, f"golden/{environment}/{output.CRD_LOCK_FILE}")
-    new = parse_lock(output.crd_lock(chart), "render")
+    old = parse_lock(golden_lock, f"golden/{environment}/{layout.CRD_LOCK_FILE}")
+    new = parse_lock(layout.crd_lock(chart), "render")
     if old.digests == new.digests:
         return None
     notes: list[str] = []

@@ -87,7 +87,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..problems import Problem, safe_json
+from ..diagnostics.problems import Problem, safe_json
 from .crdgate import CrdGate, gate_statements
 from .grouping import group_crd_changes
 from .model import EnvironmentReview, ObjectChange, Review

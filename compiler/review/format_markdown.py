@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from ..problems import safe_text
+from ..diagnostics.problems import safe_text
 from .diagrams import mermaid_pictures
 from .fielddiff import FieldChange
 from .format_text import group_words

@@ -5,7 +5,7 @@ import json
 from typing import Any
 
 from .. import crddiff
-from ..problems import Problem, safe_text
+from ..diagnostics.problems import Problem, safe_text
 from .capacity import Capacity
 from .crdgate import CrdGate, gate_statements
 from .fielddiff import FieldChange

@@ -11,8 +11,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import output
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
+from ..output import folders
 
 
 @dataclass(frozen=True)
@@ -21,8 +21,8 @@ class WorkingTreeGolden:
     description: str = "golden/ (working tree)"
     ref: str | None = None
 
-    def files(self, environment: str) -> output.Files:
-        return output.read_tree(self.golden_dir / environment)
+    def files(self, environment: str) -> folders.Files:
+        return folders.read_tree(self.golden_dir / environment)
 
     def environments(self) -> list[str]:
         """Every golden/<env>/ folder that holds a file."""
@@ -70,9 +70,9 @@ class GitGolden:
     ref: str
     commit: str
     description: str
-    _files: dict[str, output.Files] = field(repr=False, compare=False)
+    _files: dict[str, folders.Files] = field(repr=False, compare=False)
 
-    def files(self, environment: str) -> output.Files:
+    def files(self, environment: str) -> folders.Files:
         return dict(self._files.get(environment, {}))
 
     def environments(self) -> list[str]:
@@ -145,7 +145,7 @@ def git_golden(project_root: Path, ref: str) -> GitGolden:
     """Every golden file at `ref`, by environment; an unknown ref is bad input (exit 2)."""
     root = project_root.resolve()
     prefix, commit = _commit_of(root, ref)
-    by_environment: dict[str, output.Files] = {}
+    by_environment: dict[str, folders.Files] = {}
     for relative, blob in _tree_files(root, commit, f"{prefix}golden/").items():
         environment, _, inside = relative.partition("/")
         if inside:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .. import output
+from ..output import layout
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ def upgrade_commands(environment: str, chart: str, version: str, release: Releas
     return [f"krc render {environment}",
             f"kubectl apply --server-side --force-conflicts -f {rendered}/crds/",
             (f"helm upgrade --install {release.name} {chart} --repo {release.repository} --version {version} "
-             f"--namespace {release.namespace} --skip-crds --values {rendered}/{output.VALUES_FILE}")]
+             f"--namespace {release.namespace} --skip-crds --values {rendered}/{layout.VALUES_FILE}")]
 
 
 def downgrade_statements(chart: str, old_version: str, new_version: str) -> list[str]:

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Any
 
 from .. import crddiff
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .crdgate import CrdGate, gate_statements
 from .format_text import BREAKING_SHOWN, approval_lines, limit_words
 from .grouping import group_crd_changes

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..diagnostics.problems import Problem
 from ..k8s.objects import ObjectKey
-from ..problems import Problem
 from .capacity import Capacity
 from .crdgate import CrdGate
 from .fielddiff import FieldChange

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
 from ..project import Project
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import yamlio
+from ..documents import yamlio
 
 LEAD = 40  # characters of the shared start kept before the first difference, for context
 ELLIPSIS = "…"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
 from ..validation.checks import SCHEMA_CHECKS
 from .rule import SEVERITIES, Rule, as_severity
 

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..diagnostics.problems import Problem
 from ..k8s.argocd_sync import (
     BUILTIN_NAMESPACES,
     CRD_ANNOTATIONS,
@@ -40,7 +41,6 @@ from ..k8s.argocd_sync import (
     sync_key,
     wave_of,
 )
-from ..problems import Problem
 from .support.context import LintContext, LintObject
 
 ID = "argocd/sync-order"

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.autoscaler_clusters import ScaledCluster, environment_cluster, scaled_clusters
 from .support.context import LintContext
 

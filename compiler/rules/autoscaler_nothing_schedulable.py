@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.autoscaler_clusters import scaled_clusters
 from .support.context import LintContext
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
+from ..diagnostics.problems import Location, Problem
 from ..k8s.destinations import destination_of
-from ..problems import Location, Problem
 from .support.context import LintContext
 
 ID = "environment/destination-collision"

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.context import LintContext, LintObject, get_in
 from .support.feature_gates import known_gates
 from .support.ray_objects import cluster_views, job_views

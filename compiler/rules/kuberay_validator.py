@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import fieldpath
+from ..diagnostics.problems import KrcError, Problem
 from ..native import kuberay
-from ..problems import KrcError, Problem
 from .support.context import LintContext
 
 ID = "kuberay/validator"

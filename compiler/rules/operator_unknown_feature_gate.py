@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.context import LintContext
 from .support.feature_gates import known_gates
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.context import LintContext
 
 ID = "operator/watched-namespaces"

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..diagnostics.problems import Problem
 from ..k8s.names import label_value_errors, qualified_name_errors
-from ..problems import Problem
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 

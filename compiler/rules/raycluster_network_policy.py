@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..diagnostics.problems import Problem
 from ..k8s.names import dns1123_label_errors
-from ..problems import Problem
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 

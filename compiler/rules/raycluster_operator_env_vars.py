@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 from .support.versions import applies_to

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 from .support.versions import parse_version

@@ -33,7 +33,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.context import LintContext, get_in
 from .support.ray_objects import JobView, defaulted_int, job_views
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .. import yamlio
-from ..problems import KrcError, Problem
+from ..diagnostics.problems import KrcError, Problem
+from ..documents import yamlio
 from .support.context import LintContext
 from .support.ray_objects import job_views
 

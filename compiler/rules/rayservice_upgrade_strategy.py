@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.context import LintContext, LintObject, get_in
 from .support.ray_objects import int_or, objects_of
 from .support.versions import applies_to

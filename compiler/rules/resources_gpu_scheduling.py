@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from ..problems import Problem
+from ..diagnostics.problems import Problem
 from .support.context import LintContext
 from .support.ray_objects import GroupView, cluster_views
 from .support.ray_resources import NVIDIA_GPU, gpu_limit

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..diagnostics.problems import Problem
 from ..k8s.quantities import parse_quantity
-from ..problems import Problem
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 

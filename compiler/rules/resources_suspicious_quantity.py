@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal
 
+from ..diagnostics.problems import Problem
 from ..k8s.quantities import parse_quantity
-from ..problems import Problem
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 from .support.small_quantities import SMALLEST_MEMORY

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from ..problems import Problem, Severity
+from ..diagnostics.problems import Problem, Severity
 from .support.context import LintContext
 
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")

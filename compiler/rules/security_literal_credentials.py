@@ -24,8 +24,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..diagnostics.problems import Problem
 from ..k8s.secrets import names_credential
-from ..problems import Problem
 from .support.context import LintContext, LintObject
 from .support.ray_objects import cluster_views
 

@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
-from ..problems import KrcError
+from ..diagnostics.problems import KrcError
 from ..quick_validity import Check, compile_validity
 
 PACKAGE = "kubernetes_validate"

@@ -15,11 +15,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import fieldpath, yamlio
+from .. import fieldpath
 from ..charts.package import Crd
+from ..diagnostics.problems import SEVERITY_ORDER, KrcError, Location, Problem, Severity, has_errors
+from ..documents import yamlio
 from ..k8s.crds import crd_digest
 from ..k8s.objects import object_ref
-from ..problems import SEVERITY_ORDER, KrcError, Location, Problem, Severity, has_errors
 from . import engine_errors, engine_request
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .. import yamlio
 from ..charts.package import Crd
+from ..diagnostics.problems import Problem
+from ..documents import yamlio
 from ..k8s.objects import RenderedObject, api_group, key_of, object_ref
-from ..problems import Problem
 from . import engine_request
 
 RULE = "schema/update-rejected"

@@ -16,7 +16,7 @@ from compiler.argocd import validation
 from compiler.argocd.parameters import PARAMETERS, Request, read_request
 from compiler.argocd.selection import select_documents
 from compiler.cli import main
-from compiler.problems import KrcError
+from compiler.diagnostics.problems import KrcError
 from compiler.project import Project
 from compiler.validation import SchemaSet
 

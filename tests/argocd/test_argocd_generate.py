@@ -7,8 +7,9 @@ from pathlib import Path
 import yaml
 from argocd_sidecar import argocd_environ, finish, parameters, run, run_sidecar, sidecar_copy, start, tree_digest
 
-from compiler import pipeline, yamlio
+from compiler import pipeline
 from compiler.argocd.selection import CRD_ANNOTATIONS
+from compiler.documents import yamlio
 from compiler.k8s.crds import crd_digest
 from compiler.project import Project
 

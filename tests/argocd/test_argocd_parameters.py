@@ -6,7 +6,7 @@ import json
 import pytest
 
 from compiler.argocd.parameters import Request, read_request
-from compiler.problems import KrcError
+from compiler.diagnostics.problems import KrcError
 
 
 def test_json_parameters_win_over_param_and_plugin_env():

@@ -4,8 +4,8 @@ from __future__ import annotations
 import yaml
 
 from compiler.argocd.stream import dump_stream
+from compiler.diagnostics.problems import Location
 from compiler.environment.schema import validate_layer
-from compiler.problems import Location
 
 
 def _crd(description: str) -> dict:

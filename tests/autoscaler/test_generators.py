@@ -14,8 +14,8 @@ from process_support import has_ended, wait_until_ended
 from compiler import helper_process, pipeline
 from compiler.autoscaler import Batch, autoscaler_views, end_idle_generators
 from compiler.cli import main
+from compiler.documents.yamlio import load
 from compiler.project import Project
-from compiler.yamlio import load
 
 REAL_ENVS = Path(os.environ["KRC_RAY_ENVS"])
 

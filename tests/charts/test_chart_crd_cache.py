@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from project_support import REPO_ROOT
 
-from compiler import yamlio
 from compiler.charts.package import CRD_CACHE, read_chart, read_chart_bytes
+from compiler.documents import yamlio
 
 CHARTS_DIR = REPO_ROOT / ".." / "shared" / "kuberay" / "charts"
 

@@ -18,8 +18,8 @@ from project_support import REPO_ROOT, copy_project
 from compiler import pipeline
 from compiler.charts import helm_template, vendored
 from compiler.cli import main
+from compiler.diagnostics.problems import KrcError, Location
 from compiler.native import client
-from compiler.problems import KrcError, Location
 from compiler.project import Project, find_project
 
 ENGINE_DIR = REPO_ROOT / "engine"

@@ -13,7 +13,7 @@ from http_support import base_url, serving
 
 from compiler.charts import repository, vendor, vendored
 from compiler.charts.package import read_chart
-from compiler.problems import KrcError
+from compiler.diagnostics.problems import KrcError
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler import yamlio
 from compiler.charts import vendor, vendored
 from compiler.charts.package import read_chart
 from compiler.crddiff import compare_crds, has_breaking, load_crd_source
-from compiler.problems import KrcError
+from compiler.diagnostics.problems import KrcError
+from compiler.documents import yamlio
 
 CHARTS = Path(__file__).resolve().parents[2] / ".." / "shared" / "kuberay" / "charts"
 

@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 from test_crddiff_mutations import _field, _spec, base_crd
 
-from compiler import yamlio
 from compiler.cli import main
 from compiler.crddiff import compare_crds, format_markdown, format_text
+from compiler.documents import yamlio
 
 CHARTS = Path(__file__).resolve().parents[2] / ".." / "shared" / "kuberay" / "charts"
 

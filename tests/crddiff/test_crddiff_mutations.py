@@ -330,6 +330,6 @@ def test_changes_are_sorted_breaking_first_and_records_are_frozen():
     ([base_crd(), base_crd()], "defined twice"),
 ])
 def test_malformed_crds_are_input_errors(crds, message):
-    from compiler.problems import KrcError
+    from compiler.diagnostics.problems import KrcError
     with pytest.raises(KrcError, match=message):
         compare_crds(crds, [base_crd()])

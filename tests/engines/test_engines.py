@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from compiler.diagnostics.problems import KrcError
 from compiler.engines import SUFFIXES, engine_for, engine_of_suffix
-from compiler.problems import KrcError
 
 
 @pytest.fixture

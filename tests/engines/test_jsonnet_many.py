@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from compiler.diagnostics.problems import KrcError
 from compiler.engines.jsonnet import JsonnetEngine
-from compiler.problems import KrcError
 
 
 @pytest.fixture

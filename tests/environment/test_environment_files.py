@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from compiler.diagnostics.problems import KrcError
 from compiler.environment.model import load_environment
-from compiler.problems import KrcError
 from compiler.project import Project
 
 

@@ -1,9 +1,9 @@
 """Merge rules and provenance of environment layers."""
 from __future__ import annotations
 
-from compiler import yamlio
+from compiler.diagnostics.problems import Location
+from compiler.documents import yamlio
 from compiler.environment.layering import merge_layers, merge_values, named_path, named_positions
-from compiler.problems import Location
 
 
 def layer(text: str, name: str):

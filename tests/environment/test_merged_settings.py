@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from compiler.diagnostics.problems import KrcError
 from compiler.environment.model import load_environment, merged_settings
-from compiler.problems import KrcError
 from compiler.project import Project
 
 

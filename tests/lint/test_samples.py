@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from compiler.diagnostics.problems import Problem
 from compiler.lint.manifest_files import paths_context
 from compiler.lint.runner import lint_objects
-from compiler.problems import Problem
 
 ALL_ALPHA_GATES = ("RayCronJob=true,RayClusterMTLS=true,RayClusterNetworkPolicy=true,RayClusterHistoryServer=true,"
                    "GCSFaultToleranceEmbeddedStorage=true")

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import main
+from compiler.diagnostics.problems import KrcError
 from compiler.native import client
-from compiler.problems import KrcError
 from compiler.project import Project
 
 

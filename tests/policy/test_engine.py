@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import main
+from compiler.diagnostics.problems import KrcError, Location
 from compiler.native import binary, client
 from compiler.policy import PolicyInput, evaluate_policies, find_engine
 from compiler.policy.engine import CueEngine
-from compiler.problems import KrcError, Location
 
 GPU_POLICY = """// at most 8 GPUs per worker group
 package policy

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from compiler.diagnostics.problems import KrcError, Location
 from compiler.policy import PolicyInput, evaluate_policies
 from compiler.policy.engine import CueEngine
-from compiler.problems import KrcError, Location
 
 LIMITS = """// every kind of import CUE has
 package limits

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from compiler.diagnostics.problems import Location
 from compiler.policy import PolicyInput, evaluate_policies
 from compiler.policy.engine import CueEngine
-from compiler.problems import Location
 
 GPU_ONLY = "// at most 8 GPUs per group\npackage policy\n\nenv: groups: [...{gpu: <=8}]\n"
 NAMED = "// every object's name starts with ok-\npackage policy\n\nobjects: [...{metadata: name: =~\"^ok-\"}]\n"

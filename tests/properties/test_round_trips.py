@@ -7,9 +7,10 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from compiler import fieldpath, yaml_emit, yaml_events, yamlio
+from compiler import fieldpath
+from compiler.diagnostics.problems import Location
+from compiler.documents import yaml_emit, yaml_events, yamlio
 from compiler.environment.layering import merge_values
-from compiler.problems import Location
 from compiler.review.fielddiff import diff_documents
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow])  # examples: the profile's (tests/conftest.py)

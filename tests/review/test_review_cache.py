@@ -10,9 +10,11 @@ import pytest
 from cache_support import entry_files
 from review_support import edit
 
-from compiler import compile_cache, pipeline, record_json, review
+from compiler import pipeline, review
+from compiler.documents import record_json
 from compiler.pipeline import review_batch
 from compiler.project import Project
+from compiler.results import compile_cache
 
 CACHED = pipeline.RunOptions(cache=True, workers=1)
 

@@ -6,7 +6,7 @@ import json
 
 from review_support import commit_project, edit, report_env, run
 
-from compiler import output
+from compiler.output import folders
 from compiler.project import Project
 
 PROD = "prod-eks-gpu"
@@ -17,14 +17,14 @@ LOWERED = ("lint:\n  rules:\n    policy/prod-gpu-limit:\n      severity: warning
 
 def test_a_policy_violation_blocks_golden_and_leads_the_review(accepted: Project):
     commit_project(accepted, "golden")
-    before = output.read_tree(accepted.golden_dir / PROD)
+    before = folders.read_tree(accepted.golden_dir / PROD)
     edit(accepted.environment_file(PROD), GPU_GROUP, GPU_GROUP.replace("maxReplicas: 8", "maxReplicas: 24"))
 
     refused = run(accepted, "golden")
     assert refused.exit_code == 2
     assert "environment prod-eks-gpu: totalGpus: invalid value 39 (out of bound <=32)" in refused.output
     assert "[policy/prod-gpu-limit]" in refused.output and "golden/ not updated" in refused.output
-    assert output.read_tree(accepted.golden_dir / PROD) == before  # nothing written, dev neither
+    assert folders.read_tree(accepted.golden_dir / PROD) == before  # nothing written, dev neither
 
     report = json.loads(run(accepted, "diff", "--format", "json").output)
     prod = report_env(report, PROD)

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from review_support import edit, run
 
-from compiler import tree_digests
 from compiler.cache import cache_dir
 from compiler.pipeline import diff
 from compiler.pipeline.review_memo import MEMO
 from compiler.project import Project
+from compiler.results import tree_digests
 
 ENVIRONMENTS = ["dev", "prod-eks-gpu"]
 

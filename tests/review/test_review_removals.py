@@ -6,7 +6,7 @@ import shutil
 
 from review_support import commit_project, report_env, run
 
-from compiler import output
+from compiler.output import folders, layout
 from compiler.project import Project
 
 PROD = "prod-eks-gpu"
@@ -14,8 +14,8 @@ PROD = "prod-eks-gpu"
 
 def objects_in_golden(project: Project) -> int:
     """The objects golden/ holds for prod: every one would be pruned."""
-    return sum(1 for path in output.read_tree(project.golden_dir / PROD) if path.startswith(
-        tuple(f"{folder}/" for folder in output.OBJECT_DIRS)))
+    return sum(1 for path in folders.read_tree(project.golden_dir / PROD) if path.startswith(
+        tuple(f"{folder}/" for folder in layout.OBJECT_DIRS)))
 
 
 def test_a_removed_environment_is_reported_against_base_in_every_format(accepted: Project):

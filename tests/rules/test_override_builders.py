@@ -17,10 +17,10 @@ import pytest
 from test_kuberay_agreement import _at_built_version, _gates_arg
 from test_rule_cases import context_for
 
+from compiler.documents.yamlio import load
 from compiler.lint.runner import validate_objects
 from compiler.native import kuberay
 from compiler.rules.kuberay_validator import as_stored
-from compiler.yamlio import load
 
 CASES_DIR = Path(__file__).parent / "cases"
 RULES = ("raycluster/replicas-clamped", "raycluster/reserved-pod-labels", "raycluster/forced-start-params",

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from compiler.documents.yamlio import load
 from compiler.rules import RULES
-from compiler.yamlio import load
 
 CASES_DIR = Path(__file__).parent / "cases"
 

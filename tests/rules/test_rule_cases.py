@@ -24,15 +24,15 @@ import pytest
 
 from compiler.autoscaler import Batch, autoscaler_views
 from compiler.charts.package import read_chart
+from compiler.diagnostics.problems import Location
+from compiler.documents.yamlio import load
 from compiler.k8s.destinations import Destination
 from compiler.lint.manifest_files import load_objects
 from compiler.lint.runner import lint_objects, lint_validated, validate_objects
-from compiler.problems import Location
 from compiler.rules import RULES
 from compiler.rules.support.context import LintContext
 from compiler.rules.support.feature_gates import chart_default_gates
 from compiler.validation import SchemaSet
-from compiler.yamlio import load
 
 CASES_DIR = Path(__file__).parent / "cases"
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler import yamlio
 from compiler.cache import store
 from compiler.charts import helm_template
 from compiler.cli import main
+from compiler.documents import yamlio
 from compiler.project import Project
 
 BINDING = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",

@@ -14,7 +14,7 @@ import yaml
 from http_support import base_url, serving
 
 from compiler.charts import repository, vendor
-from compiler.problems import KrcError
+from compiler.diagnostics.problems import KrcError
 
 
 class _Trickle(http.server.BaseHTTPRequestHandler):

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import ErrorEdge, main
-from compiler.problems import KrcError, Location
+from compiler.diagnostics.problems import KrcError, Location
 
 
 @click.group(cls=ErrorEdge)

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from security_support import copy_tree, run
 
-from compiler import output
+from compiler.output import folders
 from compiler.project import Project
 
 # each example renders the project: a quarter of the profile's examples (tests/conftest.py), the same ones every run
@@ -85,10 +85,10 @@ def test_near_valid_documents_render_deterministically(scratch: Project, groups:
                 "clusters": [{"name": "ray-cpu-demo", "head": {"cpu": 1, "memory": "2Gi"}, "workerGroups": groups}]}
     _dev_with(scratch, document)
     if _assert_clean_exit(scratch) == 0:
-        first = output.read_tree(scratch.rendered_dir / "dev")
+        first = folders.read_tree(scratch.rendered_dir / "dev")
         shutil.rmtree(scratch.rendered_dir / "dev")
         assert _assert_clean_exit(scratch) == 0
-        assert output.read_tree(scratch.rendered_dir / "dev") == first
+        assert folders.read_tree(scratch.rendered_dir / "dev") == first
         values = yaml.safe_load(first["helm/kuberay-operator.values.yaml"])
         # gate names are data: whatever they hold, they never become keys of the values file
         assert set(values) <= {"fullnameOverride", "featureGates", "rbacEnable", "singleNamespaceInstall",

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from compiler.cli import PYTHON_FLOOR, main, python_too_old, run
 from compiler.cli.edge import BROKEN_PIPE_EXIT
-from compiler.problems import Location, Problem, safe_text
-from compiler.report_format import format_problem
+from compiler.diagnostics.problems import Location, Problem, safe_text
+from compiler.diagnostics.report_format import format_problem
 
 KRC = Path(sys.executable).with_name("krc")
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -16,29 +16,30 @@ from pathlib import Path
 import pytest
 from security_support import replace_in, tree_digest
 
-from compiler import output, pipeline, project_lock
+from compiler import pipeline, project_lock
+from compiler.output import folders, layout
 from compiler.project import Project
 
 KRC = Path(sys.executable).with_name("krc")
 
 
-def _changed_render(project: Project, folder: str = "golden") -> dict[Path, output.Files]:
+def _changed_render(project: Project, folder: str = "golden") -> dict[Path, folders.Files]:
     """golden/ (or rendered/) trees for a render that differs from what is there (dev scales to 3)."""
     replace_in(project.environment_file("dev"), "maxReplicas: 2", "maxReplicas: 3")
     renders = pipeline.compile_environments(project, project.environment_names())
-    return {project.root / folder / r.environment.name: output.render_files(r, include_crds=folder == "rendered")
+    return {project.root / folder / r.environment.name: layout.render_files(r, include_crds=folder == "rendered")
             for r in renders}
 
 
-def _write_in_child(project: Project, trees: dict[Path, output.Files], kill_at: int, exchange: bool) -> int:
+def _write_in_child(project: Project, trees: dict[Path, folders.Files], kill_at: int, exchange: bool) -> int:
     """replace_trees in a forked child killed (SIGKILL) just before write step `kill_at`; the wait status."""
     pid = os.fork()
     if pid == 0:  # the child: only the write stage runs here
         try:
-            os.environ[output.KILL_AT_STEP_VARIABLE] = str(kill_at)
+            os.environ[folders.KILL_AT_STEP_VARIABLE] = str(kill_at)
             if not exchange:
-                output._LIBC[:] = [None]  # the portable protocol, as on systems without renameat2
-            output.replace_trees(trees, project)
+                folders._LIBC[:] = [None]  # the portable protocol, as on systems without renameat2
+            folders.replace_trees(trees, project)
             os._exit(0)
         except BaseException:
             os._exit(5)
@@ -60,7 +61,7 @@ def test_a_kill_at_any_write_step_leaves_old_or_new_and_the_next_run_cleans_up(p
         # rendered/ adds the CRD files (4 MB an environment) and their folder to what golden/ has; one environment
         # tries each of its write steps (the golden variants replace two environments' folders in one run)
         trees = {target: files for target, files in trees.items() if target.name == "dev"}
-    old = {target: output.read_tree(target) for target in trees}
+    old = {target: folders.read_tree(target) for target in trees}
     killed = 0
     for step in range(1, 200):
         status = _write_in_child(project, trees, step, exchange)
@@ -70,14 +71,14 @@ def test_a_kill_at_any_write_step_leaves_old_or_new_and_the_next_run_cleans_up(p
         assert os.WTERMSIG(status) == signal.SIGKILL
         killed += 1
         for target, files in trees.items():
-            now = output.read_tree(target)
+            now = folders.read_tree(target)
             moved_aside = not target.exists() and any(n.startswith(f".{target.name}.old-")
                                                       for n in _debris(target.parent))
             assert now in (old[target], files) or (not exchange and moved_aside), f"step {step}: {target.name}"
-        output.replace_trees(trees, project)  # the next run
+        folders.replace_trees(trees, project)  # the next run
         assert _debris(project.root / folder) == [], f"debris after step {step}"
         for target, files in trees.items():
-            assert output.read_tree(target) == files
+            assert folders.read_tree(target) == files
             shutil.rmtree(target)  # back to the old state for the next step
             for relative, content in old[target].items():
                 (target / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -89,7 +90,7 @@ def test_clean_debris_restores_a_folder_moved_aside(tmp_path: Path):
     (tmp_path / ".dev.old-abc123").mkdir()
     (tmp_path / ".dev.old-abc123" / "f").write_text("old")
     (tmp_path / ".dev.new-xyz789").mkdir()
-    output.clean_debris(tmp_path)
+    folders.clean_debris(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dev"]
     assert (tmp_path / "dev" / "f").read_text() == "old"
 
@@ -108,7 +109,7 @@ def test_concurrent_runs_serialize_and_agree(project_without_policies: Project):
     project = project_without_policies
     replace_in(project.environment_file("dev"), "maxReplicas: 2", "maxReplicas: 3")
     renders = pipeline.compile_environments(project, project.environment_names())
-    expected = {folder / r.environment.name: output.render_files(r, include_crds=folder == project.rendered_dir)
+    expected = {folder / r.environment.name: layout.render_files(r, include_crds=folder == project.rendered_dir)
                 for r in renders for folder in (project.golden_dir, project.rendered_dir)}
     changed = pipeline.check_golden(project, project.environment_names())  # fills the compile cache
     assert [m.environment for m in changed if not m.clean] == ["dev"]
@@ -116,7 +117,7 @@ def test_concurrent_runs_serialize_and_agree(project_without_policies: Project):
     results = [(run.wait(timeout=300), run.stderr.read() if run.stderr else "") for run in runs]
     assert [code for code, _ in results] == [0] * 4, results
     for target, files in expected.items():
-        assert output.read_tree(target) == files
+        assert folders.read_tree(target) == files
     assert _debris(project.golden_dir) == [] and _debris(project.rendered_dir) == []
 
 
@@ -164,7 +165,7 @@ def test_a_full_disk_exits_2_with_one_line_and_keeps_old_data(project: Project):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
         try:
-            output.replace_trees(trees, project)
+            folders.replace_trees(trees, project)
             os._exit(0)
         except Exception as err:  # noqa: BLE001 - the message goes to the parent
             os.write(writer, str(err).encode())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from validation_support import IMAGE, cluster, job, kuberay_schemas
 
-from compiler.problems import Problem
+from compiler.diagnostics.problems import Problem
 
 WORKER = ["spec", "workerGroupSpecs", 0]
 HEAD_CONTAINER = "spec.headGroupSpec.template.spec.containers[0]"

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from compiler.problems import KrcError
+from compiler.diagnostics.problems import KrcError
 from compiler.validation import SchemaSet
 
 SPEC = {

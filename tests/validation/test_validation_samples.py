@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from validation_support import SAMPLES, kuberay_schemas
 
-from compiler import yamlio
-from compiler.problems import has_errors
+from compiler.diagnostics.problems import has_errors
+from compiler.documents import yamlio
 
 SAMPLE_FILES = sorted(SAMPLES.rglob("*.yaml"))
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ...yamlio import Path
+from ...documents.yamlio import Path
 from .autoscaler_view import GeneratedConfig, NodeType
 from .context import LintContext
 from .ray_objects import ClusterView, GroupView, cluster_views

@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 from ... import fieldpath
 from ...charts.package import Chart
+from ...diagnostics.problems import Location, Problem
+from ...documents.yamlio import Path, PositionLookup
 from ...k8s.destinations import Destination
 from ...k8s.objects import object_ref
-from ...problems import Location, Problem
-from ...yamlio import Path, PositionLookup
 from .autoscaler_view import AutoscalerView
 
 Mode = Literal["paths", "environment"]

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ...documents.yamlio import Path
 from ...k8s.ray_cluster_specs import cluster_specs
-from ...yamlio import Path
 from .context import LintContext, LintObject, get_in
 
 

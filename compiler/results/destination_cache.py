@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .cache import CacheKind, cache_key
+from ..cache import CacheKind, cache_key
+from ..cache.digests import krc_fingerprint, limit_settings
+from ..k8s.destinations import Destination
 from .compile_cache import CompileCache
-from .content_digests import krc_fingerprint, limit_settings
-from .k8s.destinations import Destination
 
 DESTINATIONS = CacheKind("destinations", 1)
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .cache import CacheKind, cache_key
+from ..cache import CacheKind, cache_key
 
 # one entry per output folder; bump its version when the stamps' layout or what they hold changes (3: no ctime for
 # files with several links)

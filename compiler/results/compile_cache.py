@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .cache import CacheKind, cache_dir, cache_key
-from .content_digests import krc_fingerprint, limit_settings, path_digest, sha256_hex, tree_digest
-from .k8s.objects import RenderedObject
-from .native import kuberay
-from .problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
-from .project import Project
+from ..cache import CacheKind, cache_dir, cache_key
+from ..cache.digests import krc_fingerprint, limit_settings, path_digest, sha256_hex, tree_digest
+from ..diagnostics.problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
+from ..k8s.objects import RenderedObject
+from ..native import kuberay
+from ..project import Project
 
 T = TypeVar("T")
 

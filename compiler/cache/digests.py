@@ -9,7 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-from . import limits, settings
+from .. import limits, settings
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import output
-from .cache import CacheKind, cache_key
+from ..cache import CacheKind, cache_key
+from ..output import folders
 
 RACY_SECONDS = 2.0
 MEMO = CacheKind("tree-digests", 1)  # one entry per folder
@@ -36,7 +36,7 @@ def settled(signature: Sequence[int], now_ns: int) -> bool:
 
 
 def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:
-    """sha256 of every file below `folder` (output.tree_files: links refused), by path, sorted. `remember`:
+    """sha256 of every file below `folder` (folders.tree_files: links refused), by path, sorted. `remember`:
     use and update the memo (off with --no-cache: every file is read)."""
     where = str(folder.absolute())
     memo_key = cache_key(where)
@@ -44,13 +44,13 @@ def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:
     now = time.time_ns()
     digests: dict[str, str] = {}
     kept: dict[str, list[Any]] = {}
-    for relative, entry in output.tree_files(folder):
+    for relative, entry in folders.tree_files(folder):
         signature = file_signature(entry.stat(follow_symlinks=False))
         remembered = known.get(relative)
         if remembered is not None and remembered[:5] == signature:
             digest = str(remembered[5])
         else:
-            digest = hashlib.sha256(output.read_file(entry)).hexdigest()
+            digest = hashlib.sha256(folders.read_file(entry)).hexdigest()
         digests[relative] = digest
         if settled(signature, now):
             kept[relative] = [*signature, digest]

@@ -1,0 +1,1 @@
+"""Problems as values (Problem, Location, KrcError) and how they are printed."""

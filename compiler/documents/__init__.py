@@ -1,0 +1,1 @@
+"""YAML and JSON documents: the bounded loaders, the fast event paths, the emitter, records <-> JSON."""
