@@ -26,7 +26,7 @@ COMMANDS = {
     "autoscaler": ".project_commands:autoscaler_command", "rules": ".project_commands:rules_command",
     "vendor": ".render_commands:vendor_command", "render": ".render_commands:render_command",
     "golden": ".render_commands:golden_command", "check": ".render_commands:check_command",
-    "diff": ".render_commands:diff_command", "approve": ".render_commands:approve_command",
+    "diff": ".review_commands:diff_command", "approve": ".review_commands:approve_command",
     "lint": ".lint_commands:lint_command", "policy": ".lint_commands:policy_command",
     "crd-diff": ".lint_commands:crd_diff_command", "argocd": ".argocd_commands:argocd_group",
 }
