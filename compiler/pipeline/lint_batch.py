@@ -127,7 +127,7 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
     renders: list[Render | None] = []
     compiled_of: list[Compiled] = []
     # the environments the compile cache lacks, their templates evaluated in one Jsonnet run as render and review
-    # evaluate them (parsing the templates costs about 7 ms per run); a render for --argocd-crds records that
+    # evaluate them (the templates are parsed once per run); a render for --argocd-crds records that
     # file among its inputs, so those are compiled one by one
     ahead = rendered_together(context, names) if job.argocd_crds is None else {}
     for name in names:

@@ -19,18 +19,15 @@ from .work import Work
 POLICY_BATCH = 25
 # Environments per `krc render`, `krc golden` and `krc check` job: a job's environments are rendered together
 # (prepare_templates: one Jsonnet run for all of them). Small, because the Jsonnet run's memory grows with its
-# batch (150 environments on 2 cores: 476 MB at 25, 403 MB at 10, 339 MB at 5) while parsing the templates once
-# per 5 environments instead of once per 25 costs no measurable CPU.
+# batch, while parsing the templates once per 5 environments instead of once per 25 costs no measurable CPU
+# (bench/bench_scale.py measures both).
 RENDER_BATCH = 5
 # Environments per `krc diff` job: Ray's autoscaler view of a job's environments comes from one generator process.
 REVIEW_BATCH = 40
 # How many environments to compile repay one more worker process, by command. A worker starts fresh (spawn:
-# importing krc and reading the parsed CRDs cost about 1.5 CPU-s, and 1 s passes before its first result), so for a
-# few environments one process finishes as soon, with a third less CPU and half the memory. Measured on 2 cores,
-# medians, one process against two: `krc render` of 10 environments from an empty cache 4.96 against 5.02 s, of 20
-# 7.76 against 6.12 s; with 8 of 500 changed 2.75 against 4.07 s, with 16 4.95 against 5.42 s; `krc diff` with 8 of
-# 500 changed 9.1 against 9.6 s, with 24 14.3 against 14.1 s; `krc lint` with 8 of 500 changed 6.1 against 6.3 s,
-# with 24 12.9 against 11.3 s.
+# importing krc and reading the parsed CRDs), so for a few environments one process finishes as soon, with less
+# CPU and memory; the shares are where two processes started to win on 2 cores (bench/bench_scale.py's
+# "N changed" runs measure them).
 WORKER_REPAID_BY = {Work.RENDER: 12, Work.GOLDEN: 12, Work.CHECK: 12, Work.REVIEW: 16, Work.LINT: 10}
 # The default number of compiling processes when --jobs is not given: a container's CPU limit, which
 # os.cpu_count() does not see (an Argo CD sidecar, a CI runner), or 1 where the caller already runs in parallel.
