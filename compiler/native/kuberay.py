@@ -116,10 +116,16 @@ def operator_config(chart_objects: list[dict[str, Any]]) -> dict[str, Any]:
     return {"args": [], "env": []}
 
 
+class OperatorRefused(KrcError):
+    """The operator configuration the chart gives is one KubeRay's operator would not start with (an unknown
+    feature gate): nothing is built; the rule about that configuration reports it."""
+
+
 def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
           where: Location | None = None) -> list[dict[str, Any]]:
     """KubeRay `version`'s answer for each defaulted custom resource, in order: {refusals, skipped?, clusters,
-    error?}. KrcError when there is no build, or the operator configuration is one the operator refuses."""
+    error?}. KrcError when there is no build or no answer in time; OperatorRefused when the operator configuration
+    is one the operator refuses."""
     if not documents:
         return []
     process = _process(version, where)
@@ -128,11 +134,12 @@ def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]
         answer = future.result(timeout=TIMEOUT_SECONDS)
     except TimeoutError:
         process.kill()
-        raise KrcError(f"KubeRay {version}'s builders did not answer within {TIMEOUT_SECONDS:g} s", where) from None
+        raise KrcError(f"KubeRay {version}'s builders did not answer within {TIMEOUT_SECONDS:g} s; run again with "
+                       "fewer environments", where) from None
     if answer.error is not None and answer.error.startswith("internal error in "):
         raise EngineEnded(f"KubeRay {version}'s build failed: {answer.error}")  # a panic in KubeRay's code: exit 3
     if answer.error is not None:
-        raise KrcError(f"KubeRay {version}: {answer.error}", where)
+        raise OperatorRefused(f"KubeRay {version}: {answer.error}", where)
     results = list(answer.result["results"])
     if len(results) != len(documents):
         raise EngineEnded(f"KubeRay {version} answered {len(results)} results for {len(documents)} objects")

@@ -79,7 +79,8 @@ def write_report(target: ReportTarget, content: bytes) -> None:
     try:
         folder = os.open(where, flags | (getattr(os, "O_NOFOLLOW", 0) if target.inside else 0))
     except OSError as err:
-        raise KrcError(f"cannot open {target.path.parent} to write {target.shown}: {err.strerror}") from None
+        raise KrcError(f"cannot open {target.path.parent} to write {target.shown}: {err.strerror}; check that the "
+                       "folder exists and you may write there, then run again") from None
     stage = f".{target.path.name}.new-{secrets.token_hex(6)}"
     try:
         handle = os.open(stage, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644,
@@ -95,6 +96,7 @@ def write_report(target: ReportTarget, content: bytes) -> None:
                 pass
             raise
     except OSError as err:
-        raise KrcError(f"cannot write {target.shown}: {err.strerror}") from None
+        raise KrcError(f"cannot write {target.shown}: {err.strerror}; check the disk and permissions, then run "
+                       "again") from None
     finally:
         os.close(folder)

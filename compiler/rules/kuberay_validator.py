@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import fieldpath
-from ..diagnostics.problems import KrcError, Problem
+from ..diagnostics.problems import Problem
 from ..native import kuberay
 from .support.context import LintContext
 
@@ -69,7 +69,7 @@ def check(context: LintContext) -> Iterator[Problem]:
         return
     try:
         answers = kuberay.build(context.operator_version, _operator(context), [as_stored(o.document) for o in objects])
-    except KrcError:
+    except kuberay.OperatorRefused:
         return  # an operator that does not start (an unknown gate): operator/unknown-feature-gate says so
     for obj, answer in zip(objects, answers, strict=True):
         for refusal in answer.get("refusals") or []:

@@ -129,3 +129,14 @@ def test_the_pod_view_marks_what_the_operator_overrides(project: Project):
                if o["object"] == "RayCluster/ray-prod/ray-gpu-train"]
     assert len(found["overrides"]) == 1
     assert " --no-monitor " in found["clusters"][0]["pods"][0]["pod"]["spec"]["containers"][0]["args"][0]
+
+
+def test_builders_that_do_not_answer_in_time_are_an_error_not_a_silent_pass(project: Project, monkeypatch):
+    """kuberay/validator lets only an operator configuration KubeRay refuses pass quietly (another rule reports
+    that); a build that does not answer stops the lint with its bound named (exit 2), never 'no problems'."""
+    monkeypatch.setattr(kuberay, "TIMEOUT_SECONDS", 0.0)
+    kuberay.close_all()  # a fresh process: its answer cannot have come already
+    result = run(project, "lint", "--no-cache", "prod-eks-gpu")
+    assert result.exit_code == 2, result.output
+    assert "KubeRay 1.6.2's builders did not answer within 0 s" in result.stderr
+    assert "run again with fewer environments" in result.stderr
