@@ -25,7 +25,7 @@ from compiler import pipeline  # noqa: E402
 from compiler.argocd.parameters import Request  # noqa: E402
 from compiler.argocd.selection import select_documents  # noqa: E402
 from compiler.argocd.stream import dump_stream  # noqa: E402
-from compiler.project import Project  # noqa: E402
+from compiler.project.paths import Project  # noqa: E402
 
 KRC = Path(sys.executable).parent / "krc"
 ENVIRONMENT = "prod-eks-gpu"

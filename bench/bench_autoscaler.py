@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("KRC_CHART_REPOSITORY", (SHARED / "kuberay" / "charts").as_uri())
 
 from compiler import pipeline  # noqa: E402
-from compiler.project import find_project  # noqa: E402
+from compiler.project.paths import find_project  # noqa: E402
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ IN_PROCESS = """
 import shutil, sys, time
 from pathlib import Path
 from compiler import pipeline
-from compiler.project import Project
+from compiler.project.paths import Project
 project, cache, runs = Project(Path(sys.argv[1])), Path(sys.argv[2]), int(sys.argv[3])
 names = project.environment_names()
 def once(cold):

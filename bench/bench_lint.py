@@ -62,7 +62,7 @@ def bench_environments(krc: str) -> None:
         return
     from compiler.lint.environment_context import environment_context
     from compiler.pipeline import compile_environment
-    from compiler.project import find_project
+    from compiler.project.paths import find_project
 
     project = find_project(ROOT)
     names = project.environment_names()

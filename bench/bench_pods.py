@@ -17,7 +17,7 @@ import synthetic
 from compiler import pipeline
 from compiler.native import kuberay
 from compiler.pipeline.pods import render_pods
-from compiler.project import Project
+from compiler.project.paths import Project
 
 ROOT = Path(__file__).resolve().parents[1]
 

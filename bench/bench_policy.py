@@ -23,7 +23,7 @@ from compiler.native import client  # noqa: E402
 from compiler.pipeline import compile_environments, vendor_charts  # noqa: E402
 from compiler.policy import evaluate_policies, policy_input  # noqa: E402
 from compiler.policy.engine import CueEngine, find_engine  # noqa: E402
-from compiler.project import Project  # noqa: E402
+from compiler.project.paths import Project  # noqa: E402
 
 KRC = [sys.executable, "-c", "from compiler.cli import main; main()"]
 SYNTHETIC = 50

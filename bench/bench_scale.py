@@ -42,8 +42,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("KRC_CHART_REPOSITORY", (ROOT.parent / "shared" / "kuberay" / "charts").resolve().as_uri())
 
 from compiler.pipeline import compile_environment  # noqa: E402
-from compiler.project import Project  # noqa: E402
-from compiler.render import template_context, template_request  # noqa: E402
+from compiler.project.paths import Project  # noqa: E402
+from compiler.render.templates import template_context, template_request  # noqa: E402
 
 KRC = str(Path(sys.executable).with_name("krc"))
 

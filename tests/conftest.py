@@ -24,7 +24,7 @@ from compiler import pipeline
 from compiler.autoscaler import run as autoscaler_run
 from compiler.charts import helm_template, vendor, vendored
 from compiler.charts.package import CRD_CACHE, read_chart_bytes
-from compiler.project import Project
+from compiler.project.paths import Project
 
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
 CHARTS_DIR = SHARED_DIR / "kuberay" / "charts"

@@ -7,7 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_PROJECT = Path(__file__).resolve().parent / "fixtures" / "project"

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import main
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 def run(project: Project, *args: str):

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from compiler import cli
 from compiler.cli import main
 from compiler.output import folders
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 def run(project: Project, *args: str):

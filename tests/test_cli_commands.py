@@ -20,7 +20,7 @@ from compiler.cli import main
 from compiler.diagnostics.problems import Problem
 from compiler.diagnostics.report_format import plural, progress, summary
 from compiler.environment.schema import environment_schema
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 def run(project: Project, *args: str):

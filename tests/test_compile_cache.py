@@ -22,7 +22,7 @@ from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context
 from compiler.pipeline.work import Work
 from compiler.policy import find_engine
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.results import compile_cache
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

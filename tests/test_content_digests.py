@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from compiler.cache.digests import path_digest, tree_digest
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.results.compile_cache import CompileCache
 
 

@@ -11,7 +11,7 @@ from cache_support import entry_files
 from compiler import pipeline
 from compiler.diagnostics.problems import KrcError
 from compiler.pipeline.environments import project_destinations
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.results import destination_cache
 from compiler.results.compile_cache import CompileCache
 from compiler.results.destination_cache import DestinationIndex

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from compiler.cli import main
 from compiler.diagnostics.problems import Location, Problem
 from compiler.diagnostics.report_format import Style, choose_style, format_problem
-from compiler.project import Project
+from compiler.project.paths import Project
 
 SNAPSHOTS = Path(__file__).parent / "error_snapshots"
 

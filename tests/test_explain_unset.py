@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import main
-from compiler.project import Project
+from compiler.project.paths import Project
 
 GROUP = "clusters[ray-cpu-demo].workerGroups[cpu]"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import helper_process
-from compiler.helper_process import HelperFailed, HelperPool, HelperTimeout
+from compiler.native import helper_process
+from compiler.native.helper_process import HelperFailed, HelperPool, HelperTimeout
 
 # Answers each request line with its own pid and the request; "sleep" waits, "garble" prints no JSON, "die" exits
 ECHO = """

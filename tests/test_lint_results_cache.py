@@ -17,7 +17,7 @@ from compiler.pipeline.lint_batch import LINT_RESULTS
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.results import compile_cache
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ from compiler.diagnostics.problems import KrcError
 from compiler.documents import yamlio
 from compiler.k8s.crds import crd_digest
 from compiler.output import folders
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.results import tree_digests
 
 

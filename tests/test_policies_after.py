@@ -19,7 +19,7 @@ from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline import policies_after
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.results import compile_cache
 
 POOLED = pipeline.RunOptions(cache=True, workers=2, policy_batch=1, repaid_by=1)

@@ -19,8 +19,8 @@ from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_
 from compiler.pipeline.review_batch import review_batch
 from compiler.pipeline.work import Work
 from compiler.policy import find_engine, policy_files
-from compiler.project import Project
-from compiler.render import Render
+from compiler.project.paths import Project
+from compiler.render.templates import Render
 from compiler.results.compile_cache import POLICIES
 
 CACHED = pipeline.RunOptions(cache=True, workers=1)

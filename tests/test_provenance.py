@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from compiler import pipeline
+from compiler.diagnostics.fieldpath import is_named_list, item_name
 from compiler.diagnostics.problems import KrcError
-from compiler.fieldpath import is_named_list, item_name
-from compiler.project import Project
-from compiler.provenance import environment_path, object_positions
-from compiler.render import SOURCE_ANNOTATION, prepare_templates, render_environment
+from compiler.project.paths import Project
+from compiler.render.provenance import environment_path, object_positions
+from compiler.render.templates import SOURCE_ANNOTATION, prepare_templates, render_environment
 
 
 def line_of(project: Project, env: str, text: str, after: str = "") -> int:

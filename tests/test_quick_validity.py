@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from project_support import FIXTURE_PROJECT, REPO_ROOT
 from referencing import Registry, Resource
 
+from compiler.documents.quick_validity import TYPE_PREDICATES, compile_validity
 from compiler.environment import layering, schema
-from compiler.quick_validity import TYPE_PREDICATES, compile_validity
 from compiler.validation import kubernetes_schemas
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow])  # examples: the profile's (tests/conftest.py)

@@ -17,8 +17,8 @@ from compiler.output import layout
 from compiler.pipeline import context as pipeline_context
 from compiler.pipeline import environments as pipeline_environments
 from compiler.pipeline.environments import chart_pin
-from compiler.project import Project
-from compiler.render import Render, prepare_templates, render_environment
+from compiler.project.paths import Project
+from compiler.render.templates import Render, prepare_templates, render_environment
 
 
 def render_environments(project: Project, pairs: list) -> list:

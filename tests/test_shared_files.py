@@ -1,5 +1,5 @@
-"""Large files of one content object are written once per run and hard-linked after that (compiler/shared_files.py):
-the chart's CRDs in every rendered/<env>/crds/."""
+"""Large files of one content object are written once per run and hard-linked after that
+(compiler/files/shared_files.py): the chart's CRDs in every rendered/<env>/crds/."""
 from __future__ import annotations
 
 import os
@@ -9,9 +9,9 @@ from project_support import copy_environment
 
 from compiler import pipeline
 from compiler.charts import vendored
+from compiler.files.shared_files import SMALLEST_LINKED, SharedFiles
 from compiler.output import folders, layout
-from compiler.project import Project
-from compiler.shared_files import SMALLEST_LINKED, SharedFiles
+from compiler.project.paths import Project
 
 LARGE = b"x" * SMALLEST_LINKED
 

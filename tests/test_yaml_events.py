@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from compiler import limits
 from compiler.diagnostics.problems import KrcError, Location
 from compiler.documents import yaml_events, yamlio
+from compiler.settings import limits
 
 
 @pytest.mark.parametrize("text", [

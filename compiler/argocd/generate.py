@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..charts.package import Crd
 from ..diagnostics.problems import KrcError, Problem
 from ..k8s.objects import RenderedObject
-from ..project import Project
+from ..project.paths import Project
 from .parameters import Request
 from .selection import select_documents
 from .stream import dump_stream

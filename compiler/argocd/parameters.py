@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from .. import limits
 from ..diagnostics.problems import KrcError
 from ..k8s.names import dns1123_label_errors
-from ..project import shown_name
+from ..project.paths import shown_name
+from ..settings import limits
 
 Selection = Literal["include", "exclude", "only"]
 SELECTIONS: tuple[str, ...] = ("include", "exclude", "only")

@@ -16,7 +16,7 @@ from typing import Any
 from ..diagnostics.problems import KrcError, Location, Problem
 from ..environment.model import Environment
 from ..k8s.objects import RenderedObject
-from ..project import Project
+from ..project.paths import Project
 from ..validation import SchemaSet, load_crds_from_path
 from .selection import ARGOCD_GROUP, is_argocd_object
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import settings
+from ..settings import variables
 
 RAY_ENVS_DIR = ".venv-ray"
 # a release version as PyPI spells it (2.58.0, 2.9.0rc1); it becomes a folder name, so nothing else is accepted
@@ -25,7 +25,7 @@ class Generator:
 
 
 def ray_envs_dir(project_root: Path) -> Path:
-    explicit = settings.value("KRC_RAY_ENVS")
+    explicit = variables.value("KRC_RAY_ENVS")
     return Path(explicit) if explicit else project_root / RAY_ENVS_DIR
 
 
@@ -34,7 +34,7 @@ def valid_ray_version(version: str) -> bool:
 
 
 def install_hint(version: str, project_root: Path) -> str:
-    shown = RAY_ENVS_DIR if not settings.is_set("KRC_RAY_ENVS") else str(ray_envs_dir(project_root))
+    shown = RAY_ENVS_DIR if not variables.is_set("KRC_RAY_ENVS") else str(ray_envs_dir(project_root))
     return (f"run 'make ray-generators' (it creates {shown}/{version} with pip install ray=={version}), or point "
             "KRC_RAY_ENVS at a folder holding one virtual environment per Ray version")
 

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import helper_process
 from ..cache import CacheKind, cache_key
 from ..diagnostics.problems import KrcError
 from ..k8s.crds import canonical_json
+from ..native import helper_process
 from ..rules.support.autoscaler_view import GeneratedConfig, config_from_answer
 from .generators import Generator
 

@@ -9,7 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-from .. import limits, settings
+from ..settings import limits, variables
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -43,7 +43,7 @@ def krc_fingerprint() -> str:
 def limit_settings() -> str:
     """The input bounds in force (KRC_MAX_...): a file accepted under one bound may be refused under another, so
     results are never reused across them."""
-    return ";".join(f"{limit.variable}={settings.value(limit.variable)}" for limit in limits.ALL)
+    return ";".join(f"{limit.variable}={variables.value(limit.variable)}" for limit in limits.ALL)
 
 
 def path_digest(path: Path | str) -> str:

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import settings
+from ..settings import variables
 
 # The layout's version: a new one starts an empty folder, so entries of an older layout are never even looked at.
 LAYOUT = "v4"
 
 
 def cache_dir() -> Path:
-    explicit = settings.value("KRC_CACHE_DIR")
+    explicit = variables.value("KRC_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    return Path(settings.value("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / LAYOUT
+    return Path(variables.value("XDG_CACHE_HOME") or Path.home() / ".cache") / "krc" / LAYOUT

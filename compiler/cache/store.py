@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..atomic_file import write_atomically
+from ..files.atomic_file import write_atomically
 from .location import cache_dir
 
 FORMAT = "krc-cache/2"

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import limits
 from ..cache import CacheKind
 from ..diagnostics.problems import KrcError
 from ..documents import yamlio
 from ..k8s.crds import canonical_json
+from ..settings import limits
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import limits, settings
 from ..diagnostics.problems import KrcError
 from ..documents import yamlio
+from ..settings import limits, variables
 
 REPOSITORY_OVERRIDE_VARIABLE = "KRC_CHART_REPOSITORY"
 # KubeRay's published Helm repository: where `NAME@VERSION` and `krc lint PATH` look when no environment says
@@ -37,7 +37,7 @@ class ChartEntry:
 
 def effective_repository(configured: str) -> str:
     """The repository URL to use: KRC_CHART_REPOSITORY, when set, overrides every environment's own."""
-    override = settings.value(REPOSITORY_OVERRIDE_VARIABLE)
+    override = variables.value(REPOSITORY_OVERRIDE_VARIABLE)
     return override or configured
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic_file import write_atomically
 from ..diagnostics.problems import KrcError
 from ..documents import yamlio
+from ..files.atomic_file import write_atomically
 from . import repository
 from .package import Chart, read_chart_bytes
 from .vendored import LOCK_NAME, archive_path, check_chart_pin, load_vendored_chart, read_lock, sha256_file

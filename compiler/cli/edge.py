@@ -11,8 +11,9 @@ from typing import Any, NoReturn
 
 import click
 
-from .. import pipeline, settings
+from .. import pipeline
 from ..diagnostics.problems import KrcError, safe_text
+from ..settings import variables
 from .support import (
     WorkflowGroup,
     show_problems,
@@ -53,7 +54,7 @@ DEBUG_VARIABLE = "KRC_DEBUG"
 
 
 def _debugging() -> bool:
-    return settings.value(DEBUG_VARIABLE) not in ("", "0", "false", "no")
+    return variables.value(DEBUG_VARIABLE) not in ("", "0", "false", "no")
 
 
 class ErrorEdge(WorkflowGroup):

@@ -23,8 +23,8 @@ from typing import Any
 
 import click
 
-from .. import limits
 from ..diagnostics.problems import KrcError
+from ..settings import limits
 
 
 def one_line(error: KrcError) -> str:

@@ -11,7 +11,7 @@ import click
 from .. import pipeline
 from ..diagnostics.report_format import plural
 from ..pipeline.context import EnvironmentResult
-from ..project import printable
+from ..project.paths import printable
 from .edge import reports_errors, run_options, run_settings
 from .support import (
     complete_environments,

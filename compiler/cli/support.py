@@ -15,7 +15,7 @@ import click
 from .. import pipeline
 from ..diagnostics.problems import KrcError, Problem
 from ..diagnostics.report_format import Style, choose_style, format_problems, progress, source_reader
-from ..project import Project, find_project
+from ..project.paths import Project, find_project
 
 # `krc --help` lists commands in the order of a working day, not alphabetically.
 WORKFLOW_ORDER = ("init", "envs", "explain", "render", "show", "diff", "golden", "check", "lint", "policy",

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .. import limits
 from ..diagnostics.problems import Location
+from ..settings import limits
 
 if TYPE_CHECKING:
     from yaml._yaml import CParser

@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
-from .. import limits
 from ..diagnostics.problems import KrcError, Location, Problem
+from ..settings import limits
 from .yaml_emit import plain_text
 from .yaml_events import first_too_deep, plain_documents, plain_stream, positioned_documents
 

@@ -23,10 +23,10 @@ import jinja2
 import jinja2.sandbox
 from jinja2.exceptions import SecurityError
 
-from .. import limits
 from ..diagnostics.problems import KrcError, Location
 from ..documents import yamlio
-from ..project import decode_text, read_resolved
+from ..project.paths import decode_text, read_resolved
+from ..settings import limits
 
 
 def _to_yaml(value: Any) -> str:

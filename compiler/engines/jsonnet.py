@@ -24,11 +24,11 @@ from typing import Any
 
 import _gojsonnet as _jsonnet
 
-from .. import limits
 from ..diagnostics.problems import KrcError, Location
 from ..documents import yamlio
 from ..environment.layering import merge_values
-from ..project import read_resolved
+from ..project.paths import read_resolved
+from ..settings import limits
 
 # A place in a Jsonnet error message: "path/to/file.jsonnet:12:5-20" or "file.jsonnet:(12:5)-(14:2)"
 _FRAME = re.compile(r"(?P<file>[^\s:]+\.(?:jsonnet|libsonnet)):\(?(?P<line>\d+):(?P<col>\d+)\)?"

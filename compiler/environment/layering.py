@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..diagnostics.fieldpath import is_named_list, item_name
 from ..diagnostics.problems import Location, Problem
 from ..documents.yamlio import Path, Positions
-from ..fieldpath import is_named_list, item_name
 
 # named path -> the chain of places that set it, earliest first
 Origins = dict[Path, tuple[Location, ...]]

@@ -5,11 +5,12 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import fieldpath, limits
+from ..diagnostics import fieldpath
 from ..diagnostics.problems import KrcError, Location, Problem
 from ..documents import yamlio
 from ..documents.yamlio import Path
-from ..project import Project, decode_text, layer_name_error
+from ..project.paths import Project, decode_text, layer_name_error
+from ..settings import limits
 from . import layering, schema
 
 

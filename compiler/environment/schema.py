@@ -15,11 +15,11 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
-from .. import fieldpath
+from ..diagnostics import fieldpath
 from ..diagnostics.problems import Location, Problem
+from ..documents.quick_validity import Check, compile_validity
 from ..documents.yamlio import Path, Positions
 from ..k8s.patterns import schema_regex
-from ..quick_validity import Check, compile_validity
 from . import hints
 from .layering import named_path, shown_path
 

@@ -5,8 +5,8 @@ from typing import Any
 
 from ..diagnostics.problems import KrcError, Location, Problem
 from ..k8s.destinations import Destination
-from ..provenance import object_positions
-from ..render import Render, kubernetes_version
+from ..render.provenance import object_positions
+from ..render.templates import Render, kubernetes_version
 from ..rules.support.context import LintContext, LintObject, RuleSetting
 from ..rules.support.feature_gates import chart_default_gates
 

@@ -8,7 +8,7 @@ from ..charts import repository, vendor
 from ..charts.package import Chart
 from ..diagnostics.problems import KrcError, Location
 from ..documents.yamlio import load_all_with_positions
-from ..project import find_project
+from ..project.paths import find_project
 from ..rules.support.context import LintContext, LintObject
 from ..rules.support.feature_gates import chart_default_gates, known_gates
 from ..rules.support.versions import parse_version

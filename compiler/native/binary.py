@@ -8,8 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from .. import settings
 from ..diagnostics.problems import KrcError
+from ..settings import variables
 
 VARIABLE = "KRC_ENGINE"
 NAME = "krc-engine"
@@ -22,7 +22,7 @@ BUILD_HINT = ("build it with 'make engine' in the krc checkout (Go 1.26; the fir
 
 def engine_binary() -> Path:
     """The engine to run; KrcError with what to do when there is none."""
-    given = settings.value(VARIABLE)
+    given = variables.value(VARIABLE)
     if given:
         path = Path(given)
         if not (path.is_file() and os.access(path, os.X_OK)):

@@ -26,8 +26,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
-from .. import limits, settings
 from ..diagnostics.problems import KrcError, Location
+from ..settings import limits, variables
 from .binary import engine_binary
 from .channel import Answer, Channel, EngineEnded
 from .child import ChildProcess
@@ -59,7 +59,7 @@ class EngineProcess(ChildProcess):
         self.socket_folder = _socket_folder()
         self.socket_path = os.path.join(self.socket_folder, "engine.sock")
         hard = limits.ENGINE_MEMORY_MB.value
-        env = settings.inherited(_INHERITED)
+        env = variables.inherited(_INHERITED)
         env.update(GOMEMLIMIT=f"{min(SOFT_MEMORY_MB, hard)}MiB", KRC_ENGINE_MAX_MEMORY_MB=str(hard),
                    HOME="/nonexistent")
 
@@ -116,8 +116,8 @@ def _engine() -> EngineProcess | EngineConnection:
         if _ENGINE is None or _ENGINE.pid != os.getpid() or not _ENGINE.alive():
             if _ENGINE is not None and _ENGINE.pid == os.getpid():
                 _ENGINE.kill()
-            shared = settings.value(SOCKET_VARIABLE)
-            if shared and settings.value(OWNER_VARIABLE) != str(os.getpid()):
+            shared = variables.value(SOCKET_VARIABLE)
+            if shared and variables.value(OWNER_VARIABLE) != str(os.getpid()):
                 _ENGINE = EngineConnection(shared)
             else:
                 _ENGINE = EngineProcess(engine_binary())
@@ -163,7 +163,7 @@ def shared_with_workers() -> Iterator[None]:
     if not isinstance(engine, EngineProcess):
         yield
         return
-    with settings.exported({SOCKET_VARIABLE: engine.socket_path, OWNER_VARIABLE: str(os.getpid())}):
+    with variables.exported({SOCKET_VARIABLE: engine.socket_path, OWNER_VARIABLE: str(os.getpid())}):
         yield
 
 

@@ -15,8 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .. import limits
 from ..diagnostics.problems import KrcError, Location
+from ..settings import limits
 from .channel import EngineEnded
 from .child import ChildProcess
 

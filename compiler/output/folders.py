@@ -18,12 +18,12 @@ import signal
 import tempfile
 from pathlib import Path
 
-from .. import settings
-from ..atomic_file import write_atomically
 from ..diagnostics.problems import KrcError, Location
-from ..project import Project, shown_name
-from ..project_lock import project_lock
-from ..shared_files import SharedFiles
+from ..files.atomic_file import write_atomically
+from ..files.shared_files import SharedFiles
+from ..project.lock import project_lock
+from ..project.paths import Project, shown_name
+from ..settings import variables
 
 # Debris of an interrupted run: staged folders and folders moved aside, beside their targets.
 _STAGED = re.compile(r"^\.(?P<target>.+)\.(?P<state>new|old)-[A-Za-z0-9_]+$")
@@ -141,7 +141,7 @@ class _Steps:
     @classmethod
     def step(cls) -> None:
         cls.taken += 1
-        kill_at = settings.value(KILL_AT_STEP_VARIABLE)
+        kill_at = variables.value(KILL_AT_STEP_VARIABLE)
         if kill_at.isdigit() and cls.taken == int(kill_at):
             os.kill(os.getpid(), signal.SIGKILL)
 

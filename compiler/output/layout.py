@@ -16,8 +16,8 @@ from ..charts.package import Chart
 from ..diagnostics.problems import KrcError
 from ..documents import yamlio
 from ..k8s.names import file_name_problem
-from ..project import shown_name
-from ..render import Render
+from ..project.paths import shown_name
+from ..render.templates import Render
 from .folders import Files
 
 VALUES_FILE = "helm/kuberay-operator.values.yaml"

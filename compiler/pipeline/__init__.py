@@ -20,7 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names as the type checker and the import-layer contract see them
-    from ..render import Render
+    from ..render.templates import Render
     from .autoscaling import AutoscalerNodes, autoscaler_nodes, ray_versions
     from .context import EnvironmentResult, GoldenMismatch
     from .crds_and_argocd import argocd_generate, argocd_init, compare_crd_sources, validate_argocd

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..autoscaler import valid_ray_version
 from ..diagnostics.problems import KrcError, Problem, sorted_problems
 from ..environment.model import load_environment
-from ..project import Project
+from ..project.paths import Project
 from ..review.ray_view import ClusterRows, cluster_rows
 from .environments import autoscaler_of, compile_environments, ray_version, validate_render
 

@@ -17,8 +17,8 @@ from ..environment.model import load_environment
 from ..k8s.destinations import Destination
 from ..output import folders, layout
 from ..policy import CueEngine, PolicyRun
-from ..project import Project
-from ..render import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
+from ..project.paths import Project
+from ..render.templates import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
 from ..results.compile_cache import CompileCache, Compiled, inputs_digest
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
 from .run_options import RunOptions

@@ -10,8 +10,8 @@ from ..argocd.validation import crds_path, environment_problems
 from ..charts import vendor
 from ..diagnostics.problems import KrcError, Problem, errors_among
 from ..policy.inputs import policy_findings, with_policy_settings
-from ..project import Project, policy_files
-from ..render import Render
+from ..project.paths import Project, policy_files
+from ..render.templates import Render
 from ..results.compile_cache import POLICIES, CompileCache, Compiled
 from .context import Context, compile_cached
 from .environments import compile_environment, compile_environments, vendor_charts

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from .. import review
 from ..diagnostics.problems import KrcError, Problem, sorted_problems
-from ..project import Project
+from ..project.paths import Project
 from ..review.golden_source import GitGolden, WorkingTreeGolden
 from .base_checks import base_checks, findings_of
 from .context import Context, EnvironmentResult, Job

@@ -19,9 +19,9 @@ from ..lint import (
     lint_validated,
     validate_objects,
 )
-from ..project import Project
-from ..project_lock import project_lock
-from ..render import Render, render_environment
+from ..project.lock import project_lock
+from ..project.paths import Project
+from ..render.templates import Render, render_environment
 from ..results.compile_cache import CompileCache
 from ..results.destination_cache import DestinationIndex
 

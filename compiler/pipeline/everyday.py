@@ -6,13 +6,14 @@ import dataclasses
 import difflib
 from pathlib import Path
 
-from .. import explain as explaining
-from .. import inventory, scaffold
 from ..diagnostics.problems import KrcError, Problem
+from ..environment import scaffold
 from ..environment.model import Environment, load_environment
+from ..explain import inventory
+from ..explain import value_sources as explaining
 from ..k8s.destinations import destination_of
 from ..k8s.secrets import redact_at
-from ..project import Project, shown_name
+from ..project.paths import Project, shown_name
 from ..rules import describe, summaries
 from .environments import compile_environment, compile_environments, project_destinations
 

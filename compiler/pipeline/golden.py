@@ -9,9 +9,9 @@ from pathlib import Path
 from .. import review
 from ..diagnostics.problems import KrcError, Problem
 from ..output import folders, layout
-from ..project import Project
-from ..project_lock import project_lock
-from ..render import Render
+from ..project.lock import project_lock
+from ..project.paths import Project
+from ..render.templates import Render
 from ..results.output_stamps import OutputStamps
 from ..review.golden_source import GitGolden, WorkingTreeGolden
 from .context import Context, EnvironmentResult, GoldenMismatch, Job, golden_mismatch

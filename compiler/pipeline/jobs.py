@@ -7,11 +7,10 @@ import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from .. import helper_process
 from ..diagnostics.problems import KrcError, Problem, errors_among, has_errors, sorted_problems
-from ..native import client
+from ..native import client, helper_process
 from ..output import folders, layout
-from ..project import Project
+from ..project.paths import Project
 from ..results.compile_cache import CompileCache
 from ..results.tree_digests import tree_digests
 from ..validation.server_updates import update_rejections

@@ -12,8 +12,8 @@ from ..cache import CacheKind, cache_key
 from ..diagnostics.problems import KrcError, Problem
 from ..policy import CueEngine, PolicyInput, PolicyRun, policy_files, policy_input
 from ..policy.inputs import with_policy_settings
-from ..project import Project
-from ..render import Render
+from ..project.paths import Project
+from ..render.templates import Render
 from ..results.compile_cache import POLICIES, Compiled, Summary, findings_digest
 from .context import (
     Context,

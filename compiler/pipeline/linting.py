@@ -13,7 +13,7 @@ from ..lint import (
     paths_context,
 )
 from ..policy import CueEngine, find_engine, policy_files
-from ..project import Project, find_project
+from ..project.paths import Project, find_project
 from .context import Context, Job
 from .jobs import outcomes
 from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option

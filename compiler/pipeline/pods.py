@@ -12,8 +12,8 @@ from typing import Any
 
 from ..k8s.objects import object_ref
 from ..native import kuberay
-from ..project import Project
-from ..render import Render
+from ..project.paths import Project
+from ..render.templates import Render
 from ..validation import SchemaSet
 from .environments import compile_environments
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..autoscaler import end_idle_generators
 from ..diagnostics.problems import KrcError, Problem
 from ..policy import PolicyRun, policy_files, policy_input
-from ..render import Render
+from ..render.templates import Render
 from ..results.compile_cache import Compiled
 from .context import Context, EnvironmentResult, Job, compile_cached, restore
 from .lint_batch import (

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ..diagnostics.problems import KrcError
 from ..policy import find_engine, policy_files, policy_input
-from ..render import Render
+from ..render.templates import Render
 from ..results.compile_cache import POLICIES
 from .context import Context, PoliciesAhead
 from .lint_batch import project_policy_run

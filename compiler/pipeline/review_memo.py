@@ -26,7 +26,7 @@ from ..cache import CacheKind, cache_key
 from ..diagnostics.problems import KrcError, errors_among, problem_from_json, problem_to_json
 from ..documents.record_json import from_json, to_json
 from ..output import folders
-from ..project import Project
+from ..project.paths import Project
 from ..results import tree_digests as stat_memo
 from .context import Context, EnvironmentResult
 from .review_batch import REVIEWS

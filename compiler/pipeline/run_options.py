@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import settings
 from ..cache.digests import path_digest
 from ..diagnostics.problems import KrcError
+from ..settings import variables
 from .work import Work
 
 # Environments per policy request to the engine (CUE inside krc-engine): one request's inputs and answer stay small
@@ -36,7 +36,7 @@ JOBS_VARIABLE = "KRC_JOBS"
 
 def default_workers() -> int:
     """$KRC_JOBS when set (a positive whole number), else one process per core."""
-    raw = settings.value(JOBS_VARIABLE)
+    raw = variables.value(JOBS_VARIABLE)
     if not raw:
         return os.cpu_count() or 1
     if not raw.isdigit() or int(raw) < 1:

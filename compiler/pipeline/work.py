@@ -4,7 +4,7 @@ from __future__ import annotations
 import enum
 from pathlib import Path
 
-from ..project import Project
+from ..project.paths import Project
 
 
 class Work(enum.StrEnum):

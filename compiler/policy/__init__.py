@@ -1,5 +1,5 @@
 """Organisation policies written in CUE and evaluated by the real CUE engine (see policies/README.md)."""
-from ..project import policy_files
+from ..project.paths import policy_files
 from .engine import CueEngine, find_engine
 from .evaluate import PolicyInput, PolicyRun, evaluate_each, evaluate_policies
 from .inputs import policy_findings, policy_input

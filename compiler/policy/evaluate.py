@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import limits
+from ..diagnostics.fieldpath import item_name
 from ..diagnostics.problems import KrcError, Location, Problem, sorted_problems
-from ..fieldpath import item_name
 from ..native import client
-from ..project import decode_text, policy_files, read_confined
+from ..project.paths import decode_text, policy_files, read_confined
+from ..settings import limits
 from .engine import CueEngine, find_engine
 
 InputPath = tuple[Any, ...]  # starts with "env" or "objects"; list items by index

@@ -5,13 +5,13 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from .. import fieldpath
+from ..diagnostics import fieldpath
 from ..diagnostics.problems import KrcError, Location, Problem
 from ..environment.layering import named_path
 from ..lint.environment_context import rule_settings
-from ..project import Project, policy_files
-from ..provenance import object_positions
-from ..render import Render
+from ..project.paths import Project, policy_files
+from ..render.provenance import object_positions
+from ..render.templates import Render
 from .engine import CueEngine
 from .evaluate import InputPath, PolicyInput, findings_by_environment
 

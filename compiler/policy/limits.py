@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..diagnostics.problems import KrcError, Location
-from ..project import policy_files
+from ..project.paths import policy_files
 
 RESOURCES = ("gpu",)
 SCOPES = ("all", "production", "non-production")

@@ -31,7 +31,7 @@ from ..cache.digests import krc_fingerprint, limit_settings, path_digest, sha256
 from ..diagnostics.problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
 from ..k8s.objects import RenderedObject
 from ..native import kuberay
-from ..project import Project
+from ..project.paths import Project
 
 T = TypeVar("T")
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import limits
 from ..diagnostics.problems import KrcError
 from ..documents import yamlio
-from ..project import decode_text, read_confined
+from ..project.paths import decode_text, read_confined
+from ..settings import limits
 
 APPROVALS_DIR = "approvals"
 PLACEHOLDER_REASON = "TODO: why the breaking CRD changes are safe, and how the CRDs are applied first"

@@ -15,8 +15,8 @@ from ..k8s.objects import ObjectKey, key_of
 from ..k8s.secrets import redact, redact_at, redact_lines
 from ..output import folders, layout
 from ..policy.limits import CapacityLimit
-from ..project import Project
-from ..render import Render
+from ..project.paths import Project
+from ..render.templates import Render
 from .capacity import Capacity, environment_capacity, upgrade_peak
 from .consequences import REPLACES_CLUSTER, object_labels, values_labels
 from .crdgate import CrdGate, crd_gate

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..fieldpath import NAME_KEYS
+from ..diagnostics.fieldpath import NAME_KEYS
 
 Op = Literal["changed", "added", "removed", "text", "reordered"]
 

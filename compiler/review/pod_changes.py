@@ -17,7 +17,7 @@ from typing import Any
 
 from ..k8s.objects import key_of
 from ..native import kuberay
-from ..render import Render
+from ..render.templates import Render
 from ..rules.kuberay_validator import as_stored
 from .fielddiff import diff_documents
 from .labels import Label

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..diagnostics.problems import KrcError
-from ..project import Project
+from ..project.paths import Project
 
 
 @dataclass(frozen=True)

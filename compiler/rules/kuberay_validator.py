@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .. import fieldpath
+from ..diagnostics import fieldpath
 from ..diagnostics.problems import Problem
 from ..native import kuberay
 from .support.context import LintContext

@@ -19,7 +19,7 @@ import jsonschema
 from referencing import Registry, Resource
 
 from ..diagnostics.problems import KrcError
-from ..quick_validity import Check, compile_validity
+from ..documents.quick_validity import Check, compile_validity
 
 PACKAGE = "kubernetes_validate"
 _CHECK_OF_VALIDATOR = {

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import fieldpath
 from ..charts.package import Crd
+from ..diagnostics import fieldpath
 from ..diagnostics.problems import SEVERITY_ORDER, KrcError, Location, Problem, Severity, has_errors
 from ..documents import yamlio
 from ..k8s.crds import crd_digest

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from argocd_sidecar import sidecar_copy
 
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.validation import SchemaSet, load_crds_from_path
 
 

@@ -17,7 +17,7 @@ from compiler.argocd.parameters import PARAMETERS, Request, read_request
 from compiler.argocd.selection import select_documents
 from compiler.cli import main
 from compiler.diagnostics.problems import KrcError
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.validation import SchemaSet
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

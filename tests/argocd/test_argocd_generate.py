@@ -11,7 +11,7 @@ from compiler import pipeline
 from compiler.argocd.selection import CRD_ANNOTATIONS
 from compiler.documents import yamlio
 from compiler.k8s.crds import crd_digest
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 # Both sides carry the CRDs (megabytes of YAML): parsed with krc's fast loader, which gives what the safe loader

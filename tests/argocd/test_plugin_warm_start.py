@@ -11,12 +11,12 @@ from argocd_sidecar import argocd_environ, parameters, run, run_sidecar
 
 from compiler import pipeline
 from compiler.charts import vendored
-from compiler.project import Project
+from compiler.project.paths import Project
 
 # Modules a compiling run needs and a warm answer must not load: each costs start-up time on every request.
-COMPILING_STACK = ("compiler.render", "compiler.rules", "compiler.validation", "compiler.lint", "compiler.policy",
-                   "compiler.review", "compiler.engines", "compiler.environment.model", "compiler.charts.repository",
-                   "jinja2", "jsonschema", "_gojsonnet")
+COMPILING_STACK = ("compiler.render.templates", "compiler.rules", "compiler.validation", "compiler.lint",
+                   "compiler.policy", "compiler.review", "compiler.engines", "compiler.environment.model",
+                   "compiler.charts.repository", "jinja2", "jsonschema", "_gojsonnet")
 
 # The console script's own start, then the names of the modules loaded once the command has finished.
 PROBE = """
@@ -80,7 +80,7 @@ def test_a_cached_error_level_finding_still_fails_with_nothing_on_stdout(app_dir
     assert result.returncode == 2 and result.stdout == b""
     assert b"resources/gpu-in-cpu-only-environment" in result.stderr
     assert "resources/gpu-in-cpu-only-environment" in compiled.stderr
-    assert not _loaded(modules, "compiler.render")
+    assert not _loaded(modules, "compiler.render.templates")
 
 
 def test_a_changed_layer_is_compiled_again(app_dir: Path, cache_dir: Path):
@@ -92,4 +92,4 @@ def test_a_changed_layer_is_compiled_again(app_dir: Path, cache_dir: Path):
     after, modules = _probe(app_dir, environ)
     assert after.returncode == 0 and b"kuberay-operators" in after.stdout and after.stdout != before.stdout
     # the cached result was not believed; this also shows the probe sees what a compiling run loads
-    assert _loaded(modules, "compiler.render")
+    assert _loaded(modules, "compiler.render.templates")

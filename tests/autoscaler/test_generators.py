@@ -11,11 +11,12 @@ import pytest
 from click.testing import CliRunner
 from process_support import has_ended, wait_until_ended
 
-from compiler import helper_process, pipeline
+from compiler import pipeline
 from compiler.autoscaler import Batch, autoscaler_views, end_idle_generators
 from compiler.cli import main
 from compiler.documents.yamlio import load
-from compiler.project import Project
+from compiler.native import helper_process
+from compiler.project.paths import Project
 
 REAL_ENVS = Path(os.environ["KRC_RAY_ENVS"])
 

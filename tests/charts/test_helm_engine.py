@@ -20,7 +20,7 @@ from compiler.charts import helm_template, vendored
 from compiler.cli import main
 from compiler.diagnostics.problems import KrcError, Location
 from compiler.native import client
-from compiler.project import Project, find_project
+from compiler.project.paths import Project, find_project
 
 ENGINE_DIR = REPO_ROOT / "engine"
 SEQUENTIAL = pipeline.RunOptions(cache=False, workers=1)
@@ -51,7 +51,7 @@ def _recorded_requests(monkeypatch: pytest.MonkeyPatch) -> list[helm_template.Te
         return real(request, where)
 
     monkeypatch.setattr(helm_template, "template_chart", record)
-    from compiler import render
+    from compiler.render import templates as render
     monkeypatch.setattr(render, "template_chart", record)
     return seen
 

@@ -5,7 +5,7 @@ import pytest
 
 from compiler.diagnostics.problems import KrcError
 from compiler.environment.model import load_environment
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 def write(project: Project, name: str, text: str) -> None:

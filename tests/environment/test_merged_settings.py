@@ -6,7 +6,7 @@ import pytest
 
 from compiler.diagnostics.problems import KrcError
 from compiler.environment.model import load_environment, merged_settings
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 def test_valid_environments_read_the_same_as_the_full_load(project: Project):

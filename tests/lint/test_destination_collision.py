@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import main
-from compiler.project import Project
+from compiler.project.paths import Project
 
 # not about policies: no CUE engine run (tests/policy/ and tests/lint/test_lint_policies.py are)
 pytestmark = pytest.mark.usefixtures("project_without_policies")

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from compiler import pipeline
 from compiler.cli import main
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.validation import kubernetes_schemas
 
 # not about policies: no CUE engine run (tests/policy/ and tests/lint/test_lint_policies.py are)

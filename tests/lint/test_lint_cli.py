@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from project_support import REPO_ROOT
 
 from compiler.cli import main
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.rules import RULES
 from compiler.validation.checks import SCHEMA_CHECKS
 

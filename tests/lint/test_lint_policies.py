@@ -8,7 +8,7 @@ from project_support import engine_unavailable
 
 from compiler.cli import main
 from compiler.pipeline import lint_targets
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 def test_lint_reports_a_policy_violation_with_its_rule_id(project: Project):

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 from compiler import pipeline
 from compiler.cli import main
 from compiler.pipeline import lint_targets
-from compiler.project import Project
+from compiler.project.paths import Project
 
 TYPO = """\
         raw:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from compiler.cli import main
 from compiler.diagnostics.problems import KrcError
 from compiler.native import client
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 def _chart(template: str) -> bytes:

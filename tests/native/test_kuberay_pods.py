@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from compiler.cli import main
 from compiler.native import kuberay
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 def run(project: Project, *args: str):

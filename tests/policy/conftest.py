@@ -8,7 +8,7 @@ import pytest
 from project_support import copy_project
 
 from compiler.policy.engine import CueEngine, find_engine
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from compiler import fieldpath
+from compiler.diagnostics import fieldpath
 from compiler.diagnostics.problems import Location
 from compiler.documents import yaml_emit, yaml_events, yamlio
 from compiler.environment.layering import merge_values

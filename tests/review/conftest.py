@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from compiler import pipeline
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from http_support import base_url, serving
 from review_support import commit_project, git, set_chart_version
 from test_review_workflow import MARKER, FakeGitHub
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 REPO = Path(__file__).resolve().parents[2]
 

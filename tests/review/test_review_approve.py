@@ -7,7 +7,7 @@ import pytest
 import yaml
 from review_support import commit_project, report_env, run, set_chart_version
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 # not about policies: no CUE engine run (the checks policies add are test_review_checks.py's subject)
 pytestmark = pytest.mark.usefixtures("project_without_policies")

@@ -6,7 +6,7 @@ import shutil
 import pytest
 from review_support import diff_json, edit, git, run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 # not about policies: no CUE engine run (the checks policies add are test_review_checks.py's subject)
 pytestmark = pytest.mark.usefixtures("project_without_policies")

@@ -14,7 +14,7 @@ import shutil
 
 from review_support import commit_project, run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.review import COMMENT_LIMIT, MARKDOWN_BUDGET
 
 TEAMS = 10

@@ -13,7 +13,7 @@ from review_support import edit
 from compiler import pipeline, review
 from compiler.documents import record_json
 from compiler.pipeline import review_batch
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.results import compile_cache
 
 CACHED = pipeline.RunOptions(cache=True, workers=1)

@@ -7,7 +7,7 @@ import json
 from gfm_support import read_page, render_gfm
 from review_support import commit_project, git, report_env, run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 PROD = "prod-eks-gpu"
 # production breaks it at once: it runs one Ray cluster of its own

@@ -7,7 +7,7 @@ import json
 from review_support import commit_project, edit, report_env, run
 
 from compiler.output import folders
-from compiler.project import Project
+from compiler.project.paths import Project
 
 PROD = "prod-eks-gpu"
 GPU_GROUP = "      - name: gpu-a10g\n        minReplicas: 0\n        maxReplicas: 8\n"

@@ -8,7 +8,7 @@ import re
 import yaml
 from review_support import run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 def _golden_objects(project: Project, name: str) -> int:

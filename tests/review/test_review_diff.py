@@ -6,7 +6,7 @@ import json
 import pytest
 from review_support import diff_json, edit, run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 PROD = "prod-eks-gpu"
 SUMMARIZER = "RayService ray-prod/summarizer"

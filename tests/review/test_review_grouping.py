@@ -7,7 +7,7 @@ import json
 import pytest
 from review_support import commit_project, edit, report_env, run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 # not about policies: no CUE engine run (the checks policies add are test_review_checks.py's subject)
 pytestmark = pytest.mark.usefixtures("project_without_policies")

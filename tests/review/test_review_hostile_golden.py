@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from review_support import run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 # the wrong shapes a field can take: each replaces one node of one golden manifest
 WRONG = st.sampled_from([["x"], "x", 5, -1, 1.5, True, None, {}, {"a": 1}, [], [{"a": 1}]])

@@ -11,7 +11,7 @@ from review_support import edit, run, set_chart_version
 from test_review_injection import HOSTILE
 from test_review_shown import GPU_GROUP
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package; .ci/run installs it when it is missing
 PROD = "prod-eks-gpu"

@@ -12,7 +12,7 @@ import pytest
 from gfm_support import read_page, render_gfm
 from review_support import edit, run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.review.markup import code, html_text, prose, rich
 
 HOSTILE = ("x ``</details>`` <img src=x onerror=alert(1)> @org/team [click](https://evil.example/a) "

@@ -6,7 +6,7 @@ import re
 import pytest
 from review_support import edit, run, set_chart_version
 
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.review import COMMENT_LIMIT, MARKDOWN_BUDGET
 
 # not about policies: no CUE engine run (the checks policies add are test_review_checks.py's subject)

@@ -12,7 +12,7 @@ from review_support import edit, run
 from compiler.cache import cache_dir
 from compiler.pipeline import diff
 from compiler.pipeline.review_memo import MEMO
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.results import tree_digests
 
 ENVIRONMENTS = ["dev", "prod-eks-gpu"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from review_support import run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 @pytest.mark.usefixtures("project_without_policies")

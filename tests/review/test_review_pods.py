@@ -7,7 +7,7 @@ import json
 
 from review_support import edit, report_env, run
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 PROD = "prod-eks-gpu"  # pins chart 1.6.2
 HEAD = "rayStartParams: {num-cpus: '0'}"

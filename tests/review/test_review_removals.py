@@ -7,7 +7,7 @@ import shutil
 from review_support import commit_project, report_env, run
 
 from compiler.output import folders, layout
-from compiler.project import Project
+from compiler.project.paths import Project
 
 PROD = "prod-eks-gpu"
 

@@ -8,7 +8,7 @@ import pytest
 from gfm_support import read_page, render_gfm
 from review_support import diff_json, edit, report_env, run, set_chart_version
 
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.review.fielddiff import GRANT, Match, diff_documents
 from compiler.review.showing import ELLIPSIS, around_difference
 

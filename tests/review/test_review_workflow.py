@@ -12,7 +12,7 @@ import yaml
 from http_support import base_url, serving
 from review_support import run, set_chart_version
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / ".github" / "scripts"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from compiler import pipeline
-from compiler.project import Project
+from compiler.project.paths import Project
 
 # not about policies: no CUE engine run (tests/policy/ and tests/lint/test_lint_policies.py are)
 pytestmark = pytest.mark.usefixtures("project_without_policies")

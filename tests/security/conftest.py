@@ -9,7 +9,7 @@ import pytest
 from project_support import copy_project
 
 from compiler import pipeline
-from compiler.project import Project
+from compiler.project.paths import Project
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ from compiler.cache import store
 from compiler.charts import helm_template
 from compiler.cli import main
 from compiler.documents import yamlio
-from compiler.project import Project
+from compiler.project.paths import Project
 
 BINDING = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
            "metadata": {"name": "owned"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io",

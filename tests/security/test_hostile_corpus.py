@@ -29,7 +29,7 @@ from security_support import (
     unvendor,
 )
 
-from compiler.project import Project
+from compiler.project.paths import Project
 
 KRC = Path(sys.executable).with_name("krc")
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(

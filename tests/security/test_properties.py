@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from security_support import copy_tree, run
 
 from compiler.output import folders
-from compiler.project import Project
+from compiler.project.paths import Project
 
 # each example renders the project: a quarter of the profile's examples (tests/conftest.py), the same ones every run
 SETTINGS = settings(max_examples=max(5, settings.default.max_examples // 4), derandomize=True,

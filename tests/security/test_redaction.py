@@ -8,7 +8,7 @@ from security_support import run
 
 from compiler import pipeline
 from compiler.k8s.secrets import redact_lines
-from compiler.project import Project
+from compiler.project.paths import Project
 
 # not about policies: no CUE engine run (tests/policy/ and tests/lint/test_lint_policies.py are)
 pytestmark = pytest.mark.usefixtures("project_without_policies")

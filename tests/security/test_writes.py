@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from security_support import replace_in, tree_digest
 
-from compiler import pipeline, project_lock
+from compiler import pipeline
 from compiler.output import folders, layout
-from compiler.project import Project
+from compiler.project import lock as project_lock
+from compiler.project.paths import Project
 
 KRC = Path(sys.executable).with_name("krc")
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from compiler.charts.package import read_chart
 from compiler.cli import main
 from compiler.k8s.objects import RenderedObject
-from compiler.project import Project
+from compiler.project.paths import Project
 from compiler.validation.server_updates import RULE, update_rejections
 
 MANAGED = "ray.io/kuberay-operator"

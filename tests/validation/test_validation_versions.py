@@ -7,9 +7,9 @@ import pytest
 from validation_support import ARGOCD_CRDS, CHARTS, SAMPLES, argocd_schemas, cluster, job, kuberay_schemas
 
 from compiler.charts.package import read_chart
+from compiler.diagnostics.fieldpath import parse as parse_path
+from compiler.diagnostics.fieldpath import render
 from compiler.diagnostics.problems import KrcError
-from compiler.fieldpath import parse as parse_path
-from compiler.fieldpath import render
 from compiler.validation import SchemaSet, load_crds_from_path
 
 APPLICATION = {

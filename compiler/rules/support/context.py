@@ -5,8 +5,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ... import fieldpath
 from ...charts.package import Chart
+from ...diagnostics import fieldpath
 from ...diagnostics.problems import Location, Problem
 from ...documents.yamlio import Path, PositionLookup
 from ...k8s.destinations import Destination

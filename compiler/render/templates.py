@@ -10,17 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .charts import vendored
-from .charts.helm_template import TemplateRequest, start_ahead, template_chart
-from .charts.package import Chart
-from .diagnostics.problems import KrcError, Location, Problem
-from .engines import SUFFIXES, engine_for, engine_of_suffix
-from .engines.jsonnet import JsonnetEngine
-from .environment.layering import merge_values
-from .environment.model import Environment
-from .k8s.names import file_name_problem
-from .k8s.objects import ObjectKey, RenderedObject, key_of
-from .project import Project
+from ..charts import vendored
+from ..charts.helm_template import TemplateRequest, start_ahead, template_chart
+from ..charts.package import Chart
+from ..diagnostics.problems import KrcError, Location, Problem
+from ..engines import SUFFIXES, engine_for, engine_of_suffix
+from ..engines.jsonnet import JsonnetEngine
+from ..environment.layering import merge_values
+from ..environment.model import Environment
+from ..k8s.names import file_name_problem
+from ..k8s.objects import ObjectKey, RenderedObject, key_of
+from ..project.paths import Project
 
 # The values are data: a Jsonnet template builds them and the dumper writes them. A Jinja2 template is accepted
 # for projects that have one, but then its text is YAML pasted together, so krc ships the Jsonnet one.

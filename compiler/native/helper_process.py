@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import settings
-from .diagnostics.problems import KrcError
+from ..diagnostics.problems import KrcError
+from ..settings import variables
 
 # What a helper that failed left on stderr, kept for the error message
 _STDERR_TAIL = 4000
@@ -41,7 +41,7 @@ _INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 
 def idle_seconds() -> float:
     """How long a helper may wait idle for its next request: $KRC_HELPER_IDLE_SECONDS (checked here), else 2 s."""
-    raw = settings.value(IDLE_VARIABLE)
+    raw = variables.value(IDLE_VARIABLE)
     try:
         idle = float(raw) if raw else DEFAULT_IDLE_SECONDS
     except ValueError:
@@ -53,7 +53,7 @@ def idle_seconds() -> float:
 
 def helper_environment(**given: str) -> dict[str, str]:
     """A helper's whole environment: what it inherits of krc's, `given`, and how long it may wait idle."""
-    return {**settings.inherited(_INHERITED), **given, IDLE_VARIABLE: f"{idle_seconds():g}"}
+    return {**variables.inherited(_INHERITED), **given, IDLE_VARIABLE: f"{idle_seconds():g}"}
 
 
 class HelperFailed(Exception):

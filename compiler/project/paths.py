@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from . import limits
-from .diagnostics.problems import KrcError, Location, Problem, safe_text
+from ..diagnostics.problems import KrcError, Location, Problem, safe_text
+from ..settings import limits
 
 ENVIRONMENT_SUFFIX = ".yaml"
 # base.yaml and files starting with '_' are layers to extend, not environments to render

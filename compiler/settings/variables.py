@@ -35,7 +35,7 @@ def register_bounds(names: Iterable[str]) -> None:
 def value(name: str) -> str:
     """The variable's value, stripped; empty when unset."""
     if name not in VARIABLES and name not in _BOUNDS:
-        raise KeyError(f"{name} is not a variable krc reads (compiler/settings.py lists them)")
+        raise KeyError(f"{name} is not a variable krc reads (compiler/settings/variables.py lists them)")
     return os.environ.get(name, "").strip()
 
 
@@ -53,7 +53,7 @@ def inherited(names: Iterable[str]) -> dict[str, str]:
 def exported(values: Mapping[str, str]) -> Iterator[None]:
     """`values` in the environment of the processes krc starts meanwhile (its workers), removed afterwards."""
     if any(name not in VARIABLES for name in values):
-        raise KeyError(f"{sorted(values)}: only variables compiler/settings.py lists are exported")
+        raise KeyError(f"{sorted(values)}: only variables compiler/settings/variables.py lists are exported")
     os.environ.update(values)
     try:
         yield

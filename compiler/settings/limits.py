@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import settings
-from .diagnostics.problems import KrcError
+from ..diagnostics.problems import KrcError
+from . import variables
 
 
 @dataclass(frozen=True)
@@ -20,12 +20,12 @@ class Limit:
     what: str  # for messages: "YAML nesting depth", ...
 
     def __post_init__(self) -> None:
-        settings.register_bounds([self.variable])  # each bound is a variable krc reads, documented here
+        variables.register_bounds([self.variable])  # each bound is a variable krc reads, documented here
 
     @property
     def value(self) -> int:
         """The limit now (read on every use, so a test or a wrapper script can change it)."""
-        raw = settings.value(self.variable)
+        raw = variables.value(self.variable)
         if not raw:
             return self.default
         try:

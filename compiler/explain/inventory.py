@@ -4,10 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import metadata
 
-from .diagnostics.problems import KrcError
-from .environment.model import Environment
-from .native import binary
-from .render import Render
+from ..diagnostics.problems import KrcError
+from ..environment.model import Environment
+from ..native import binary
+from ..render.templates import Render
 
 
 @dataclass(frozen=True)

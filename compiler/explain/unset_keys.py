@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .environment.model import Environment
+from ..environment.model import Environment
 
 _GENERAL = ("krc writes nothing for it, so what Kubernetes, the CRD or the operator does without it applies "
             "(the description above says what the key is for)")

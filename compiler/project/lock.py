@@ -13,9 +13,9 @@ import sys
 import time
 from collections.abc import Iterator
 
-from . import limits
-from .diagnostics.problems import KrcError, Location
-from .project import Project
+from ..diagnostics.problems import KrcError, Location
+from ..settings import limits
+from .paths import Project
 
 LOCK_FILE = ".krc.lock"
 

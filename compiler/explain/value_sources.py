@@ -12,14 +12,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import explain_unset, fieldpath
-from .diagnostics.problems import KrcError, Location, Problem
-from .environment import schema
-from .environment.layering import shown_path
-from .environment.model import Environment
-from .fieldpath import item_name
-from .provenance import object_positions
-from .render import Render
+from ..diagnostics import fieldpath
+from ..diagnostics.fieldpath import item_name
+from ..diagnostics.problems import KrcError, Location, Problem
+from ..environment import schema
+from ..environment.layering import shown_path
+from ..environment.model import Environment
+from ..render.provenance import object_positions
+from ..render.templates import Render
+from . import unset_keys as explain_unset
 
 _BRACKETED = re.compile(r"\[([^\]]*)\]|\.?([^.\[\]]+)")
 RENDERED = re.compile(r"^([A-Za-z][A-Za-z0-9]*/[^:]+):(.+)$")

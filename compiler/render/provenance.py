@@ -11,9 +11,9 @@ import functools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .diagnostics.problems import Location
-from .documents.yamlio import Path, PositionLookup, Positions, iter_paths
-from .render import SOURCE_ANNOTATION
+from ..diagnostics.problems import Location
+from ..documents.yamlio import Path, PositionLookup, Positions, iter_paths
+from .templates import SOURCE_ANNOTATION
 
 Locate = Callable[[Path], "Location | None"]
 

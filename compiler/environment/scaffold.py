@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .documents import yamlio
+from ..documents import yamlio
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema=../compiler/schemas/environment.schema.json"
 ENVIRONMENT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

@@ -1,0 +1,1 @@
+"""The render stage: templates run for one environment, and where each rendered field came from."""
