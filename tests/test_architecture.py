@@ -6,6 +6,7 @@ import ast
 import re
 from pathlib import Path
 
+from compiler import pipeline
 from compiler.rules import RULES, SEVERITIES
 from compiler.settings import limits, variables
 
@@ -180,3 +181,9 @@ def test_the_layer_contract_names_every_package_and_module() -> None:
 def test_every_module_lives_in_a_package() -> None:
     """compiler/ holds packages only: a newcomer reads the domain from its folder names."""
     assert sorted(p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py") == []
+
+
+def test_every_name_the_pipeline_exports_resolves() -> None:
+    """The pipeline imports its names when first used (PEP 562): a module moved without its entry would fail only
+    when a command reached for that name."""
+    assert [name for name in pipeline.__all__ if getattr(pipeline, name, None) is None] == []

@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # the names as the type checker and the import-layer contract
 
 # name -> the module (relative to this package) that defines it
 _EXPORTS = {
-    "Render": "..render", "AutoscalerNodes": ".autoscaling", "autoscaler_nodes": ".autoscaling",
+    "Render": "..render.templates", "AutoscalerNodes": ".autoscaling", "autoscaler_nodes": ".autoscaling",
     "ray_versions": ".autoscaling", "EnvironmentResult": ".context", "GoldenMismatch": ".context",
     "argocd_generate": ".crds_and_argocd", "argocd_init": ".crds_and_argocd",
     "compare_crd_sources": ".crds_and_argocd", "validate_argocd": ".crds_and_argocd", "approve_crd_upgrade": ".diff",
