@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 
 ID = "raycluster/containers-required"
 SEVERITY = "error"
@@ -32,9 +32,8 @@ ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            if not group.containers:
-                what = "headGroupSpec" if group.is_head else f"worker group '{group.name}'"
-                yield cluster.obj.problem(f"{what} has no container; add the Ray container as the first entry of "
-                                          "template.spec.containers", group.path + ("template", "spec"))
+    for cluster, group in cluster_groups(context):
+        if not group.containers:
+            what = "headGroupSpec" if group.is_head else f"worker group '{group.name}'"
+            yield cluster.obj.problem(f"{what} has no container; add the Ray container as the first entry of "
+                                      "template.spec.containers", group.path + ("template", "spec"))

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 from .support.versions import applies_to
 
 ID = "raycluster/false-start-param-dropped"
@@ -42,15 +42,14 @@ def kept_false(operator_version: str) -> frozenset[str]:
 
 def check(context: LintContext) -> Iterator[Problem]:
     kept = kept_false(context.operator_version)
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            for key, value in sorted(group.ray_start_params.items()):
-                # block, and no-monitor on an autoscaled head, are forced to true (raycluster/forced-start-params)
-                forced = key == "block" or (key == "no-monitor" and group.is_head and cluster.autoscaling)
-                if key in kept or forced or str(value).strip().lower() != "false":
-                    continue
-                yield cluster.obj.problem(
-                    f"{group.name} group sets rayStartParams {key}: {value!r}, which the operator leaves out of "
-                    f"ray start, so Ray's default for --{key} applies; remove {key} (operator "
-                    f"{context.operator_version} passes 'false' only for {', '.join(sorted(kept))})",
-                    group.path + ("rayStartParams", key))
+    for cluster, group in cluster_groups(context):
+        for key, value in sorted(group.ray_start_params.items()):
+            # block, and no-monitor on an autoscaled head, are forced to true (raycluster/forced-start-params)
+            forced = key == "block" or (key == "no-monitor" and group.is_head and cluster.autoscaling)
+            if key in kept or forced or str(value).strip().lower() != "false":
+                continue
+            yield cluster.obj.problem(
+                f"{group.name} group sets rayStartParams {key}: {value!r}, which the operator leaves out of "
+                f"ray start, so Ray's default for --{key} applies; remove {key} (operator "
+                f"{context.operator_version} passes 'false' only for {', '.join(sorted(kept))})",
+                group.path + ("rayStartParams", key))

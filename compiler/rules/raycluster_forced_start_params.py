@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 
 ID = "raycluster/forced-start-params"
 SEVERITY = "warning"
@@ -41,15 +41,14 @@ def _is_true(value: object) -> bool:
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            params = group.ray_start_params
-            forced = [("block", "every Ray container runs ray start --block")]
-            if group.is_head and cluster.autoscaling:
-                forced.append(("no-monitor", "the autoscaler sidecar replaces Ray's monitor"))
-            for key, why in forced:
-                if key in params and not _is_true(params[key]):
-                    yield cluster.obj.problem(
-                        f"{group.name} group sets rayStartParams {key}: {params[key]!r}, which the operator "
-                        f"replaces with 'true' ({why}); remove {key} from rayStartParams",
-                        group.path + ("rayStartParams", key))
+    for cluster, group in cluster_groups(context):
+        params = group.ray_start_params
+        forced = [("block", "every Ray container runs ray start --block")]
+        if group.is_head and cluster.autoscaling:
+            forced.append(("no-monitor", "the autoscaler sidecar replaces Ray's monitor"))
+        for key, why in forced:
+            if key in params and not _is_true(params[key]):
+                yield cluster.obj.problem(
+                    f"{group.name} group sets rayStartParams {key}: {params[key]!r}, which the operator "
+                    f"replaces with 'true' ({why}); remove {key} from rayStartParams",
+                    group.path + ("rayStartParams", key))

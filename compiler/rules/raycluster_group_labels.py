@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from ..diagnostics.problems import Problem
 from ..k8s.names import label_value_errors, qualified_name_errors
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 
 ID = "raycluster/group-labels"
 SEVERITY = "error"
@@ -32,21 +32,20 @@ ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            if "labels" in group.ray_start_params:
-                yield cluster.obj.problem(f"{group.name} group sets rayStartParams['labels'], which the operator "
-                                          "rejects; move the labels to the group's 'labels' field",
-                                          group.path + ("rayStartParams", "labels"))
-            labels = group.spec.get("labels")
-            if not isinstance(labels, dict):
-                continue
-            for key, value in labels.items():
-                errors = qualified_name_errors(str(key))
-                if errors:
-                    yield cluster.obj.problem(f"{group.name} group label key '{key}' is invalid ({'; '.join(errors)});"
-                                              " rename the key", group.path + ("labels", key))
-                errors = label_value_errors(str(value))
-                if errors:
-                    yield cluster.obj.problem(f"{group.name} group label '{key}' has invalid value '{value}' "
-                                              f"({'; '.join(errors)}); change the value", group.path + ("labels", key))
+    for cluster, group in cluster_groups(context):
+        if "labels" in group.ray_start_params:
+            yield cluster.obj.problem(f"{group.name} group sets rayStartParams['labels'], which the operator "
+                                      "rejects; move the labels to the group's 'labels' field",
+                                      group.path + ("rayStartParams", "labels"))
+        labels = group.spec.get("labels")
+        if not isinstance(labels, dict):
+            continue
+        for key, value in labels.items():
+            errors = qualified_name_errors(str(key))
+            if errors:
+                yield cluster.obj.problem(f"{group.name} group label key '{key}' is invalid ({'; '.join(errors)});"
+                                          " rename the key", group.path + ("labels", key))
+            errors = label_value_errors(str(value))
+            if errors:
+                yield cluster.obj.problem(f"{group.name} group label '{key}' has invalid value '{value}' "
+                                          f"({'; '.join(errors)}); change the value", group.path + ("labels", key))

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 from .support.ray_resources import container_limits, container_requests
 
 ID = "raycluster/memory-request-ignored"
@@ -42,15 +42,14 @@ ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            resources = group.spec.get("resources")
-            if "memory" in group.ray_start_params or (
-                    isinstance(resources, dict) and any(str(k).lower() == "memory" for k in resources)):
-                continue
-            request = container_requests(group).get("memory")
-            if request is not None and container_limits(group).get("memory") is None:
-                yield cluster.obj.problem(
-                    f"{group.name} group requests memory {request} without a memory limit, so Ray is started "
-                    f"without --memory and sizes itself on the whole node; add limits.memory: {request} to the "
-                    "Ray container", group.container_path + ("resources", "requests", "memory"))
+    for cluster, group in cluster_groups(context):
+        resources = group.spec.get("resources")
+        if "memory" in group.ray_start_params or (
+                isinstance(resources, dict) and any(str(k).lower() == "memory" for k in resources)):
+            continue
+        request = container_requests(group).get("memory")
+        if request is not None and container_limits(group).get("memory") is None:
+            yield cluster.obj.problem(
+                f"{group.name} group requests memory {request} without a memory limit, so Ray is started "
+                f"without --memory and sizes itself on the whole node; add limits.memory: {request} to the "
+                "Ray container", group.container_path + ("resources", "requests", "memory"))

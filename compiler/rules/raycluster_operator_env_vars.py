@@ -32,7 +32,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 from .support.versions import applies_to
 
 ID = "raycluster/operator-env-vars"
@@ -55,13 +55,12 @@ def managed(operator_version: str, is_head: bool) -> frozenset[str]:
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            names = managed(context.operator_version, group.is_head)
-            for index, entry in enumerate(group.container.get("env") or []):
-                name = entry.get("name") if isinstance(entry, dict) else None
-                if name in names:
-                    yield cluster.obj.problem(
-                        f"{group.name} group sets env {name}, which the operator appends again with its own value "
-                        f"(Kubernetes keeps the last definition); remove {name} from env",
-                        group.container_path + ("env", index))
+    for cluster, group in cluster_groups(context):
+        names = managed(context.operator_version, group.is_head)
+        for index, entry in enumerate(group.container.get("env") or []):
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if name in names:
+                yield cluster.obj.problem(
+                    f"{group.name} group sets env {name}, which the operator appends again with its own value "
+                    f"(Kubernetes keeps the last definition); remove {name} from env",
+                    group.container_path + ("env", index))

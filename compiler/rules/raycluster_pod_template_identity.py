@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext, get_in
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 
 ID = "raycluster/pod-template-identity"
 SEVERITY = "warning"
@@ -43,20 +43,19 @@ ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            metadata = get_in(group.spec, ("template", "metadata"), {})
-            if not isinstance(metadata, dict):
-                continue
-            at = group.path + ("template", "metadata")
-            namespace = metadata.get("namespace")
-            if namespace and namespace != cluster.obj.namespace:
-                yield cluster.obj.problem(
-                    f"{group.name} group's Pod template sets namespace {namespace}: the operator creates the Pods "
-                    f"in the cluster's own namespace instead; remove namespace from the template (move the "
-                    "cluster to that namespace to run there)", at + ("namespace",))
-            # the head keeps a written name (see above)
-            if not group.is_head and metadata.get("name"):
-                yield cluster.obj.problem(
-                    f"{group.name} group's Pod template sets name {metadata['name']}, which the operator replaces "
-                    "with a generated name for each worker; remove name from the template", at + ("name",))
+    for cluster, group in cluster_groups(context):
+        metadata = get_in(group.spec, ("template", "metadata"), {})
+        if not isinstance(metadata, dict):
+            continue
+        at = group.path + ("template", "metadata")
+        namespace = metadata.get("namespace")
+        if namespace and namespace != cluster.obj.namespace:
+            yield cluster.obj.problem(
+                f"{group.name} group's Pod template sets namespace {namespace}: the operator creates the Pods "
+                f"in the cluster's own namespace instead; remove namespace from the template (move the "
+                "cluster to that namespace to run there)", at + ("namespace",))
+        # the head keeps a written name (see above)
+        if not group.is_head and metadata.get("name"):
+            yield cluster.obj.problem(
+                f"{group.name} group's Pod template sets name {metadata['name']}, which the operator replaces "
+                "with a generated name for each worker; remove name from the template", at + ("name",))

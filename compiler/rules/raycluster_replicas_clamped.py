@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views, defaulted_int
+from .support.ray_objects import cluster_groups, defaulted_int
 
 ID = "raycluster/replicas-clamped"
 SEVERITY = "warning"
@@ -40,19 +40,18 @@ ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.workers:
-            replicas = defaulted_int(group.spec.get("replicas"))
-            low = defaulted_int(group.spec.get("minReplicas"))
-            high = defaulted_int(group.spec.get("maxReplicas"))
-            if replicas is None or replicas == 0 or group.spec.get("suspend") is True:
-                continue
-            where = group.path + ("replicas",)
-            if high is not None and replicas > high:
-                yield cluster.obj.problem(
-                    f"worker group '{group.name}' has replicas {replicas} above maxReplicas {high}: the operator "
-                    f"runs {high}; set replicas to {high} or less, or raise maxReplicas to {replicas}", where)
-            elif low is not None and replicas < low and (high is None or low <= high):
-                yield cluster.obj.problem(
-                    f"worker group '{group.name}' has replicas {replicas} below minReplicas {low}: the operator "
-                    f"runs {low}; set replicas to {low} or more, or lower minReplicas to {replicas}", where)
+    for cluster, group in cluster_groups(context, workers_only=True):
+        replicas = defaulted_int(group.spec.get("replicas"))
+        low = defaulted_int(group.spec.get("minReplicas"))
+        high = defaulted_int(group.spec.get("maxReplicas"))
+        if replicas is None or replicas == 0 or group.spec.get("suspend") is True:
+            continue
+        where = group.path + ("replicas",)
+        if high is not None and replicas > high:
+            yield cluster.obj.problem(
+                f"worker group '{group.name}' has replicas {replicas} above maxReplicas {high}: the operator "
+                f"runs {high}; set replicas to {high} or less, or raise maxReplicas to {replicas}", where)
+        elif low is not None and replicas < low and (high is None or low <= high):
+            yield cluster.obj.problem(
+                f"worker group '{group.name}' has replicas {replicas} below minReplicas {low}: the operator "
+                f"runs {low}; set replicas to {low} or more, or lower minReplicas to {replicas}", where)

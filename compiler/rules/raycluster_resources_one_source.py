@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 
 ID = "raycluster/resources-one-source"
 SEVERITY = "error"
@@ -35,11 +35,10 @@ RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            resources = group.spec.get("resources")
-            params = [k for k in RESOURCE_PARAMS if str(group.ray_start_params.get(k, "") or "") != ""]
-            if isinstance(resources, dict) and resources and params:
-                yield cluster.obj.problem(
-                    f"{group.name} group sets Ray resources both in 'resources' and in rayStartParams "
-                    f"({', '.join(params)}); keep only one of the two", group.path + ("resources",))
+    for cluster, group in cluster_groups(context):
+        resources = group.spec.get("resources")
+        params = [k for k in RESOURCE_PARAMS if str(group.ray_start_params.get(k, "") or "") != ""]
+        if isinstance(resources, dict) and resources and params:
+            yield cluster.obj.problem(
+                f"{group.name} group sets Ray resources both in 'resources' and in rayStartParams "
+                f"({', '.join(params)}); keep only one of the two", group.path + ("resources",))

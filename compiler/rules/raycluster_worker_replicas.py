@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views, defaulted_int
+from .support.ray_objects import cluster_groups, defaulted_int
 
 ID = "raycluster/worker-replicas"
 SEVERITY = "error"
@@ -30,19 +30,18 @@ ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.workers:
-            low = defaulted_int(group.spec.get("minReplicas"))
-            high = defaulted_int(group.spec.get("maxReplicas"))
-            if low is None or high is None:
-                continue
-            if low < 0:
-                yield cluster.obj.problem(f"worker group '{group.name}' has minReplicas {low}; use 0 or more",
-                                          group.path + ("minReplicas",))
-            if high < 0:
-                yield cluster.obj.problem(f"worker group '{group.name}' has maxReplicas {high}; use 0 or more",
-                                          group.path + ("maxReplicas",))
-            if low > high:
-                yield cluster.obj.problem(f"worker group '{group.name}' has minReplicas {low} greater than "
-                                          f"maxReplicas {high}; raise maxReplicas or lower minReplicas",
-                                          group.path + ("minReplicas",))
+    for cluster, group in cluster_groups(context, workers_only=True):
+        low = defaulted_int(group.spec.get("minReplicas"))
+        high = defaulted_int(group.spec.get("maxReplicas"))
+        if low is None or high is None:
+            continue
+        if low < 0:
+            yield cluster.obj.problem(f"worker group '{group.name}' has minReplicas {low}; use 0 or more",
+                                      group.path + ("minReplicas",))
+        if high < 0:
+            yield cluster.obj.problem(f"worker group '{group.name}' has maxReplicas {high}; use 0 or more",
+                                      group.path + ("maxReplicas",))
+        if low > high:
+            yield cluster.obj.problem(f"worker group '{group.name}' has minReplicas {low} greater than "
+                                      f"maxReplicas {high}; raise maxReplicas or lower minReplicas",
+                                      group.path + ("minReplicas",))

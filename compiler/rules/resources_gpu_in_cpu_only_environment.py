@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views, job_views
+from .support.ray_objects import cluster_groups, job_views
 from .support.ray_resources import gpu_limit, ray_resources
 
 ID = "resources/gpu-in-cpu-only-environment"
@@ -33,13 +33,12 @@ ENVIRONMENT_ONLY = True
 def check(context: LintContext) -> Iterator[Problem]:
     if not context.cpu_only:
         return
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            ray_gpu = ray_resources(group).gpu or 0
-            if gpu_limit(group) > 0 or ray_gpu > 0:
-                yield cluster.obj.problem(f"{group.name} group asks for GPUs in environment "
-                                          f"'{context.environment_name}', which is declared CPU-only; remove the GPU "
-                                          "request or deploy it to a GPU environment", group.container_path)
+    for cluster, group in cluster_groups(context):
+        ray_gpu = ray_resources(group).gpu or 0
+        if gpu_limit(group) > 0 or ray_gpu > 0:
+            yield cluster.obj.problem(f"{group.name} group asks for GPUs in environment "
+                                      f"'{context.environment_name}', which is declared CPU-only; remove the GPU "
+                                      "request or deploy it to a GPU environment", group.container_path)
     for job in job_views(context):
         gpus = job.spec.get("entrypointNumGpus")
         if isinstance(gpus, (int, float)) and gpus > 0:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 from .support.ray_resources import container_limits, gpu_limit, is_gpu_key, ray_resources
 
 ID = "resources/gpu-limit-mismatch"
@@ -39,20 +39,19 @@ def _count(value: float) -> str:
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            resources = ray_resources(group)
-            if resources.gpu_source not in ("resources", "rayStartParams") or resources.gpu is None:
-                continue
-            if not any(is_gpu_key(str(k)) for k in container_limits(group)):
-                continue  # no GPU limit at all: logical-only GPUs (demos, fake resources) are Ray's business
-            physical = gpu_limit(group)
-            # equal counts agree; 0 is a deliberate "keep Ray work off these GPUs"
-            if not group.containers or resources.gpu == physical or resources.gpu == 0:
-                continue
-            source = "the resources map" if resources.gpu_source == "resources" else "rayStartParams num-gpus"
-            path = group.path + (("resources",) if resources.gpu_source == "resources"
-                                 else ("rayStartParams", "num-gpus"))
-            yield cluster.obj.problem(
-                f"{group.name} group gives Ray {_count(resources.gpu)} GPU(s) through {source} but its container's "
-                f"nvidia.com/gpu limit is {_count(physical)}; make the two numbers equal", path)
+    for cluster, group in cluster_groups(context):
+        resources = ray_resources(group)
+        if resources.gpu_source not in ("resources", "rayStartParams") or resources.gpu is None:
+            continue
+        if not any(is_gpu_key(str(k)) for k in container_limits(group)):
+            continue  # no GPU limit at all: logical-only GPUs (demos, fake resources) are Ray's business
+        physical = gpu_limit(group)
+        # equal counts agree; 0 is a deliberate "keep Ray work off these GPUs"
+        if not group.containers or resources.gpu == physical or resources.gpu == 0:
+            continue
+        source = "the resources map" if resources.gpu_source == "resources" else "rayStartParams num-gpus"
+        path = group.path + (("resources",) if resources.gpu_source == "resources"
+                             else ("rayStartParams", "num-gpus"))
+        yield cluster.obj.problem(
+            f"{group.name} group gives Ray {_count(resources.gpu)} GPU(s) through {source} but its container's "
+            f"nvidia.com/gpu limit is {_count(physical)}; make the two numbers equal", path)

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import GroupView, cluster_views
+from .support.ray_objects import GroupView, cluster_groups
 from .support.ray_resources import NVIDIA_GPU, is_gpu_key, quantity_number
 
 ID = "resources/gpu-pool-without-gpu"
@@ -60,12 +60,11 @@ def _requests_gpu(group: GroupView) -> bool:
 def check(context: LintContext) -> Iterator[Problem]:
     if not context.production:
         return
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            if _picks_gpu_nodes(group) and not _requests_gpu(group):
-                yield cluster.obj.problem(
-                    f"{group.name} group is placed on GPU nodes but requests no GPU, so its Pods see no GPU; set "
-                    "the group's gpu: count (gpu: 1, at the level of cpu: and memory:), or place the group on CPU "
-                    "nodes",
-                    group.path + ("template", "spec", "nodeSelector")
-                    if group.template_spec.get("nodeSelector") else group.path)
+    for cluster, group in cluster_groups(context):
+        if _picks_gpu_nodes(group) and not _requests_gpu(group):
+            yield cluster.obj.problem(
+                f"{group.name} group is placed on GPU nodes but requests no GPU, so its Pods see no GPU; set "
+                "the group's gpu: count (gpu: 1, at the level of cpu: and memory:), or place the group on CPU "
+                "nodes",
+                group.path + ("template", "spec", "nodeSelector")
+                if group.template_spec.get("nodeSelector") else group.path)

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import GroupView, cluster_views
+from .support.ray_objects import GroupView, cluster_groups
 from .support.ray_resources import NVIDIA_GPU, gpu_limit
 
 ID = "resources/gpu-scheduling"
@@ -50,10 +50,9 @@ def _reaches_gpu_nodes(group: GroupView) -> bool:
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            if gpu_limit(group) > 0 and not _reaches_gpu_nodes(group):
-                yield cluster.obj.problem(f"{group.name} group requests nvidia.com/gpu but neither tolerates the "
-                                          "nvidia.com/gpu taint nor selects GPU nodes, so on tainted GPU nodes "
-                                          "without automatic tolerations its Pods stay Pending; add the toleration "
-                                          "or a GPU node selector", group.path + ("template", "spec"))
+    for cluster, group in cluster_groups(context):
+        if gpu_limit(group) > 0 and not _reaches_gpu_nodes(group):
+            yield cluster.obj.problem(f"{group.name} group requests nvidia.com/gpu but neither tolerates the "
+                                      "nvidia.com/gpu taint nor selects GPU nodes, so on tainted GPU nodes "
+                                      "without automatic tolerations its Pods stay Pending; add the toleration "
+                                      "or a GPU node selector", group.path + ("template", "spec"))

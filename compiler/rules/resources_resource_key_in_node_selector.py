@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from ..diagnostics.problems import Problem
 from ..k8s.quantities import parse_quantity
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 
 ID = "resources/resource-key-in-node-selector"
 SEVERITY = "error"
@@ -41,18 +41,17 @@ RESOURCE_KEYS = frozenset({"cpu", "memory", "gpu", "gpus", "nvidia.com/gpu", "am
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            selector = group.template_spec.get("nodeSelector")
-            if not isinstance(selector, dict):
-                continue
-            for key, value in sorted(selector.items()):
-                if str(key).lower() in RESOURCE_KEYS and parse_quantity(value) is not None:
-                    own = "gpu" if "gpu" in str(key).lower() else str(key).lower()
-                    fix = (f"the group's own {own}: {value} (beside cpu: and memory:, unquoted)"
-                           if context.mode == "environment" else
-                           f"the Ray container's resources.limits ({NAMES.get(own, own)}: {value})")
-                    yield cluster.obj.problem(
-                        f"{group.name} group's nodeSelector has {key}: {value!r}, a node label no node carries (so "
-                        f"its Pods stay Pending) and no resource request; move it out of nodeSelector to {fix}",
-                        group.path + ("template", "spec", "nodeSelector", key))
+    for cluster, group in cluster_groups(context):
+        selector = group.template_spec.get("nodeSelector")
+        if not isinstance(selector, dict):
+            continue
+        for key, value in sorted(selector.items()):
+            if str(key).lower() in RESOURCE_KEYS and parse_quantity(value) is not None:
+                own = "gpu" if "gpu" in str(key).lower() else str(key).lower()
+                fix = (f"the group's own {own}: {value} (beside cpu: and memory:, unquoted)"
+                       if context.mode == "environment" else
+                       f"the Ray container's resources.limits ({NAMES.get(own, own)}: {value})")
+                yield cluster.obj.problem(
+                    f"{group.name} group's nodeSelector has {key}: {value!r}, a node label no node carries (so "
+                    f"its Pods stay Pending) and no resource request; move it out of nodeSelector to {fix}",
+                    group.path + ("template", "spec", "nodeSelector", key))

@@ -25,7 +25,7 @@ from decimal import Decimal
 from ..diagnostics.problems import Problem
 from ..k8s.quantities import parse_quantity
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 from .support.small_quantities import SMALLEST_MEMORY
 
 ID = "resources/suspicious-quantity"
@@ -42,28 +42,27 @@ def _number(value: object) -> str:
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            for index, container in enumerate(group.containers):
-                resources = container.get("resources")
-                reported: set[str] = set()  # requests usually equal limits: one finding per field
-                for kind in ("limits", "requests"):
-                    amounts = resources.get(kind) if isinstance(resources, dict) else None
-                    if not isinstance(amounts, dict):
-                        continue
-                    path = group.path + ("template", "spec", "containers", index, "resources", kind)
-                    memory, cpu = parse_quantity(amounts.get("memory")), parse_quantity(amounts.get("cpu"))
-                    # in production too little memory is the error resources/tiny-memory-in-production
-                    if (memory is not None and 0 < memory < SMALLEST_MEMORY and "memory" not in reported
-                            and not context.production):
-                        reported.add("memory")
-                        shown = _number(amounts["memory"])
-                        yield cluster.obj.problem(
-                            f"{group.name} group: memory {shown} is {shown} bytes; write memory: {shown}Gi (or the "
-                            f"unit you meant: Mi, Gi)", path + ("memory",))
-                    if cpu is not None and cpu >= LARGEST_CPU and "cpu" not in reported:
-                        reported.add("cpu")
-                        shown = _number(amounts["cpu"])
-                        yield cluster.obj.problem(
-                            f"{group.name} group: cpu {shown} is {shown} cores; for millicores write cpu: {shown}m, "
-                            f"for cores a number like cpu: 4", path + ("cpu",))
+    for cluster, group in cluster_groups(context):
+        for index, container in enumerate(group.containers):
+            resources = container.get("resources")
+            reported: set[str] = set()  # requests usually equal limits: one finding per field
+            for kind in ("limits", "requests"):
+                amounts = resources.get(kind) if isinstance(resources, dict) else None
+                if not isinstance(amounts, dict):
+                    continue
+                path = group.path + ("template", "spec", "containers", index, "resources", kind)
+                memory, cpu = parse_quantity(amounts.get("memory")), parse_quantity(amounts.get("cpu"))
+                # in production too little memory is the error resources/tiny-memory-in-production
+                if (memory is not None and 0 < memory < SMALLEST_MEMORY and "memory" not in reported
+                        and not context.production):
+                    reported.add("memory")
+                    shown = _number(amounts["memory"])
+                    yield cluster.obj.problem(
+                        f"{group.name} group: memory {shown} is {shown} bytes; write memory: {shown}Gi (or the "
+                        f"unit you meant: Mi, Gi)", path + ("memory",))
+                if cpu is not None and cpu >= LARGEST_CPU and "cpu" not in reported:
+                    reported.add("cpu")
+                    shown = _number(amounts["cpu"])
+                    yield cluster.obj.problem(
+                        f"{group.name} group: cpu {shown} is {shown} cores; for millicores write cpu: {shown}m, "
+                        f"for cores a number like cpu: 4", path + ("cpu",))

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from ..diagnostics.problems import Problem
 from ..k8s.quantities import parse_quantity
 from .support.context import LintContext
-from .support.ray_objects import cluster_views
+from .support.ray_objects import cluster_groups
 from .support.small_quantities import SMALLEST_MEMORY
 
 ID = "resources/tiny-memory-in-production"
@@ -35,17 +35,16 @@ ENVIRONMENT_ONLY = True  # production is declared by an environment; manifests d
 def check(context: LintContext) -> Iterator[Problem]:
     if not context.production:
         return
-    for cluster in cluster_views(context):
-        for group in cluster.groups:
-            for index, container in enumerate(group.containers):
-                resources = container.get("resources")
-                for kind in ("limits", "requests"):
-                    amounts = resources.get(kind) if isinstance(resources, dict) else None
-                    memory = parse_quantity(amounts.get("memory")) if isinstance(amounts, dict) else None
-                    if memory is not None and 0 < memory < SMALLEST_MEMORY:
-                        shown = str(amounts["memory"]).strip()  # type: ignore[index]
-                        yield cluster.obj.problem(
-                            f"{group.name} group: memory {shown} is {shown} bytes, too little for any container to "
-                            f"start in production; write memory: {shown}Gi (or the unit you meant: Mi, Gi)",
-                            group.path + ("template", "spec", "containers", index, "resources", kind, "memory"))
-                        break  # requests usually equal limits: one finding per container
+    for cluster, group in cluster_groups(context):
+        for index, container in enumerate(group.containers):
+            resources = container.get("resources")
+            for kind in ("limits", "requests"):
+                amounts = resources.get(kind) if isinstance(resources, dict) else None
+                memory = parse_quantity(amounts.get("memory")) if isinstance(amounts, dict) else None
+                if memory is not None and 0 < memory < SMALLEST_MEMORY:
+                    shown = str(amounts["memory"]).strip()  # type: ignore[index]
+                    yield cluster.obj.problem(
+                        f"{group.name} group: memory {shown} is {shown} bytes, too little for any container to "
+                        f"start in production; write memory: {shown}Gi (or the unit you meant: Mi, Gi)",
+                        group.path + ("template", "spec", "containers", index, "resources", kind, "memory"))
+                    break  # requests usually equal limits: one finding per container

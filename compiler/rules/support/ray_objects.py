@@ -149,14 +149,19 @@ def env_by_name(env: Any) -> dict[str, dict[str, Any]]:
     return {str(e["name"]): e for e in env if isinstance(e, dict) and "name" in e}
 
 
-def job_views(context: LintContext) -> Iterator[JobView]:
+def objects_of(context: LintContext, *kinds: str) -> Iterator[tuple[LintObject, dict[str, Any]]]:
+    """The objects of these kinds that have a spec mapping, with it."""
     for obj in context.kuberay_objects():
         spec = obj.document.get("spec")
-        if not isinstance(spec, dict):
-            continue
+        if obj.kind in kinds and isinstance(spec, dict):
+            yield obj, spec
+
+
+def job_views(context: LintContext) -> Iterator[JobView]:
+    for obj, spec in objects_of(context, "RayJob", "RayCronJob"):
         if obj.kind == "RayJob":
             yield JobView(obj, spec, ("spec",), False)
-        elif obj.kind == "RayCronJob" and isinstance(spec.get("jobTemplate"), dict):
+        elif isinstance(spec.get("jobTemplate"), dict):
             yield JobView(obj, spec["jobTemplate"], ("spec", "jobTemplate"), True)
 
 
@@ -169,11 +174,11 @@ def cluster_views(context: LintContext) -> Iterator[ClusterView]:
             yield ClusterView(obj, spec, path, obj.kind, annotations)
 
 
-def objects_of(context: LintContext, kind: str) -> Iterator[tuple[LintObject, dict[str, Any]]]:
-    for obj in context.kuberay_objects():
-        spec = obj.document.get("spec")
-        if obj.kind == kind and isinstance(spec, dict):
-            yield obj, spec
+def cluster_groups(context: LintContext, workers_only: bool = False) -> Iterator[tuple[ClusterView, GroupView]]:
+    """Every group of every cluster spec (the head first, unless workers_only), with its cluster: the loop of
+    the rules that judge one group at a time."""
+    for cluster in cluster_views(context):
+        yield from ((cluster, group) for group in (cluster.workers if workers_only else cluster.groups))
 
 
 def defaulted_int(value: Any) -> int | None:
