@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
-from .support.autoscaler_clusters import scaled_clusters
+from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 from .support.ray_objects import GroupView
 from .support.ray_resources import is_gpu_key, quantity_number
@@ -54,20 +54,16 @@ def _pod_gpus(group: GroupView) -> tuple[int, list[str]]:
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for scaled in scaled_clusters(context):
-        for node in scaled.config.node_types:
-            group = scaled.view.head if node.is_head else scaled.worker(node)
-            if group is None:
-                continue
-            own = group.spec.get("resources")
-            if "num-gpus" in group.ray_start_params or (isinstance(own, dict) and "GPU" in own):
-                continue  # an explicit count: resources/gpu-limit-mismatch compares it with the limit
-            kubernetes, names = _pod_gpus(group)
-            ray = node.amount("GPU")
-            if kubernetes == ray:
-                continue
-            yield scaled.view.obj.problem(
-                f"{'the head' if node.is_head else f'worker group {node.name!r}'} gets {kubernetes} GPU(s) from "
-                f"Kubernetes ({', '.join(names) or 'none'}) but Ray {scaled.config.ray_version}'s autoscaler config "
-                f"counts {ray}; set rayStartParams num-gpus to {kubernetes} so Ray and its autoscaler see them",
-                group.container_path + ("resources",))
+    for scaled, node, group in scaled_groups(context, with_head=True):
+        own = group.spec.get("resources")
+        if "num-gpus" in group.ray_start_params or (isinstance(own, dict) and "GPU" in own):
+            continue  # an explicit count: resources/gpu-limit-mismatch compares it with the limit
+        kubernetes, names = _pod_gpus(group)
+        ray = node.amount("GPU")
+        if kubernetes == ray:
+            continue
+        yield scaled.view.obj.problem(
+            f"{'the head' if node.is_head else f'worker group {node.name!r}'} gets {kubernetes} GPU(s) from "
+            f"Kubernetes ({', '.join(names) or 'none'}) but Ray {scaled.config.ray_version}'s autoscaler config "
+            f"counts {ray}; set rayStartParams num-gpus to {kubernetes} so Ray and its autoscaler see them",
+            group.container_path + ("resources",))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
-from .support.autoscaler_clusters import scaled_clusters
+from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 from .support.ray_objects import int_or
 
@@ -31,14 +31,12 @@ ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for scaled in scaled_clusters(context):
-        for node in scaled.config.workers:
-            group = scaled.worker(node)
-            hosts = int_or(group.spec.get("numOfHosts"), 1) if group is not None else 1
-            if group is None or hosts <= 1:
-                continue
-            yield scaled.view.obj.problem(
-                f"worker group '{node.name}' has maxReplicas {group.spec.get('maxReplicas')} of {hosts} hosts each: "
-                f"Ray {scaled.config.ray_version}'s autoscaler counts {node.min_workers} to {node.max_workers} "
-                f"workers, added {hosts} at a time; size quotas for {node.max_workers} Pods",
-                group.path + ("numOfHosts",))
+    for scaled, node, group in scaled_groups(context):
+        hosts = int_or(group.spec.get("numOfHosts"), 1)
+        if hosts <= 1:
+            continue
+        yield scaled.view.obj.problem(
+            f"worker group '{node.name}' has maxReplicas {group.spec.get('maxReplicas')} of {hosts} hosts each: "
+            f"Ray {scaled.config.ray_version}'s autoscaler counts {node.min_workers} to {node.max_workers} "
+            f"workers, added {hosts} at a time; size quotas for {node.max_workers} Pods",
+            group.path + ("numOfHosts",))

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
-from .support.autoscaler_clusters import scaled_clusters
+from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 
 ID = "autoscaler/nothing-schedulable"
@@ -37,16 +37,14 @@ ENVIRONMENT_ONLY = False
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for scaled in scaled_clusters(context):
-        for node in scaled.config.workers:
-            group = scaled.worker(node)
-            if group is None or node.max_workers == 0:
-                continue
-            if node.amount("CPU") > 0 or node.amount("GPU") > 0 or any(v > 0 for v in node.custom.values()):
-                continue
-            params = group.ray_start_params
-            path = group.path + (("rayStartParams", "num-cpus") if "num-cpus" in params else ())
-            yield scaled.view.obj.problem(
-                f"worker group '{node.name}' offers Ray no CPU, GPU or custom resource in Ray "
-                f"{scaled.config.ray_version}'s autoscaler config, so no demand ever scales it up; give it CPUs "
-                "(num-cpus or the container's CPU limit), a GPU or a custom resource, or remove the group", path)
+    for scaled, node, group in scaled_groups(context):
+        if node.max_workers == 0:
+            continue
+        if node.amount("CPU") > 0 or node.amount("GPU") > 0 or any(v > 0 for v in node.custom.values()):
+            continue
+        params = group.ray_start_params
+        path = group.path + (("rayStartParams", "num-cpus") if "num-cpus" in params else ())
+        yield scaled.view.obj.problem(
+            f"worker group '{node.name}' offers Ray no CPU, GPU or custom resource in Ray "
+            f"{scaled.config.ray_version}'s autoscaler config, so no demand ever scales it up; give it CPUs "
+            "(num-cpus or the container's CPU limit), a GPU or a custom resource, or remove the group", path)

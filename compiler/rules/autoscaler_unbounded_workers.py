@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
-from .support.autoscaler_clusters import scaled_clusters
+from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 
 ID = "autoscaler/unbounded-workers"
@@ -36,13 +36,11 @@ MAX_INT32 = 2147483647  # the CRD's default maxReplicas
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for scaled in scaled_clusters(context):
-        for node in scaled.config.workers:
-            group = scaled.worker(node)
-            if group is None or node.max_workers < MAX_INT32:
-                continue
-            yield scaled.view.obj.problem(
-                f"worker group '{node.name}' has maxReplicas {group.spec.get('maxReplicas', MAX_INT32)} (the CRD "
-                f"default when unset), so Ray {scaled.config.ray_version}'s autoscaler may add up to "
-                f"{node.max_workers} workers; set maxReplicas to the most the group may use",
-                group.path + ("maxReplicas",))
+    for scaled, node, group in scaled_groups(context):
+        if node.max_workers < MAX_INT32:
+            continue
+        yield scaled.view.obj.problem(
+            f"worker group '{node.name}' has maxReplicas {group.spec.get('maxReplicas', MAX_INT32)} (the CRD "
+            f"default when unset), so Ray {scaled.config.ray_version}'s autoscaler may add up to "
+            f"{node.max_workers} workers; set maxReplicas to the most the group may use",
+            group.path + ("maxReplicas",))

@@ -42,8 +42,7 @@ ENVIRONMENT_ONLY = False
 def check(context: LintContext) -> Iterator[Problem]:
     for cluster, group in cluster_groups(context, workers_only=True):
         replicas = defaulted_int(group.spec.get("replicas"))
-        low = defaulted_int(group.spec.get("minReplicas"))
-        high = defaulted_int(group.spec.get("maxReplicas"))
+        low, high = group.replica_bounds
         if replicas is None or replicas == 0 or group.spec.get("suspend") is True:
             continue
         where = group.path + ("replicas",)

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from .support.context import LintContext
-from .support.ray_objects import cluster_groups, defaulted_int
+from .support.ray_objects import cluster_groups
 
 ID = "raycluster/worker-replicas"
 SEVERITY = "error"
@@ -31,8 +31,7 @@ ENVIRONMENT_ONLY = False
 
 def check(context: LintContext) -> Iterator[Problem]:
     for cluster, group in cluster_groups(context, workers_only=True):
-        low = defaulted_int(group.spec.get("minReplicas"))
-        high = defaulted_int(group.spec.get("maxReplicas"))
+        low, high = group.replica_bounds
         if low is None or high is None:
             continue
         if low < 0:

@@ -40,6 +40,16 @@ def scaled_clusters(context: LintContext, autoscaled_only: bool = True) -> Itera
             yield ScaledCluster(cluster, config)
 
 
+def scaled_groups(context: LintContext, with_head: bool = False) -> Iterator[tuple[ScaledCluster, NodeType, GroupView]]:
+    """Every node type of an autoscaled cluster's generated config (the workers', and the head's too when asked)
+    with the group of the spec it stands for; a node type no group of the spec names is passed over."""
+    for scaled in scaled_clusters(context):
+        for node in scaled.config.node_types if with_head else scaled.config.workers:
+            group = scaled.view.head if node.is_head else scaled.worker(node)
+            if group is not None:
+                yield scaled, node, group
+
+
 def _named(data: Any, step: str) -> Any:
     if isinstance(data, dict):
         return data.get(step)

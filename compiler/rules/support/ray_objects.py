@@ -54,6 +54,11 @@ class GroupView:
     def env(self) -> dict[str, dict[str, Any]]:
         return env_by_name(self.container.get("env"))
 
+    @property
+    def replica_bounds(self) -> tuple[int | None, int | None]:
+        """A worker group's minReplicas and maxReplicas as the rules read them (defaulted_int)."""
+        return defaulted_int(self.spec.get("minReplicas")), defaulted_int(self.spec.get("maxReplicas"))
+
     def env_index(self, name: str) -> int:
         for i, entry in enumerate(self.container.get("env") or []):
             if isinstance(entry, dict) and entry.get("name") == name:
