@@ -19,17 +19,20 @@ def _shown(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _syntax_errors(value: str, longest: int, pattern: re.Pattern[str], syntax: str) -> list[str]:
+    """The apimachinery validators' two checks, each its own message: the length, then the pattern."""
+    errors = []
+    if len(value) > longest:
+        errors.append(f"must be no more than {longest} characters")
+    if not pattern.fullmatch(value):
+        errors.append(syntax)
+    return errors
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:
     """Object names of most kinds (metadata.name), and the prefix of a label key."""
-    errors = []
-    if len(value) > 253:
-        errors.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN.fullmatch(value):
-        errors.append("must consist of lower case alphanumeric characters, '-' or '.', and start and end with an "
-                      "alphanumeric character")
-    return errors
+    return _syntax_errors(value, 253, _DNS1123_SUBDOMAIN, "must consist of lower case alphanumeric characters, '-' "
+                          "or '.', and start and end with an alphanumeric character")
 
 
 def first_error(errors: list[str]) -> str | None:
@@ -38,22 +41,13 @@ def first_error(errors: list[str]) -> str | None:
 
 
 def dns1035_label_errors(value: str) -> list[str]:
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _DNS1035.fullmatch(value):
-        errors.append("must consist of lower case alphanumeric characters or '-', start with a letter and end "
-                      "with a letter or digit")
-    return errors
+    return _syntax_errors(value, 63, _DNS1035, "must consist of lower case alphanumeric characters or '-', start "
+                          "with a letter and end with a letter or digit")
 
 
 def dns1123_label_errors(value: str) -> list[str]:
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _DNS1123_LABEL.fullmatch(value):
-        errors.append("must consist of lower case alphanumeric characters or '-' and start and end with one")
-    return errors
+    return _syntax_errors(value, 63, _DNS1123_LABEL, "must consist of lower case alphanumeric characters or '-' and "
+                          "start and end with one")
 
 
 def qualified_name_errors(value: str) -> list[str]:

@@ -16,6 +16,14 @@ def messages(err: pytest.ExceptionInfo) -> list[str]:
     return [p.one_line() for p in err.value.problems]
 
 
+def load_errors(project: Project, name: str, text: str) -> list[str]:
+    """The one-line problems of writing environment `name` and loading it, which must fail."""
+    write(project, name, text)
+    with pytest.raises(KrcError) as err:
+        load_environment(project, name)
+    return messages(err)
+
+
 def test_dev_resolves_through_base_with_provenance(project: Project):
     env = load_environment(project, "dev")
     assert env.files == ("environments/base.yaml", "environments/dev.yaml")
@@ -44,38 +52,29 @@ def test_extends_may_chain(project: Project):
 
 
 def test_extends_cycle_is_an_error(project: Project):
-    write(project, "a", "extends: b\n")
     write(project, "b", "extends: a\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "a")
-    assert "cycle: a -> b -> a" in messages(err)[0]
-    assert messages(err)[0].startswith("environments/b.yaml:1:1:")
+    lines = load_errors(project, "a", "extends: b\n")
+    assert "cycle: a -> b -> a" in lines[0]
+    assert lines[0].startswith("environments/b.yaml:1:1:")
 
 
 def test_missing_parent_names_the_extends_line(project: Project):
-    write(project, "lonely", "description: x\nextends: nowhere\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "lonely")
-    assert messages(err)[0].startswith(
+    lines = load_errors(project, "lonely", "description: x\nextends: nowhere\n")
+    assert lines[0].startswith(
         "environments/lonely.yaml:2:1: error: environment file environments/nowhere.yaml does not exist")
 
 
 def test_unknown_key_has_file_line_col_and_did_you_mean(project: Project):
-    write(project, "typo",
-          "extends: base\nclusters:\n  - name: c\n    workerGroups:\n      - name: g\n        maxReplica: 3\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "typo")
-    [line] = messages(err)
+    [line] = load_errors(project, "typo", "extends: base\nclusters:\n  - name: c\n    workerGroups:\n"
+                                          "      - name: g\n        maxReplica: 3\n")
     assert line.startswith("environments/typo.yaml:6:9: error: unknown key 'maxReplica' in "
                            "clusters[c].workerGroups[g]; did you mean 'maxReplicas'?")
     assert "did you mean 'maxReplicas'?" in line
 
 
 def test_every_problem_of_every_layer_is_reported(project: Project):
-    write(project, "bad", "extends: base\ncpuOnly: maybe\nnamespce: x\nclusters:\n  - name: Bad_Name\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "bad")
-    lines = messages(err)
+    lines = load_errors(project, "bad", "extends: base\ncpuOnly: maybe\nnamespce: x\n"
+                                        "clusters:\n  - name: Bad_Name\n")
     assert any(line.startswith("environments/bad.yaml:2:1: error: cpuOnly: \"maybe\" should be true or false")
                for line in lines)
     assert any(line.startswith("environments/bad.yaml:3:1:") and "did you mean 'namespace'?" in line for line in lines)
@@ -84,25 +83,19 @@ def test_every_problem_of_every_layer_is_reported(project: Project):
 
 
 def test_required_after_merge(project: Project):
-    write(project, "bare", "description: nothing extended\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "bare")
-    assert any("operator.chart.version is not set" in line for line in messages(err))
+    lines = load_errors(project, "bare", "description: nothing extended\n")
+    assert any("operator.chart.version is not set" in line for line in lines)
 
 
 def test_duplicate_keys_are_errors(project: Project):
-    write(project, "dup", "extends: base\nproduction: true\nproduction: false\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "dup")
-    assert messages(err)[0].startswith("environments/dup.yaml:3:1: error: duplicate key 'production'")
+    lines = load_errors(project, "dup", "extends: base\nproduction: true\nproduction: false\n")
+    assert lines[0].startswith("environments/dup.yaml:3:1: error: duplicate key 'production'")
 
 
 def test_yaml_syntax_error_points_at_the_position(project: Project):
-    write(project, "broken", "extends: base\nclusters: [\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "broken")
-    assert messages(err)[0].startswith("environments/broken.yaml:3:")
-    assert "invalid YAML" in messages(err)[0]
+    lines = load_errors(project, "broken", "extends: base\nclusters: [\n")
+    assert lines[0].startswith("environments/broken.yaml:3:")
+    assert "invalid YAML" in lines[0]
 
 
 def test_resolve_dotted_paths_by_name(project: Project):
@@ -115,35 +108,27 @@ def test_resolve_dotted_paths_by_name(project: Project):
 
 
 def test_a_name_twice_in_one_list_is_an_error(project: Project):
-    write(project, "twice", "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n"
-                            "      - name: cpu\n        cpu: 2\n      - name: cpu\n        cpu: 4\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "twice")
-    [line] = messages(err)
+    lines = load_errors(project, "twice", "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n"
+                                          "      - name: cpu\n        cpu: 2\n      - name: cpu\n        cpu: 4\n")
+    [line] = lines
     assert line.startswith("environments/twice.yaml:7:9: error: clusters[ray-cpu-demo].workerGroups names 'cpu' twice")
 
 
 def test_a_gpu_count_under_node_selector_is_moved_not_quoted(project: Project):
     """Quoting it (the fix for other numbers there) would leave a node label no node carries and no GPU."""
-    write(project, "deep", "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n"
-                           "      - name: cpu\n        nodeSelector:\n          gpu: 1\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "deep")
-    [line] = messages(err)
+    lines = load_errors(project, "deep", "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n"
+                                         "      - name: cpu\n        nodeSelector:\n          gpu: 1\n")
+    [line] = lines
     assert "gpu: 1 under nodeSelector is a node label, not a resource amount" in line
     assert "move gpu: 1 out of nodeSelector to the group itself" in line and "quote it" not in line
-    write(project, "deep", "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n"
-                           "      - name: cpu\n        nodeSelector:\n          zone: 1\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "deep")
-    assert "quote it: zone: '1'" in messages(err)[0]  # any other label: a number is quoted
+    lines = load_errors(project, "deep", "extends: dev\nclusters:\n  - name: ray-cpu-demo\n    workerGroups:\n"
+                                         "      - name: cpu\n        nodeSelector:\n          zone: 1\n")
+    assert "quote it: zone: '1'" in lines[0]  # any other label: a number is quoted
 
 
 def test_a_number_where_text_is_expected_says_to_quote_it(project: Project):
-    write(project, "numeric", "extends: base\nray: {version: 2.58}\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "numeric")
-    assert "version: 2.58 is read as a number, but this field is text; quote it: version: '2.58'" in messages(err)[0]
+    lines = load_errors(project, "numeric", "extends: base\nray: {version: 2.58}\n")
+    assert "version: 2.58 is read as a number, but this field is text; quote it: version: '2.58'" in lines[0]
 
 
 def test_required_item_fields_may_come_from_any_layer(project: Project):
@@ -151,10 +136,8 @@ def test_required_item_fields_may_come_from_any_layer(project: Project):
                              "    job: {entrypoint: python x.py}\n")
     write(project, "partial", "extends: _crons\ncronJobs:\n  - name: nightly\n    suspend: true\n")
     assert load_environment(project, "partial").get(("cronJobs", "nightly", "schedule")) == "0 1 * * *"
-    write(project, "incomplete", "extends: base\ncronJobs:\n  - name: weekly\n    suspend: true\n")
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "incomplete")
-    assert messages(err) == [
+    lines = load_errors(project, "incomplete", "extends: base\ncronJobs:\n  - name: weekly\n    suspend: true\n")
+    assert lines == [
         "environments/incomplete.yaml:3:5: error: cronJobs[weekly] has no 'job' in any layer; add job: to it",
         "environments/incomplete.yaml:3:5: error: cronJobs[weekly] has no 'schedule' in any layer; add schedule: to it"]
 
@@ -169,9 +152,8 @@ def test_an_index_into_a_named_list_resolves_to_the_item_name(project: Project):
 def test_a_name_ending_in_a_newline_is_refused_at_its_line_on_one_line(project: Project):
     """Schema patterns read `$` as the end of the text (JSON Schema and the API server do; Python's `$` would let
     "ray-cpu-demo\\n" pass, and Kubernetes refuses it); the path names the item quoted, so the error is one line."""
-    write(project, "newline", 'extends: dev\nclusters:\n  - name: "ray-cpu-demo\\n"\n    head: {cpu: 1}\n')
-    with pytest.raises(KrcError) as err:
-        load_environment(project, "newline")
-    [line] = [m for m in messages(err) if "not a valid Kubernetes name" in m]
+    lines = load_errors(project, "newline",
+                        'extends: dev\nclusters:\n  - name: "ray-cpu-demo\\n"\n    head: {cpu: 1}\n')
+    [line] = [m for m in lines if "not a valid Kubernetes name" in m]
     assert line.startswith('environments/newline.yaml:3:5: error: clusters["ray-cpu-demo\\n"].name: ')
     assert "\n" not in line
