@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from compiler import pipeline
@@ -11,6 +12,15 @@ from compiler.rules import RULES, SEVERITIES
 from compiler.settings import limits, variables
 
 PACKAGE = Path(__file__).resolve().parents[1] / "compiler"
+
+
+def modules_outside(*homes: str) -> Iterator[tuple[str, str]]:
+    """(path below compiler/, text) of every module but the homes of one concern (paths, or folders ending '/'),
+    for the tests that look for that concern anywhere else."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if not any(relative == home or (home.endswith("/") and relative.startswith(home)) for home in homes):
+            yield relative, path.read_text(encoding="utf-8")
 
 
 def test_no_module_imports_inside_functions() -> None:
@@ -105,11 +115,8 @@ ENVIRONMENT_READERS = {"settings/variables.py", "autoscaler/generator_runner.py"
 
 def test_the_environment_is_read_in_one_place() -> None:
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(PACKAGE).as_posix()
-        if relative in ENVIRONMENT_READERS or relative.startswith("cli/"):
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for relative, text in modules_outside(*ENVIRONMENT_READERS, "cli/"):
+        for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv") \
                     and isinstance(node.value, ast.Name) and node.value.id == "os":
                 found.append(f"{relative}:{node.lineno}")
@@ -129,11 +136,7 @@ def test_every_variable_krc_reads_is_listed_once() -> None:
 def test_quantities_are_read_in_one_place() -> None:
     """k8s/quantities.py reads a Kubernetes quantity as apimachinery does; every other module asks it."""
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(PACKAGE).as_posix()
-        if relative == "k8s/quantities.py":
-            continue
-        text = path.read_text(encoding="utf-8")
+    for relative, text in modules_outside("k8s/quantities.py"):
         tree = ast.parse(text)
         found += [f"{relative}:{node.lineno}" for node in ast.walk(tree)
                   if isinstance(node, ast.FunctionDef) and node.name == "parse_quantity"]
@@ -153,11 +156,8 @@ def test_every_variable_is_documented() -> None:
 def test_list_items_are_named_in_one_place() -> None:
     """fieldpath.item_name and NAME_KEYS: one precedence (name, then groupName) wherever a list item is named."""
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(PACKAGE).as_posix()
-        if relative == "diagnostics/fieldpath.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for relative, text in modules_outside("diagnostics/fieldpath.py"):
+        for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.Tuple) and {getattr(e, "value", None) for e in node.elts} == {"name", "groupName"}:
                 found.append(f"{relative}:{node.lineno}")
             if isinstance(node, ast.BoolOp) and {_first_argument(v) for v in node.values} >= {"name", "groupName"}:

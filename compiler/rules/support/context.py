@@ -34,8 +34,7 @@ class LintObject:
 
     @property
     def metadata(self) -> dict[str, Any]:
-        meta = self.document.get("metadata")
-        return meta if isinstance(meta, dict) else {}
+        return mapping(self.document.get("metadata"))
 
     @property
     def name(self) -> str:
@@ -120,6 +119,12 @@ class LintContext:
         """A finding about the environment as a whole (Helm values, gates, namespaces)."""
         return Problem(message, self.environment_location(path),
                        object=f"environment/{self.environment_name}", segments=tuple(path))
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """A field that should hold a mapping, as the rules read it: {} when it is absent or of another type (schema
+    validation reports the type)."""
+    return value if isinstance(value, dict) else {}
 
 
 def get_in(data: Any, path: Path, default: Any = None) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...documents.yamlio import Path
 from ...k8s.ray_cluster_specs import cluster_specs
-from .context import LintContext, LintObject, get_in
+from .context import LintContext, LintObject, get_in, mapping
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,7 @@ class GroupView:
 
     @property
     def template_spec(self) -> dict[str, Any]:
-        value = get_in(self.spec, ("template", "spec"), {})
-        return value if isinstance(value, dict) else {}
+        return mapping(get_in(self.spec, ("template", "spec"), {}))
 
     @property
     def containers(self) -> list[dict[str, Any]]:
@@ -47,8 +46,7 @@ class GroupView:
 
     @property
     def ray_start_params(self) -> dict[str, Any]:
-        value = self.spec.get("rayStartParams")
-        return value if isinstance(value, dict) else {}
+        return mapping(self.spec.get("rayStartParams"))
 
     @property
     def env(self) -> dict[str, dict[str, Any]]:
@@ -76,8 +74,7 @@ class ClusterView:
 
     @property
     def head(self) -> GroupView:
-        head = self.spec.get("headGroupSpec")
-        return GroupView("Head", head if isinstance(head, dict) else {}, self.path + ("headGroupSpec",), True)
+        return GroupView("Head", mapping(self.spec.get("headGroupSpec")), self.path + ("headGroupSpec",), True)
 
     @property
     def workers(self) -> list[GroupView]:
@@ -97,8 +94,7 @@ class ClusterView:
 
     @property
     def autoscaler_options(self) -> dict[str, Any]:
-        value = self.spec.get("autoscalerOptions")
-        return value if isinstance(value, dict) else {}
+        return mapping(self.spec.get("autoscalerOptions"))
 
     @property
     def autoscaler_v2(self) -> bool:
@@ -133,8 +129,7 @@ class JobView:
 
     @property
     def cluster_selector(self) -> dict[str, Any]:
-        value = self.spec.get("clusterSelector")
-        return value if isinstance(value, dict) else {}
+        return mapping(self.spec.get("clusterSelector"))
 
     @property
     def submission_mode(self) -> str:
