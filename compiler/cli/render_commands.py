@@ -4,20 +4,24 @@ it loads the review stage and its formatters).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import click
 
 from .. import pipeline
 from ..diagnostics.report_format import plural
 from ..pipeline.context import EnvironmentResult
-from ..project.paths import printable
+from ..pipeline.run_options import RunOptions
+from ..project.paths import Project, printable
 from .edge import reports_errors, run_options, run_settings
 from .support import (
     complete_environments,
     current_project,
     working,
 )
+
+T = TypeVar("T")
 
 
 @click.command("vendor", short_help="Download the pinned charts into vendor/.")
@@ -38,6 +42,16 @@ def vendor_command(environments: tuple[str, ...]) -> None:
         click.echo(f"{result.pin.name} {result.pin.version} sha256:{result.digest} ({state})")
 
 
+def _over_environments(environments: tuple[str, ...], no_cache: bool, jobs: int | None,
+                       run: Callable[[Project, Sequence[str], RunOptions], T]) -> T:
+    """What render, golden and check share: one pipeline run over the named environments (all when none are
+    named), under the progress line."""
+    project = current_project()
+    names = project.select(environments)
+    with working(f"rendering {plural(len(names), 'environment')}"):
+        return run(project, names, run_settings(no_cache, jobs))
+
+
 @click.command("render", short_help="Render environments into rendered/<env>/.")
 @click.argument("environments", nargs=-1, shell_complete=complete_environments)
 @run_options
@@ -50,10 +64,7 @@ def render_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     Example:
       krc render dev
     """
-    project = current_project()
-    names = project.select(environments)
-    with working(f"rendering {plural(len(names), 'environment')}"):
-        results = pipeline.render_to_disk(project, names, run_settings(no_cache, jobs))
+    results = _over_environments(environments, no_cache, jobs, pipeline.render_to_disk)
     for result in results:
         click.echo(f"rendered {result.name}: {plural(result.objects, 'object')}, "
                    f"{plural(result.crds, 'CRD')} of {result.chart[0]} {result.chart[1]}")
@@ -71,10 +82,7 @@ def golden_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     Example:
       krc diff dev && krc golden dev
     """
-    project = current_project()
-    names = project.select(environments)
-    with working(f"rendering {plural(len(names), 'environment')}"):
-        results = pipeline.accept_golden(project, names, run_settings(no_cache, jobs))
+    results = _over_environments(environments, no_cache, jobs, pipeline.accept_golden)
     for result in results:
         if result.staged is not None:
             click.echo(f"golden/{result.name} updated")
@@ -111,10 +119,7 @@ def check_command(environments: tuple[str, ...], no_cache: bool, jobs: int | Non
     Example:
       krc check            # in CI: is golden/ current?
     """
-    project = current_project()
-    names = project.select(environments)
-    with working(f"rendering {plural(len(names), 'environment')}"):
-        mismatches = [m for m in pipeline.check_golden(project, names, run_settings(no_cache, jobs)) if not m.clean]
+    mismatches = [m for m in _over_environments(environments, no_cache, jobs, pipeline.check_golden) if not m.clean]
     for mismatch in mismatches:
         if mismatch.orphaned:
             click.echo(f"orphaned: golden/{mismatch.environment}/ (environments/{mismatch.environment}.yaml is gone): "
