@@ -42,6 +42,16 @@ def vendor_command(environments: tuple[str, ...]) -> None:
         click.echo(f"{result.pin.name} {result.pin.version} sha256:{result.digest} ({state})")
 
 
+def _environments_command(name: str, short_help: str) -> Callable[[Callable[..., None]], click.Command]:
+    """The command line render, golden and check share: environment names (default: all) and the run options;
+    bad input reported as krc reports it."""
+    def command(function: Callable[..., None]) -> click.Command:
+        wrapped = run_options(reports_errors(function))
+        names = click.argument("environments", nargs=-1, shell_complete=complete_environments)
+        return click.command(name, short_help=short_help)(names(wrapped))
+    return command
+
+
 def _over_environments(environments: tuple[str, ...], no_cache: bool, jobs: int | None,
                        run: Callable[[Project, Sequence[str], RunOptions], T]) -> T:
     """What render, golden and check share: one pipeline run over the named environments (all when none are
@@ -52,10 +62,7 @@ def _over_environments(environments: tuple[str, ...], no_cache: bool, jobs: int 
         return run(project, names, run_settings(no_cache, jobs))
 
 
-@click.command("render", short_help="Render environments into rendered/<env>/.")
-@click.argument("environments", nargs=-1, shell_complete=complete_environments)
-@run_options
-@reports_errors
+@_environments_command("render", "Render environments into rendered/<env>/.")
 def render_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Render environments (default: all) into rendered/<env>/, validated and linted; nothing is written
     unless every environment compiles.
@@ -71,10 +78,7 @@ def render_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     accepted_warnings(results, "rendered/")
 
 
-@click.command("golden", short_help="Accept the current render into golden/.")
-@click.argument("environments", nargs=-1, shell_complete=complete_environments)
-@run_options
-@reports_errors
+@_environments_command("golden", "Accept the current render into golden/.")
 def golden_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Accept the current render into golden/<env>/ (CRD lock included); commit golden/ with the change.
 
@@ -108,10 +112,7 @@ def accepted_warnings(results: Sequence[EnvironmentResult], folder: str) -> None
                    "lists them with the info findings", err=True)
 
 
-@click.command("check", short_help="Exit 1 when golden/ differs from the render (CI).")
-@click.argument("environments", nargs=-1, shell_complete=complete_environments)
-@run_options
-@reports_errors
+@_environments_command("check", "Exit 1 when golden/ differs from the render (CI).")
 def check_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Compare the render with golden/; list differing files and exit 1 when any differ.
 
