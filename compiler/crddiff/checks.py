@@ -64,6 +64,16 @@ _TYPE_KEYS = frozenset({"type", "x-kubernetes-int-or-string"})
 # what Kubernetes allows beside x-kubernetes-int-or-string: part of the int-or-string type, not a separate change
 _INT_OR_STRING_COMPANIONS = frozenset({"anyOf", "allOf"})
 _PRESERVE = "x-kubernetes-preserve-unknown-fields"
+# The yes-or-no keywords: what turning each on means (check, severity, message), then what turning it off means
+_FLAGS: dict[str, tuple[tuple[str, Severity, str], tuple[str, Severity, str]]] = {
+    "uniqueItems": (("bound-tightened", "breaking", "uniqueItems set: lists with duplicates become invalid"),
+                    ("bound-loosened", "info", "uniqueItems unset")),
+    "nullable": (("nullable-added", "info", "null is now accepted; readers must handle it"),
+                 ("nullable-removed", "breaking", "null is no longer accepted: stored nulls become invalid")),
+    _PRESERVE: (("preserve-unknown-fields-added", "info", "unknown fields are now kept, not pruned"),
+                ("preserve-unknown-fields-removed", "breaking",
+                 "unknown fields are now pruned: data not in the schema is silently dropped")),
+}
 
 
 def _one_line(rule: Any) -> str:
@@ -89,12 +99,12 @@ class SchemaWalk:
         self._handlers: dict[str, Callable[[str, str, Any, Any], None]] = {
             "enum": self._enum,
             "default": self._default, "pattern": self._pattern, "format": self._format,
-            "nullable": self._nullable, _CEL: self._validations,
-            "x-kubernetes-preserve-unknown-fields": self._preserve_unknown,
+            "nullable": self._flag, _CEL: self._validations,
+            "x-kubernetes-preserve-unknown-fields": self._flag,
             "x-kubernetes-list-type": self._list_type, "x-kubernetes-list-map-keys": self._list_map_keys,
             "x-kubernetes-map-type": self._warn_changed, "x-kubernetes-embedded-resource": self._warn_changed,
             "exclusiveMinimum": self._exclusive, "exclusiveMaximum": self._exclusive,
-            "multipleOf": self._multiple_of, "uniqueItems": self._unique_items,
+            "multipleOf": self._multiple_of, "uniqueItems": self._flag,
             **{key: self._bound for key in _BOUNDS}, **{key: self._documentation for key in _DOCUMENTATION},
         }
 
@@ -244,13 +254,6 @@ class SchemaWalk:
             self.emit(path, "bound-tightened", "breaking", f"multipleOf changed from {old} to {new}: "
                       "existing values may violate it", old, new)
 
-    def _unique_items(self, path: str, key: str, old: Any, new: Any) -> None:
-        if new:
-            self.emit(path, "bound-tightened", "breaking", "uniqueItems set: lists with duplicates become invalid",
-                      old, new)
-        else:
-            self.emit(path, "bound-loosened", "info", "uniqueItems unset", old, new)
-
     def _pattern(self, path: str, key: str, old: Any, new: Any) -> None:
         if new is None:
             self.emit(path, "pattern-removed", "info", "pattern removed", old, None)
@@ -265,20 +268,10 @@ class SchemaWalk:
             self.emit(path, "format-changed", "warning", f"format changed from {old or 'none'} to {new}: "
                       "enforced formats reject values that do not conform", old, new)
 
-    def _nullable(self, path: str, key: str, old: Any, new: Any) -> None:
-        if new:
-            self.emit(path, "nullable-added", "info", "null is now accepted; readers must handle it", old, new)
-        else:
-            self.emit(path, "nullable-removed", "breaking", "null is no longer accepted: stored nulls become invalid",
-                      old, new)
 
-    def _preserve_unknown(self, path: str, key: str, old: Any, new: Any) -> None:
-        if new:
-            self.emit(path, "preserve-unknown-fields-added", "info", "unknown fields are now kept, not pruned",
-                      old, new)
-        else:
-            self.emit(path, "preserve-unknown-fields-removed", "breaking",
-                      "unknown fields are now pruned: data not in the schema is silently dropped", old, new)
+    def _flag(self, path: str, key: str, old: Any, new: Any) -> None:
+        check, severity, message = _FLAGS[key][0 if new else 1]
+        self.emit(path, check, severity, message, old, new)
 
     def _list_type(self, path: str, key: str, old: Any, new: Any) -> None:
         if (old or "atomic") == (new or "atomic"):
