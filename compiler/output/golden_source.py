@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics.problems import KrcError
-from ..output import folders
+from . import folders
 
 
 @dataclass(frozen=True)
