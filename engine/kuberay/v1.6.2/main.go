@@ -65,25 +65,13 @@ func answerObject(ctx context.Context, document json.RawMessage) objectResult {
 	var err error
 	switch kind.Kind {
 	case "RayCluster":
-		var instance rayv1.RayCluster
-		if err = json.Unmarshal(document, &instance); err == nil {
-			result, err = answerCluster(ctx, instance)
-		}
+		result, err = decodeAndAnswer(ctx, document, answerCluster)
 	case "RayJob":
-		var job rayv1.RayJob
-		if err = json.Unmarshal(document, &job); err == nil {
-			result, err = answerJob(ctx, job)
-		}
+		result, err = decodeAndAnswer(ctx, document, answerJob)
 	case "RayService":
-		var service rayv1.RayService
-		if err = json.Unmarshal(document, &service); err == nil {
-			result, err = answerService(ctx, service)
-		}
+		result, err = decodeAndAnswer(ctx, document, answerService)
 	case "RayCronJob":
-		var cronJob rayv1.RayCronJob
-		if err = json.Unmarshal(document, &cronJob); err == nil {
-			result, err = answerCronJob(ctx, cronJob)
-		}
+		result, err = decodeAndAnswer(ctx, document, answerCronJob)
 	default:
 		err = fmt.Errorf("kind %q is not one of KubeRay's", kind.Kind)
 	}
@@ -97,6 +85,16 @@ func answerObject(ctx context.Context, document json.RawMessage) objectResult {
 		result.Clusters = []cluster{}
 	}
 	return result
+}
+
+// decodeAndAnswer reads the document as its kind's Go type and answers it; a document that does not decode gets
+// no answer, only the error.
+func decodeAndAnswer[T any](ctx context.Context, document json.RawMessage, answer func(context.Context, T) (objectResult, error)) (objectResult, error) {
+	var object T
+	if err := json.Unmarshal(document, &object); err != nil {
+		return objectResult{}, err
+	}
+	return answer(ctx, object)
 }
 
 func managedElsewhere(managedBy *string) string {

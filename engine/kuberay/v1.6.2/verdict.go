@@ -10,6 +10,7 @@ import (
 	webhooks "github.com/ray-project/kuberay/ray-operator/pkg/webhooks/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // rejection is one refusal by KubeRay's code: which check, its own message, and the field when it names one.
@@ -38,10 +39,19 @@ func firstRefusal(checks []check) []rejection {
 	return nil
 }
 
+// createValidator is the part of a kind's admission webhook that answers a create.
+type createValidator interface {
+	ValidateCreate(context.Context, runtime.Object) (admission.Warnings, error)
+}
+
+// refusals is what KubeRay says of a kind's object: the controller's first refusal, then the webhook's.
+func refusals(ctx context.Context, checks []check, obj runtime.Object, webhook createValidator) []rejection {
+	return withWebhook(firstRefusal(checks), webhookRefusals(ctx, obj, webhook))
+}
 
 // webhookRefusals is what the kind's admission webhook says on create, each field error on its own.
-func webhookRefusals(ctx context.Context, obj runtime.Object, validate func(context.Context, runtime.Object) error) []rejection {
-	err := validate(ctx, obj)
+func webhookRefusals(ctx context.Context, obj runtime.Object, webhook createValidator) []rejection {
+	_, err := webhook.ValidateCreate(ctx, obj)
 	if err == nil {
 		return nil
 	}
@@ -84,37 +94,25 @@ func withWebhook(found, webhook []rejection) []rejection {
 }
 
 func clusterRefusals(ctx context.Context, cluster *rayv1.RayCluster) []rejection {
-	found := firstRefusal([]check{
+	return refusals(ctx, []check{
 		{"ValidateRayClusterMetadata", func() error { return utils.ValidateRayClusterMetadata(cluster.ObjectMeta) }},
 		{"ValidateRayClusterSpec", func() error { return utils.ValidateRayClusterSpec(&cluster.Spec, cluster.Annotations) }},
 		{"ValidateRayClusterUpgradeOptions", func() error { return utils.ValidateRayClusterUpgradeOptions(cluster) }},
-	})
-	return withWebhook(found, webhookRefusals(ctx, cluster.DeepCopy(), func(ctx context.Context, obj runtime.Object) error {
-		_, err := (&webhooks.RayClusterWebhook{}).ValidateCreate(ctx, obj)
-		return err
-	}))
+	}, cluster.DeepCopy(), &webhooks.RayClusterWebhook{})
 }
 
 func jobRefusals(ctx context.Context, job *rayv1.RayJob) []rejection {
-	found := firstRefusal([]check{
+	return refusals(ctx, []check{
 		{"ValidateRayJobMetadata", func() error { return utils.ValidateRayJobMetadata(job.ObjectMeta) }},
 		{"ValidateRayJobSpec", func() error { return utils.ValidateRayJobSpec(job) }},
-	})
-	return withWebhook(found, webhookRefusals(ctx, job.DeepCopy(), func(ctx context.Context, obj runtime.Object) error {
-		_, err := (&webhooks.RayJobWebhook{}).ValidateCreate(ctx, obj)
-		return err
-	}))
+	}, job.DeepCopy(), &webhooks.RayJobWebhook{})
 }
 
 func serviceRefusals(ctx context.Context, service *rayv1.RayService) []rejection {
-	found := firstRefusal([]check{
+	return refusals(ctx, []check{
 		{"ValidateRayServiceMetadata", func() error { return utils.ValidateRayServiceMetadata(service.ObjectMeta) }},
 		{"ValidateRayServiceSpec", func() error { return utils.ValidateRayServiceSpec(service) }},
-	})
-	return withWebhook(found, webhookRefusals(ctx, service.DeepCopy(), func(ctx context.Context, obj runtime.Object) error {
-		_, err := (&webhooks.RayServiceWebhook{}).ValidateCreate(ctx, obj)
-		return err
-	}))
+	}, service.DeepCopy(), &webhooks.RayServiceWebhook{})
 }
 
 // cronJobRefusals: KubeRay has no RayCronJob webhook.

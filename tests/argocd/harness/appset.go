@@ -3,7 +3,6 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 
 	log "github.com/sirupsen/logrus"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/yaml"
 
 	"github.com/argoproj/argo-cd/v3/applicationset/controllers/template"
 	"github.com/argoproj/argo-cd/v3/applicationset/generators"
@@ -42,15 +40,7 @@ func (c Cluster) Secret() *corev1.Secret {
 
 // ReadApplicationSet reads an ApplicationSet from a YAML file.
 func ReadApplicationSet(path string) (*v1alpha1.ApplicationSet, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var appSet v1alpha1.ApplicationSet
-	if err := yaml.UnmarshalStrict(data, &appSet); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &appSet, nil
+	return readStrictYAML[v1alpha1.ApplicationSet](path)
 }
 
 // ExpandWithClusters is what the ApplicationSet controller makes of appSet with these clusters registered: its

@@ -2,8 +2,6 @@ package harness
 
 import (
 	"context"
-	"fmt"
-	"os"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,19 +19,15 @@ import (
 // the ConfigMap and argocd-secret (a fake clientset holding both, as `argocd admin settings resource-overrides
 // health --argocd-cm-path` builds one), then its resource overrides, health Lua included.
 func HealthChecks(ctx context.Context, configMapPath string) (lua.ResourceHealthOverrides, error) {
-	data, err := os.ReadFile(configMapPath)
+	cm, err := readStrictYAML[corev1.ConfigMap](configMapPath)
 	if err != nil {
 		return nil, err
-	}
-	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict(data, &cm); err != nil {
-		return nil, fmt.Errorf("%s: %w", configMapPath, err)
 	}
 	secret := corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: common.ArgoCDSecretName},
 		Data:       map[string][]byte{"admin.password": []byte("unused"), "server.secretkey": []byte("unused")},
 	}
-	for _, object := range []metav1.Object{&cm, &secret} {
+	for _, object := range []metav1.Object{cm, &secret} {
 		object.SetNamespace(ControllerNamespace)
 		labels := object.GetLabels()
 		if labels == nil {
@@ -42,7 +36,7 @@ func HealthChecks(ctx context.Context, configMapPath string) (lua.ResourceHealth
 		labels["app.kubernetes.io/part-of"] = "argocd" // what the settings manager's informers select
 		object.SetLabels(labels)
 	}
-	manager := settings.NewSettingsManager(ctx, fake.NewClientset(&cm, &secret), ControllerNamespace)
+	manager := settings.NewSettingsManager(ctx, fake.NewClientset(cm, &secret), ControllerNamespace)
 	if err := manager.ResyncInformers(); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,6 +27,20 @@ func rayJob(status string) string {
 	return "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: train-resnet, namespace: ray-prod, generation: 1}\n" + status
 }
 
+// observed is the status an operator writes once it has acted on the object's generation: its other fields
+// ("key: value" each), then its conditions (a flow mapping each).
+func observed(generation int, fields []string, conditions ...string) string {
+	status := fmt.Sprintf("status:\n  observedGeneration: %d\n", generation)
+	for _, field := range fields {
+		status += "  " + field + "\n"
+	}
+	status += "  conditions:\n"
+	for _, condition := range conditions {
+		status += "  - " + condition + "\n"
+	}
+	return status
+}
+
 func application(status string) string {
 	return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: krc-dev-crds, namespace: argocd}\n" + status
 }
@@ -45,67 +60,43 @@ func TestHealthChecksThroughArgoCDsHealthCode(t *testing.T) {
 	cases := []healthCase{
 		{"RayCluster without status", rayCluster(""), "Progressing", "waiting for the KubeRay operator"},
 		{"RayCluster of an older generation", rayCluster(`status: {observedGeneration: 1, state: ready}`), "Progressing", "generation 2"},
-		{"RayCluster provisioning", rayCluster(`status:
-  observedGeneration: 2
-  conditions:
-  - {type: HeadPodReady, status: "False", reason: HeadPodNotFound}
-  - {type: RayClusterProvisioned, status: "False", reason: RayClusterPodsProvisioning, message: "RayCluster Pods are being provisioned for first time"}`),
+		{"RayCluster provisioning", rayCluster(observed(2, nil,
+			`{type: HeadPodReady, status: "False", reason: HeadPodNotFound}`,
+			`{type: RayClusterProvisioned, status: "False", reason: RayClusterPodsProvisioning, message: "RayCluster Pods are being provisioned for first time"}`)),
 			"Progressing", "being provisioned for first time"},
-		{"RayCluster ready", rayCluster(`status:
-  observedGeneration: 2
-  state: ready
-  conditions:
-  - {type: HeadPodReady, status: "True", reason: HeadPodRunningAndReady}
-  - {type: RayClusterProvisioned, status: "True", reason: AllPodRunningAndReadyFirstTime}`),
+		{"RayCluster ready", rayCluster(observed(2, []string{"state: ready"},
+			`{type: HeadPodReady, status: "True", reason: HeadPodRunningAndReady}`,
+			`{type: RayClusterProvisioned, status: "True", reason: AllPodRunningAndReadyFirstTime}`)),
 			"Healthy", "head Pod is ready"},
 		{"RayCluster ready without conditions (the gate off)", rayCluster(`status: {observedGeneration: 2, state: ready}`), "Healthy", "ready"},
-		{"RayCluster whose Pods cannot be created", rayCluster(`status:
-  observedGeneration: 2
-  conditions:
-  - {type: ReplicaFailure, status: "True", reason: FailedCreateWorkerPod, message: "pods \"ray-cpu-demo-worker-x\" is forbidden: exceeded quota"}
-  - {type: HeadPodReady, status: "True", reason: HeadPodRunningAndReady}`),
+		{"RayCluster whose Pods cannot be created", rayCluster(observed(2, nil,
+			`{type: ReplicaFailure, status: "True", reason: FailedCreateWorkerPod, message: "pods \"ray-cpu-demo-worker-x\" is forbidden: exceeded quota"}`,
+			`{type: HeadPodReady, status: "True", reason: HeadPodRunningAndReady}`)),
 			"Degraded", "exceeded quota"},
-		{"RayCluster that lost its head", rayCluster(`status:
-  observedGeneration: 2
-  conditions:
-  - {type: HeadPodReady, status: "False", reason: HeadPodNotReady, message: "containers with unready status: [ray-head]"}
-  - {type: RayClusterProvisioned, status: "True", reason: AllPodRunningAndReadyFirstTime}`),
+		{"RayCluster that lost its head", rayCluster(observed(2, nil,
+			`{type: HeadPodReady, status: "False", reason: HeadPodNotReady, message: "containers with unready status: [ray-head]"}`,
+			`{type: RayClusterProvisioned, status: "True", reason: AllPodRunningAndReadyFirstTime}`)),
 			"Degraded", "unready status"},
-		{"RayCluster suspended", rayCluster(`status:
-  observedGeneration: 2
-  state: suspended
-  conditions:
-  - {type: RayClusterSuspended, status: "True", reason: RayClusterSuspended}`),
+		{"RayCluster suspended", rayCluster(observed(2, []string{"state: suspended"},
+			`{type: RayClusterSuspended, status: "True", reason: RayClusterSuspended}`)),
 			"Suspended", "suspended"},
 
-		{"RayService initializing", rayService(`status:
-  observedGeneration: 1
-  conditions:
-  - {type: Ready, status: "False", reason: Initializing, message: "RayService is initializing"}`),
+		{"RayService initializing", rayService(observed(1, nil,
+			`{type: Ready, status: "False", reason: Initializing, message: "RayService is initializing"}`)),
 			"Progressing", "initializing"},
-		{"RayService serving", rayService(`status:
-  observedGeneration: 1
-  serviceStatus: Running
-  numServeEndpoints: 2
-  conditions:
-  - {type: Ready, status: "True", reason: NonZeroServeEndpoints, message: "Number of serve endpoints is greater than 0"}
-  - {type: UpgradeInProgress, status: "False", reason: NoPendingCluster}`),
+		{"RayService serving", rayService(observed(1, []string{"serviceStatus: Running", "numServeEndpoints: 2"},
+			`{type: Ready, status: "True", reason: NonZeroServeEndpoints, message: "Number of serve endpoints is greater than 0"}`,
+			`{type: UpgradeInProgress, status: "False", reason: NoPendingCluster}`)),
 			"Healthy", "serve endpoints"},
-		{"RayService upgrading", rayService(`status:
-  observedGeneration: 1
-  conditions:
-  - {type: Ready, status: "True", reason: NonZeroServeEndpoints}
-  - {type: UpgradeInProgress, status: "True", reason: BothActivePendingClustersExist, message: "Both active and pending Ray clusters exist"}`),
+		{"RayService upgrading", rayService(observed(1, nil,
+			`{type: Ready, status: "True", reason: NonZeroServeEndpoints}`,
+			`{type: UpgradeInProgress, status: "True", reason: BothActivePendingClustersExist, message: "Both active and pending Ray clusters exist"}`)),
 			"Progressing", "pending Ray clusters"},
-		{"RayService that never came up", rayService(`status:
-  observedGeneration: 1
-  conditions:
-  - {type: Ready, status: "False", reason: InitializingTimeout, message: "RayService did not finish initializing within 300s"}`),
+		{"RayService that never came up", rayService(observed(1, nil,
+			`{type: Ready, status: "False", reason: InitializingTimeout, message: "RayService did not finish initializing within 300s"}`)),
 			"Degraded", "did not finish initializing"},
-		{"RayService refused by the operator", rayService(`status:
-  observedGeneration: 1
-  conditions:
-  - {type: Ready, status: "False", reason: ValidationFailed, message: "spec.rayClusterConfig.headGroupSpec is invalid"}`),
+		{"RayService refused by the operator", rayService(observed(1, nil,
+			`{type: Ready, status: "False", reason: ValidationFailed, message: "spec.rayClusterConfig.headGroupSpec is invalid"}`)),
 			"Degraded", "invalid"},
 		{"RayService serving, from an older operator", rayService(`status: {serviceStatus: Running}`), "Healthy", "serving"},
 

@@ -64,23 +64,25 @@ func RunKrc(checkout, project string, env []string, parameters map[string]string
 			options = append(options, "--"+name, value)
 		}
 	}
-	if _, err := run(checkout, project, env, append([]string{"argocd", "init"}, options...)); err != nil {
+	if _, err := runCommand(project, env, Krc(checkout), append([]string{"argocd", "init"}, options...)...); err != nil {
 		return nil, err
 	}
-	stdout, err := run(checkout, project, env, append([]string{"argocd", "generate"}, options...))
+	stdout, err := runCommand(project, env, Krc(checkout), append([]string{"argocd", "generate"}, options...)...)
 	if err != nil {
 		return nil, err
 	}
 	return kube.SplitYAML(stdout)
 }
 
-func run(checkout, dir string, env []string, args []string) ([]byte, error) {
-	cmd := exec.Command(Krc(checkout), args...)
+// runCommand runs a program (krc, git) in dir with env as its environment (nil: this process's) and returns what it
+// printed; when it fails, the error carries what it said on stderr.
+func runCommand(dir string, env []string, program string, args ...string) ([]byte, error) {
+	cmd := exec.Command(program, args...)
 	cmd.Dir, cmd.Env = dir, env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("krc %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+		return nil, fmt.Errorf("%s %s: %w: %s", filepath.Base(program), strings.Join(args, " "), err, stderr.String())
 	}
 	return stdout.Bytes(), nil
 }
@@ -107,17 +109,23 @@ func ReadObjects(folder string, pattern string) ([]*unstructured.Unstructured, e
 	return objects, nil
 }
 
-// ReadApplication reads one Argo CD Application from a YAML file.
-func ReadApplication(path string) (*v1alpha1.Application, error) {
+// readStrictYAML reads one object of type T from a YAML file, refusing fields T does not have (a misspelt field
+// would otherwise be dropped unseen).
+func readStrictYAML[T any](path string) (*T, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var app v1alpha1.Application
-	if err := yaml.UnmarshalStrict(data, &app); err != nil {
+	var object T
+	if err := yaml.UnmarshalStrict(data, &object); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &app, nil
+	return &object, nil
+}
+
+// ReadApplication reads one Argo CD Application from a YAML file.
+func ReadApplication(path string) (*v1alpha1.Application, error) {
+	return readStrictYAML[v1alpha1.Application](path)
 }
 
 // CRDLock is golden/<env>/crds.lock.yaml: the chart's CRDs by name with the sha256 of each one's canonical form.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -36,9 +35,9 @@ func Checkout() (string, error) {
 // checkoutFiles lists what a commit of the checkout's working tree would hold: tracked files that still exist
 // and untracked ones Git does not ignore (so rendered/, .venv/ and vendor/charts/ stay out, as in a clone).
 func checkoutFiles(checkout string) ([]string, error) {
-	out, err := exec.Command("git", "-C", checkout, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	out, err := runCommand(checkout, nil, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {
-		return nil, fmt.Errorf("git ls-files in %s: %w", checkout, err)
+		return nil, fmt.Errorf("in %s: %w", checkout, err)
 	}
 	var files []string
 	for _, name := range strings.Split(string(out), "\x00") {
@@ -80,13 +79,11 @@ func NewRepository(dst, checkout string, edits ...Edit) (Repository, error) {
 		{"add", "-A"},
 		{"-c", "commit.gpgsign=false", "commit", "-q", "-m", "krc project"},
 	} {
-		cmd := exec.Command("git", append([]string{"-C", dst}, args...)...)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return Repository{}, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, out)
+		if _, err := runCommand(dst, env, "git", args...); err != nil {
+			return Repository{}, err
 		}
 	}
-	out, err := exec.Command("git", "-C", dst, "rev-parse", "HEAD").Output()
+	out, err := runCommand(dst, nil, "git", "rev-parse", "HEAD")
 	if err != nil {
 		return Repository{}, err
 	}
