@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ..autoscaler.generators import RAY_ENVS_DIR
 from ..diagnostics.problems import KrcError, Problem
-from ..output.golden_source import git_project_files
 from ..policy import find_engine, policy_files
 from ..project.paths import Project
+from ..review.golden_source import git_project_files
 from .context import Context, Job
 from .jobs import outcomes
 from .run_options import RunOptions

@@ -4,12 +4,11 @@ charts read so far), the picklable job a worker process runs, and what a command
 from __future__ import annotations
 
 import hashlib
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from .. import review
 from ..argocd.validation import crds_path
 from ..charts import vendored
 from ..charts.package import Chart
@@ -24,9 +23,6 @@ from ..results.compile_cache import CompileCache, Compiled, inputs_digest
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
 from .run_options import RunOptions
 from .work import Work
-
-if TYPE_CHECKING:  # the review stage is imported when a command reviews or golden/ lost objects, not to render
-    from .. import review
 
 
 @dataclass(frozen=True)
@@ -190,14 +186,7 @@ def golden_mismatch(name: str, current: folders.Files, golden: folders.Files, or
     removed = tuple(sorted(golden.keys() - current.keys()))
     return GoldenMismatch(name, tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
                           tuple(sorted(current.keys() - golden.keys())), removed, orphaned,
-                          _pruned_objects(name, golden, removed))
-
-
-def _pruned_objects(name: str, golden: folders.Files, removed: tuple[str, ...]) -> tuple[str, ...]:
-    if not removed:
-        return ()
-    stage: Any = importlib.import_module("..review", __package__)  # as the TYPE_CHECKING import above
-    return tuple(stage.pruned_objects(name, golden, removed))
+                          tuple(review.pruned_objects(name, golden, removed)))
 
 
 @dataclass(frozen=True)

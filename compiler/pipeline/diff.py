@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from .. import review
 from ..diagnostics.problems import KrcError, Problem, sorted_problems
-from ..output.golden_source import GitGolden, WorkingTreeGolden
 from ..project.paths import Project
+from ..review.golden_source import GitGolden, WorkingTreeGolden
 from .base_checks import base_checks, findings_of
 from .context import Context, EnvironmentResult, Job
 from .environments import compile_environments

@@ -6,13 +6,14 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import review
 from ..diagnostics.problems import KrcError, Problem
 from ..output import folders, layout
-from ..output.golden_source import GitGolden, WorkingTreeGolden
 from ..project.lock import project_lock
 from ..project.paths import Project
 from ..render.templates import Render
 from ..results.output_stamps import OutputStamps
+from ..review.golden_source import GitGolden, WorkingTreeGolden
 from .context import Context, EnvironmentResult, GoldenMismatch, Job, golden_mismatch
 from .jobs import outcomes
 from .linting import policies_by_environment
@@ -95,7 +96,7 @@ def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAU
             for group in run.batches(names, RENDER_BATCH)]
     mismatches = [r.mismatch for r in outcomes(context, jobs, run) if r.mismatch is not None]
     if covers_all(project, names):
-        source = WorkingTreeGolden(project.golden_dir)
+        source = review.golden_source(project, None)
         mismatches += [golden_mismatch(name, {}, source.files(name), orphaned=True)
                        for name in removed_environments(project, source)]
     return mismatches

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import TYPE_CHECKING, Any
 
 from ..diagnostics.problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..native import client, helper_process
@@ -29,11 +27,9 @@ from .context import (
 )
 from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .policies_after import SHARED_AT_MOST, finish_policies
+from .review_batch import review_batch
 from .run_options import RunOptions
 from .work import Work
-
-if TYPE_CHECKING:  # loaded when a job reviews (krc diff): render and check never import the review stage
-    from . import review_batch  # noqa: F401 (the layer contract's view of the import in run_job)
 
 
 def run_job(job: Job, context: Context | None = None) -> Outcome:
@@ -45,10 +41,8 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
         context._peers = job.peers  # computed once by the main process, never again per job
     if job.work is Work.LINT:
         return lint_batch(context, job)
-    if job.work is Work.REVIEW:  # the review stage is loaded by the commands that review, not by render
-        reviewing: Any = importlib.import_module(".review_batch", __package__)  # as the TYPE_CHECKING import
-        outcome: Outcome = reviewing.review_batch(context, job)
-        return outcome
+    if job.work is Work.REVIEW:
+        return review_batch(context, job)
     results: list[EnvironmentResult] = []
     problems: list[Problem] = []
     rendered = rendered_together(context, job.names)

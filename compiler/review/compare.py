@@ -14,7 +14,6 @@ from ..documents import yamlio
 from ..k8s.objects import ObjectKey, key_of
 from ..k8s.secrets import redact, redact_at, redact_lines
 from ..output import folders, layout
-from ..output.golden_source import GitGolden, WorkingTreeGolden, git_golden
 from ..policy.limits import CapacityLimit
 from ..project.paths import Project
 from ..render.templates import Render
@@ -22,6 +21,7 @@ from .capacity import Capacity, environment_capacity, upgrade_peak
 from .consequences import REPLACES_CLUSTER, object_labels, values_labels
 from .crdgate import CrdGate, crd_gate
 from .fielddiff import diff_documents, text_diff
+from .golden_source import GitGolden, WorkingTreeGolden, git_golden
 from .grouping import group_changes
 from .helm_commands import Release
 from .model import EnvironmentReview, FileChange, LimitCheck, ObjectChange, check_identity

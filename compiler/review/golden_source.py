@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics.problems import KrcError
-from . import folders
+from ..output import folders
 
 
 @dataclass(frozen=True)
