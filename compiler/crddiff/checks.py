@@ -268,7 +268,6 @@ class SchemaWalk:
             self.emit(path, "format-changed", "warning", f"format changed from {old or 'none'} to {new}: "
                       "enforced formats reject values that do not conform", old, new)
 
-
     def _flag(self, path: str, key: str, old: Any, new: Any) -> None:
         check, severity, message = _FLAGS[key][0 if new else 1]
         self.emit(path, check, severity, message, old, new)
