@@ -1,5 +1,5 @@
-"""The daily loop: vendor, render, golden and check (the review, diff and approve, is review_commands.py: only
-it loads the review stage and its formatters).
+"""The daily loop: vendor, render, golden and check. The review (diff, approve) is in review_commands.py, the only
+CLI module that loads the review stage and its formatters.
 """
 from __future__ import annotations
 
