@@ -38,7 +38,7 @@ def test_every_rule_module_is_registered_once_with_a_valid_severity() -> None:
     modules = {p.stem for p in (PACKAGE / "rules").glob("*.py")} - {"__init__", "rule"}
     assert {rule.__name__.rsplit(".", 1)[1] for rule in RULES.values()} == modules
     for rule_id, rule in RULES.items():
-        assert rule.ID == rule_id and rule.SEVERITY in SEVERITIES and rule.SUMMARY, rule_id
+        assert rule.ABOUT.id == rule_id and rule.ABOUT.severity in SEVERITIES and rule.ABOUT.summary, rule_id
         assert "fail" in (rule.__doc__ or "").lower() and "pass" in (rule.__doc__ or "").lower(), rule_id
 
 

@@ -47,9 +47,9 @@ def _rule_descriptor(rule_id: str, rule: Rule | None) -> dict[str, Any]:
         return {"id": rule_id, "shortDescription": {"text": rule_id}}
     return {
         "id": rule_id,
-        "shortDescription": {"text": rule.SUMMARY},
-        "fullDescription": {"text": (rule.__doc__ or rule.SUMMARY).strip()},
-        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.SEVERITY]},
+        "shortDescription": {"text": rule.ABOUT.summary},
+        "fullDescription": {"text": (rule.__doc__ or rule.ABOUT.summary).strip()},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.ABOUT.severity]},
     }
 
 

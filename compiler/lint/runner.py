@@ -15,10 +15,10 @@ from .environment_terms import in_environment_terms
 
 
 def rule_applies(rule: Rule, context: LintContext) -> bool:
-    if not applies_to(rule.VERSIONS, context.operator_version):
+    if not applies_to(rule.ABOUT.versions, context.operator_version):
         return False
     # rules about the whole environment have nothing to look at in a plain list of manifests
-    return not (rule.ENVIRONMENT_ONLY and context.mode != "environment")
+    return not (rule.ABOUT.environment_only and context.mode != "environment")
 
 
 def check_rule_settings(context: LintContext) -> None:
@@ -55,7 +55,7 @@ def run_rules(context: LintContext) -> list[Problem]:
         setting = context.rule_settings.get(rule_id)
         if (setting and setting.severity == "off") or not rule_applies(rule, context):
             continue
-        severity = as_severity(setting.severity if setting else rule.SEVERITY)
+        severity = as_severity(setting.severity) if setting else rule.ABOUT.severity
         for problem in rule.check(context):
             final = dataclasses.replace(problem, rule=rule_id, severity=severity)
             found.setdefault((final.sort_key(), final.object, final.path), final)

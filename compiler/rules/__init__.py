@@ -1,7 +1,7 @@
 """Every lint rule, one module each, listed explicitly: the registry is this dict, not a directory scan.
 
-Each module satisfies the `Rule` protocol (rules/rule.py): ID, SEVERITY, SUMMARY, VERSIONS, ENVIRONMENT_ONLY, a
-docstring with a failing and a passing example, and check(context) -> Iterable[Problem].
+Each module satisfies the `Rule` protocol (rules/rule.py): `ABOUT = About(id, severity, summary, versions,
+environment_only)`, a docstring with a failing and a passing example, and check(context) -> Iterable[Problem].
 """
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import difflib
 
 from ..diagnostics.problems import KrcError
 from ..validation.checks import SCHEMA_CHECKS
-from .rule import SEVERITIES, Rule, as_severity
+from .rule import SEVERITIES, About, Rule, as_severity
 
-__all__ = ["RULES", "SEVERITIES", "Rule", "as_severity", "describe", "summaries"]
+__all__ = ["RULES", "SEVERITIES", "About", "Rule", "as_severity", "describe", "summaries"]
 from . import (
     argocd_autoscaled_replicas_ignored,
     argocd_sync_order,
@@ -159,12 +159,12 @@ _MODULES: tuple[Rule, ...] = (
 )
 
 # rule id -> module, sorted by id
-RULES: dict[str, Rule] = {m.ID: m for m in sorted(_MODULES, key=lambda m: m.ID)}
+RULES: dict[str, Rule] = {m.ABOUT.id: m for m in sorted(_MODULES, key=lambda m: m.ABOUT.id)}
 
 
 def summaries() -> list[tuple[str, str, str]]:
     """(id, severity, summary) of every rule and schema check, sorted by id: what `krc rules` lists."""
-    rows = [(rid, rule.SEVERITY, rule.SUMMARY) for rid, rule in RULES.items()]
+    rows: list[tuple[str, str, str]] = [(rid, rule.ABOUT.severity, rule.ABOUT.summary) for rid, rule in RULES.items()]
     rows += [(check.id, check.severity, check.summary) for check in SCHEMA_CHECKS.values()]
     return sorted(rows)
 
@@ -179,7 +179,8 @@ def describe(rule_id: str) -> str:
         near = difflib.get_close_matches(rule_id, [*RULES, *SCHEMA_CHECKS], n=1)
         hint = f"did you mean '{near[0]}'? " if near else ""
         raise KrcError(f"no lint rule '{rule_id}'; {hint}run 'krc rules' for the list")
-    versions = rule.VERSIONS or "all"
-    scope = "environments only" if rule.ENVIRONMENT_ONLY else "paths and environments"
-    header = f"{rule.ID}  ({rule.SEVERITY}; operator versions: {versions}; {scope})\n{rule.SUMMARY}\n\n"
+    about = rule.ABOUT
+    versions = about.versions or "all"
+    scope = "environments only" if about.environment_only else "paths and environments"
+    header = f"{about.id}  ({about.severity}; operator versions: {versions}; {scope})\n{about.summary}\n\n"
     return header + (rule.__doc__ or "").strip() + "\n"

@@ -20,14 +20,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, get_in
 from .support.ray_objects import objects_of
 
-ID = "argocd/autoscaled-replicas-ignored"
-SEVERITY = "warning"
-SUMMARY = "Argo CD ignores worker replicas of autoscaled RayClusters"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True
+ABOUT = About("argocd/autoscaled-replicas-ignored", "warning",
+              "Argo CD ignores worker replicas of autoscaled RayClusters", environment_only=True)
 
 
 def _ignores_replicas(entry: dict[str, Any], name: str, namespace: str) -> bool:

@@ -41,13 +41,12 @@ from ..k8s.argocd_sync import (
     sync_key,
     wave_of,
 )
+from .rule import About
 from .support.context import LintContext, LintObject
 
-ID = "argocd/sync-order"
-SEVERITY = "error"
-SUMMARY = "Argo CD's sync order creates every Namespace and CRD before what needs them, and CRDs before the operator"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True
+ABOUT = About("argocd/sync-order", "error",
+              "Argo CD's sync order creates every Namespace and CRD before what needs them, and CRDs before the "
+              "operator", environment_only=True)
 
 ARGOCD_GROUP = "argoproj.io"
 ROLE_LABEL = "krc.dev/argocd-role"

@@ -27,14 +27,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.autoscaler_clusters import scaled_clusters
 from .support.context import LintContext
 
-ID = "autoscaler/generator-error"
-SEVERITY = "error"
-SUMMARY = "Ray's autoscaling-config generator reads every autoscaled cluster without failing"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("autoscaler/generator-error", "error",
+              "Ray's autoscaling-config generator reads every autoscaled cluster without failing")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

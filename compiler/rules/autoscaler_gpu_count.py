@@ -27,16 +27,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 from .support.ray_objects import GroupView
 from .support.ray_resources import is_gpu_key, quantity_number
 
-ID = "autoscaler/gpu-count"
-SEVERITY = "warning"
-SUMMARY = "a group's Kubernetes GPUs equal the GPU count in Ray's autoscaler config"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("autoscaler/gpu-count", "warning",
+              "a group's Kubernetes GPUs equal the GPU count in Ray's autoscaler config")
 
 
 def _pod_gpus(group: GroupView) -> tuple[int, list[str]]:

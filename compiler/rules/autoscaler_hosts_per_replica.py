@@ -19,15 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 from .support.ray_objects import int_or
 
-ID = "autoscaler/hosts-per-replica"
-SEVERITY = "info"
-SUMMARY = "Ray's autoscaler counts a multi-host group's maxReplicas in hosts (times numOfHosts)"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("autoscaler/hosts-per-replica", "info",
+              "Ray's autoscaler counts a multi-host group's maxReplicas in hosts (times numOfHosts)")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

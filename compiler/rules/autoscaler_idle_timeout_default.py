@@ -22,14 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.autoscaler_clusters import scaled_clusters
 from .support.context import LintContext
 
-ID = "autoscaler/idle-timeout-default"
-SEVERITY = "info"
-SUMMARY = "the idle timeout Ray's autoscaler applies when none is set"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("autoscaler/idle-timeout-default", "info", "the idle timeout Ray's autoscaler applies when none is set")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

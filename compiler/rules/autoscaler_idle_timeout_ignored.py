@@ -29,14 +29,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.autoscaler_clusters import ScaledCluster, environment_cluster, scaled_clusters
 from .support.context import LintContext
 
-ID = "autoscaler/idle-timeout-ignored"
-SEVERITY = "warning"
-SUMMARY = "an idle timeout that is set is the one Ray's autoscaler config applies"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("autoscaler/idle-timeout-ignored", "warning",
+              "an idle timeout that is set is the one Ray's autoscaler config applies")
 
 
 def _seconds(value: Any) -> float | None:

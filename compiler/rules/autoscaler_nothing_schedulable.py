@@ -26,14 +26,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 
-ID = "autoscaler/nothing-schedulable"
-SEVERITY = "warning"
-SUMMARY = "an autoscaled worker group offers Ray some CPU, GPU or custom resource in the generator's view"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("autoscaler/nothing-schedulable", "warning",
+              "an autoscaled worker group offers Ray some CPU, GPU or custom resource in the generator's view")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -24,14 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 
-ID = "autoscaler/unbounded-workers"
-SEVERITY = "warning"
-SUMMARY = "an autoscaled worker group has a maxReplicas below the CRD default 2147483647"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("autoscaler/unbounded-workers", "warning",
+              "an autoscaled worker group has a maxReplicas below the CRD default 2147483647")
 MAX_INT32 = 2147483647  # the CRD's default maxReplicas
 
 

@@ -21,14 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.chart_values import unread_values
 from .support.context import LintContext
 
-ID = "chart/unread-values"
-SEVERITY = "error"
-SUMMARY = "Helm values for the operator chart are paths its templates read"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True
+ABOUT = About("chart/unread-values", "error",
+              "Helm values for the operator chart are paths its templates read", environment_only=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

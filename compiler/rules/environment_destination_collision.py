@@ -28,13 +28,12 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Location, Problem
 from ..k8s.destinations import destination_of
+from .rule import About
 from .support.context import LintContext
 
-ID = "environment/destination-collision"
-SEVERITY = "error"
-SUMMARY = "no two environments deploy to the same cluster and namespaces; the destination is not inherited"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True
+ABOUT = About("environment/destination-collision", "error",
+              "no two environments deploy to the same cluster and namespaces; the destination is not inherited",
+              environment_only=True)
 
 
 def _in_own_file(context: LintContext, found: Location | None) -> Location | None:

@@ -17,15 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, get_in
 from .support.feature_gates import known_gates
 from .support.ray_objects import objects_of
 
-ID = "feature-gates/controller-off"
-SEVERITY = "warning"
-SUMMARY = "objects whose controller or upgrade path is behind a gate that is off"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("feature-gates/controller-off", "warning",
+              "objects whose controller or upgrade path is behind a gate that is off")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -22,15 +22,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, LintObject, get_in
 from .support.feature_gates import known_gates
 from .support.ray_objects import cluster_views, job_views
 
-ID = "feature-gates/field-needs-gate"
-SEVERITY = "error"
-SUMMARY = "fields behind a feature gate are used only when the gate is on"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("feature-gates/field-needs-gate", "error",
+              "fields behind a feature gate are used only when the gate is on")
 
 
 def _off(context: LintContext, obj: LintObject, gate: str, what: str, path: tuple[Any, ...]) -> Iterator[Problem]:

@@ -26,14 +26,11 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from ..k8s.names import dns1035_label_errors
+from .rule import About
 from .support.context import LintContext
 from .support.versions import applies_to
 
-ID = "kuberay/name"
-SEVERITY = "error"
-SUMMARY = "object names are DNS-1035 labels within the per-kind length limit"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("kuberay/name", "error", "object names are DNS-1035 labels within the per-kind length limit")
 
 MAX_LENGTH = {"RayCluster": 53, "RayJob": 47, "RayService": 47, "RayCronJob": 36}
 # operator versions that enforce a kind's limit; the RayCronJob limit is new in 1.7 (reference section 1.5)

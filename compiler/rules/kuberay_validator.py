@@ -30,13 +30,10 @@ from typing import Any
 from ..diagnostics import fieldpath
 from ..diagnostics.problems import Problem
 from ..native import kuberay
+from .rule import About
 from .support.context import LintContext
 
-ID = "kuberay/validator"
-SEVERITY = "error"
-SUMMARY = "KubeRay's own validators and webhooks accept the object"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("kuberay/validator", "error", "KubeRay's own validators and webhooks accept the object")
 
 
 def _operator(context: LintContext) -> dict[str, Any]:

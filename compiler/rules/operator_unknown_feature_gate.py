@@ -19,14 +19,12 @@ import difflib
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.feature_gates import known_gates
 
-ID = "operator/unknown-feature-gate"
-SEVERITY = "error"
-SUMMARY = "feature gate names exist in the operator version and are booleans"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True
+ABOUT = About("operator/unknown-feature-gate", "error",
+              "feature gate names exist in the operator version and are booleans", environment_only=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -22,13 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 
-ID = "operator/watched-namespaces"
-SEVERITY = "error"
-SUMMARY = "objects are in namespaces the operator watches and has RBAC for"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True
+ABOUT = About("operator/watched-namespaces", "error",
+              "objects are in namespaces the operator watches and has RBAC for", environment_only=True)
 
 
 def _watched(context: LintContext) -> list[str]:

@@ -18,15 +18,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 from .support.versions import parse_version
 
-ID = "raycluster/auth-options"
-SEVERITY = "error"
-SUMMARY = "token auth has a Ray version that supports it and consistent options"
-VERSIONS = ">=1.5"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/auth-options", "error",
+              "token auth has a Ray version that supports it and consistent options", versions=">=1.5")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

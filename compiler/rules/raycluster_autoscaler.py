@@ -29,15 +29,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views, env_by_name
 from .support.versions import applies_to
 
-ID = "raycluster/autoscaler"
-SEVERITY = "error"
-SUMMARY = "autoscaler version, suspension, restart policies and env are consistent"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/autoscaler", "error",
+              "autoscaler version, suspension, restart policies and env are consistent")
 
 V2_SWITCH = "RAY_enable_autoscaler_v2"
 START_CMD = "KUBERAY_GEN_AUTOSCALER_START_CMD"

@@ -24,14 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 
-ID = "raycluster/autoscaler-v1-restart-policy"
-SEVERITY = "warning"
-SUMMARY = "with autoscaler v1, worker restartPolicy is Never or unset"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/autoscaler-v1-restart-policy", "warning",
+              "with autoscaler v1, worker restartPolicy is Never or unset")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

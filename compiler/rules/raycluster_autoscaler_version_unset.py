@@ -17,14 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 
-ID = "raycluster/autoscaler-version-unset"
-SEVERITY = "warning"
-SUMMARY = "autoscalerOptions.version is set when autoscaling is on"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/autoscaler-version-unset", "warning",
+              "autoscalerOptions.version is set when autoscaling is on")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -21,14 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 
-ID = "raycluster/containers-required"
-SEVERITY = "error"
-SUMMARY = "head and worker pod templates have at least one container"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/containers-required", "error", "head and worker pod templates have at least one container")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

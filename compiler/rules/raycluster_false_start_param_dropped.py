@@ -22,15 +22,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 from .support.versions import applies_to
 
-ID = "raycluster/false-start-param-dropped"
-SEVERITY = "warning"
-SUMMARY = "a rayStartParams value 'false' is left out of ray start (Ray's default applies)"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/false-start-param-dropped", "warning",
+              "a rayStartParams value 'false' is left out of ray start (Ray's default applies)")
 
 
 def kept_false(operator_version: str) -> frozenset[str]:

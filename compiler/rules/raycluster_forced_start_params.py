@@ -26,14 +26,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 
-ID = "raycluster/forced-start-params"
-SEVERITY = "warning"
-SUMMARY = "rayStartParams block (and no-monitor on an autoscaled head) are always true"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/forced-start-params", "warning",
+              "rayStartParams block (and no-monitor on an autoscaled head) are always true")
 
 
 def _is_true(value: object) -> bool:

@@ -21,14 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 
-ID = "raycluster/gcs-embedded-storage"
-SEVERITY = "error"
-SUMMARY = "the rocksdb GCS backend has no Redis settings and leaves its storage names to KubeRay"
-VERSIONS = ">=1.7"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/gcs-embedded-storage", "error",
+              "the rocksdb GCS backend has no Redis settings and leaves its storage names to KubeRay", versions=">=1.7")
 
 RESERVED_VOLUME = "gcs-storage"
 RESERVED_PATH = "/data/gcs"

@@ -21,14 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import ClusterView, cluster_views
 
-ID = "raycluster/gcs-fault-tolerance"
-SEVERITY = "error"
-SUMMARY = "GCS fault tolerance is set through gcsFaultToleranceOptions only, without conflicting settings"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/gcs-fault-tolerance", "error",
+              "GCS fault tolerance is set through gcsFaultToleranceOptions only, without conflicting settings")
 
 
 def _ft_enabled(cluster: ClusterView) -> bool:

@@ -21,14 +21,12 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from ..k8s.names import label_value_errors, qualified_name_errors
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 
-ID = "raycluster/group-labels"
-SEVERITY = "error"
-SUMMARY = "group labels are valid Kubernetes labels set in 'labels', not rayStartParams"
-VERSIONS = ">=1.5"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/group-labels", "error",
+              "group labels are valid Kubernetes labels set in 'labels', not rayStartParams", versions=">=1.5")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -25,14 +25,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views, env_by_name
 
-ID = "raycluster/history-server"
-SEVERITY = "error"
-SUMMARY = "historyServerOptions has a collector image, a storage backend and that backend's settings"
-VERSIONS = ">=1.7"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/history-server", "error",
+              "historyServerOptions has a collector image, a storage backend and that backend's settings",
+              versions=">=1.7")
 
 RESERVED_ENV = ("POD_IP", "FQ_RAY_IP", "RAY_CLUSTER_NAME", "RAY_CLUSTER_NAMESPACE", "RAY_ROLE", "OWNER_KIND",
                 "OWNER_NAME", "EVENTS_PORT")

@@ -24,14 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views, int_or
 
-ID = "raycluster/idle-timeout"
-SEVERITY = "error"
-SUMMARY = "idle timeouts are non-negative; per-group idleTimeoutSeconds needs autoscaler v2"
-VERSIONS = ">=1.6"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/idle-timeout", "error",
+              "idle timeouts are non-negative; per-group idleTimeoutSeconds needs autoscaler v2", versions=">=1.6")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -19,14 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, get_in
 from .support.ray_objects import cluster_views
 
-ID = "raycluster/k8s-token-auth-standalone"
-SEVERITY = "error"
-SUMMARY = "enableK8sTokenAuth is not used in RayJob, RayService or RayCronJob clusters"
-VERSIONS = ">=1.6"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/k8s-token-auth-standalone", "error",
+              "enableK8sTokenAuth is not used in RayJob, RayService or RayCronJob clusters", versions=">=1.6")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -30,15 +30,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 from .support.ray_resources import container_limits, container_requests
 
-ID = "raycluster/memory-request-ignored"
-SEVERITY = "warning"
-SUMMARY = "a memory request without a limit is not Ray's memory (Ray reads limits.memory only)"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/memory-request-ignored", "warning",
+              "a memory request without a limit is not Ray's memory (Ray reads limits.memory only)")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

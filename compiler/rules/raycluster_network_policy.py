@@ -23,14 +23,12 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from ..k8s.names import dns1123_label_errors
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 
-ID = "raycluster/network-policy"
-SEVERITY = "error"
-SUMMARY = "networkPolicy rules fit the mode and name existing worker groups"
-VERSIONS = ">=1.7"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/network-policy", "error",
+              "networkPolicy rules fit the mode and name existing worker groups", versions=">=1.7")
 
 FORBIDDEN = {"DenyAllEgress": ("ingressRules", "ingress"), "DenyAllIngress": ("egressRules", "egress")}
 

@@ -31,15 +31,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 from .support.versions import applies_to
 
-ID = "raycluster/operator-env-vars"
-SEVERITY = "warning"
-SUMMARY = "env vars the operator always appends (RAY_CLUSTER_NAME, RAY_IP, ...) override the user's"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/operator-env-vars", "warning",
+              "env vars the operator always appends (RAY_CLUSTER_NAME, RAY_IP, ...) override the user's")
 
 EVERY_NODE = ("KUBERAY_GEN_RAY_START_CMD", "RAY_CLOUD_INSTANCE_ID", "RAY_CLUSTER_NAME", "RAY_NODE_TYPE_NAME")
 WORKER_ONLY = ("FQ_RAY_IP", "RAY_IP")

@@ -32,14 +32,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, get_in
 from .support.ray_objects import cluster_groups
 
-ID = "raycluster/pod-template-identity"
-SEVERITY = "warning"
-SUMMARY = "the Pod template's namespace and a worker template's name are replaced by the operator"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/pod-template-identity", "warning",
+              "the Pod template's namespace and a worker template's name are replaced by the operator")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -22,15 +22,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 from .support.versions import parse_version
 
-ID = "raycluster/ray-version-image-tag"
-SEVERITY = "warning"
-SUMMARY = "rayVersion matches the Ray version in the Ray images' tags"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/ray-version-image-tag", "warning",
+              "rayVersion matches the Ray version in the Ray images' tags")
 
 # only images that are Ray builds: rayproject/ray, rayproject/ray-ml, anyscale/ray, .../ray-llm and the like
 _RAY_IMAGE = re.compile(r"(^|/)(ray|ray-ml|ray-llm)(:|@|$)")

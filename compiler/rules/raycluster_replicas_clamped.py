@@ -29,14 +29,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups, defaulted_int
 
-ID = "raycluster/replicas-clamped"
-SEVERITY = "warning"
-SUMMARY = "worker replicas outside [minReplicas, maxReplicas] are clamped by the operator"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/replicas-clamped", "warning",
+              "worker replicas outside [minReplicas, maxReplicas] are clamped by the operator")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

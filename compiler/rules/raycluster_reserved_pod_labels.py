@@ -29,14 +29,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, get_in
 from .support.ray_objects import cluster_views
 
-ID = "raycluster/reserved-pod-labels"
-SEVERITY = "warning"
-SUMMARY = "Pod labels ray.io/cluster, ray.io/node-type and ray.io/group are set by the operator, never by the user"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/reserved-pod-labels", "warning",
+              "Pod labels ray.io/cluster, ray.io/node-type and ray.io/group are set by the operator, never by the user")
 
 RESERVED = ("ray.io/cluster", "ray.io/group", "ray.io/node-type")
 

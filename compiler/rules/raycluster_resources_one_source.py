@@ -22,14 +22,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 
-ID = "raycluster/resources-one-source"
-SEVERITY = "error"
-SUMMARY = "group resources are set in the resources map or rayStartParams, never both"
-VERSIONS = ">=1.5"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/resources-one-source", "error",
+              "group resources are set in the resources map or rayStartParams, never both", versions=">=1.5")
 
 RESOURCE_PARAMS = ("num-cpus", "num-gpus", "memory", "resources")
 

@@ -28,14 +28,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views, env_by_name
 
-ID = "raycluster/tls-options"
-SEVERITY = "error"
-SUMMARY = "operator-managed mTLS leaves TLS env variables and mounts to KubeRay"
-VERSIONS = ">=1.7"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/tls-options", "error",
+              "operator-managed mTLS leaves TLS env variables and mounts to KubeRay", versions=">=1.7")
 
 TLS_ENV = ("RAY_USE_TLS", "RAY_TLS_SERVER_CERT", "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT")
 TLS_VOLUME, TLS_PATH = "ray-tls", "/etc/ray/tls"

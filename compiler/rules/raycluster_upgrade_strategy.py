@@ -22,14 +22,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, get_in
 from .support.ray_objects import cluster_views
 
-ID = "raycluster/upgrade-strategy"
-SEVERITY = "error"
-SUMMARY = "RayCluster upgradeStrategy is Recreate or None and only on standalone clusters"
-VERSIONS = ">=1.6"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/upgrade-strategy", "error",
+              "RayCluster upgradeStrategy is Recreate or None and only on standalone clusters", versions=">=1.6")
 
 VALID = ("Recreate", "None")
 

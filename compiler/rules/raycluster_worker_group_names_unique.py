@@ -20,14 +20,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 
-ID = "raycluster/worker-group-names-unique"
-SEVERITY = "error"
-SUMMARY = "worker group names are unique within a cluster"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/worker-group-names-unique", "error", "worker group names are unique within a cluster")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

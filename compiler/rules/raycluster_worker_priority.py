@@ -21,15 +21,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups, int_or
 from .support.versions import parse_version
 
-ID = "raycluster/worker-priority"
-SEVERITY = "error"
-SUMMARY = "worker group priority needs autoscaler v2 and Ray >= 2.56.0"
-VERSIONS = ">=1.7"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/worker-priority", "error",
+              "worker group priority needs autoscaler v2 and Ray >= 2.56.0", versions=">=1.7")
 
 MINIMUM_RAY = (2, 56, 0)
 

@@ -19,14 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 
-ID = "raycluster/worker-replicas"
-SEVERITY = "error"
-SUMMARY = "worker minReplicas and maxReplicas are non-negative and ordered"
-VERSIONS = ">=1.6"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycluster/worker-replicas", "error",
+              "worker minReplicas and maxReplicas are non-negative and ordered", versions=">=1.6")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

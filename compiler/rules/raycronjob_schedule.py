@@ -27,16 +27,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.go_formats import cron_error
 from .support.ray_objects import objects_of
 from .support.versions import applies_to
 
-ID = "raycronjob/schedule"
-SEVERITY = "error"
-SUMMARY = "schedule is a 5-field cron or descriptor robfig/cron accepts, without TZ/CRON_TZ from 1.7"
-VERSIONS = ">=1.6"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycronjob/schedule", "error",
+              "schedule is a 5-field cron or descriptor robfig/cron accepts, without TZ/CRON_TZ from 1.7",
+              versions=">=1.6")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -17,15 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.go_formats import go_location_known
 from .support.ray_objects import objects_of
 
-ID = "raycronjob/time-zone"
-SEVERITY = "error"
-SUMMARY = "timeZone is a non-empty IANA time zone name"
-VERSIONS = ">=1.7"
-ENVIRONMENT_ONLY = False
+ABOUT = About("raycronjob/time-zone", "error", "timeZone is a non-empty IANA time zone name", versions=">=1.7")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -21,15 +21,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import defaulted_int, job_views
 from .support.versions import applies_to
 
-ID = "rayjob/backoff-limit"
-SEVERITY = "error"
-SUMMARY = "backoffLimit is non-negative and 0 in InteractiveMode and clusterSelector mode"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/backoff-limit", "error",
+              "backoffLimit is non-negative and 0 in InteractiveMode and clusterSelector mode")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

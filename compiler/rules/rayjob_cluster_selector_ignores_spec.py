@@ -27,14 +27,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import job_views
 
-ID = "rayjob/cluster-selector-ignores-spec"
-SEVERITY = "warning"
-SUMMARY = "a RayJob with clusterSelector ignores its rayClusterSpec"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/cluster-selector-ignores-spec", "warning",
+              "a RayJob with clusterSelector ignores its rayClusterSpec")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -19,14 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import job_views
 
-ID = "rayjob/cluster-source"
-SEVERITY = "error"
-SUMMARY = "rayClusterSpec or a clusterSelector with ray.io/cluster is set"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/cluster-source", "error", "rayClusterSpec or a clusterSelector with ray.io/cluster is set")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -17,14 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import int_or, job_views
 
-ID = "rayjob/deadlines"
-SEVERITY = "error"
-SUMMARY = "activeDeadlineSeconds and preRunningDeadlineSeconds are positive"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/deadlines", "error", "activeDeadlineSeconds and preRunningDeadlineSeconds are positive")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -34,14 +34,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, get_in
 from .support.ray_objects import JobView, defaulted_int, job_views
 
-ID = "rayjob/deletion-strategy"
-SEVERITY = "error"
-SUMMARY = "deletionStrategy uses legacy policies or deletionRules, consistently"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/deletion-strategy", "error",
+              "deletionStrategy uses legacy policies or deletionRules, consistently")
 
 ORDER = ("DeleteWorkers", "DeleteCluster", "DeleteSelf")
 CLUSTER_POLICIES = ("DeleteCluster", "DeleteWorkers")

@@ -23,14 +23,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import defaulted_int, job_views
 
-ID = "rayjob/production-settings"
-SEVERITY = "warning"
-SUMMARY = "production RayJobs set a deadline, retries and clean-up"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True
+ABOUT = About("rayjob/production-settings", "warning",
+              "production RayJobs set a deadline, retries and clean-up", environment_only=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

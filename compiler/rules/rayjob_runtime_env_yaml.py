@@ -19,14 +19,11 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import KrcError, Problem
 from ..documents import yamlio
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import job_views
 
-ID = "rayjob/runtime-env-yaml"
-SEVERITY = "error"
-SUMMARY = "runtimeEnvYAML parses as a YAML map"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/runtime-env-yaml", "error", "runtimeEnvYAML parses as a YAML map")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -22,14 +22,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import job_views
 
-ID = "rayjob/submission-mode"
-SEVERITY = "error"
-SUMMARY = "submissionMode is known, and SidecarMode has no selector, submitter template or config"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/submission-mode", "error",
+              "submissionMode is known, and SidecarMode has no selector, submitter template or config")
 
 MODES = ("K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode")
 

@@ -28,14 +28,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import job_views
 
-ID = "rayjob/submitter-unused"
-SEVERITY = "warning"
-SUMMARY = "submitterPodTemplate and submitterConfig do nothing in HTTPMode and InteractiveMode"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/submitter-unused", "warning",
+              "submitterPodTemplate and submitterConfig do nothing in HTTPMode and InteractiveMode")
 
 FIELDS = ("submitterConfig", "submitterPodTemplate")
 

@@ -19,14 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import job_views
 
-ID = "rayjob/suspend"
-SEVERITY = "error"
-SUMMARY = "suspend needs shutdownAfterJobFinishes and no clusterSelector"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/suspend", "error", "suspend needs shutdownAfterJobFinishes and no clusterSelector")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -20,14 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import defaulted_int, job_views
 
-ID = "rayjob/ttl-after-finished"
-SEVERITY = "error"
-SUMMARY = "ttlSecondsAfterFinished is non-negative and comes with shutdownAfterJobFinishes"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayjob/ttl-after-finished", "error",
+              "ttlSecondsAfterFinished is non-negative and comes with shutdownAfterJobFinishes")
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -24,14 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import objects_of
 
-ID = "rayservice/deprecated-thresholds"
-SEVERITY = "warning"
-SUMMARY = "serviceUnhealthySecondThreshold and deploymentUnhealthySecondThreshold do nothing"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayservice/deprecated-thresholds", "warning",
+              "serviceUnhealthySecondThreshold and deploymentUnhealthySecondThreshold do nothing")
 
 FIELDS = ("deploymentUnhealthySecondThreshold", "serviceUnhealthySecondThreshold")
 

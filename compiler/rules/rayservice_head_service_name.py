@@ -21,14 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, get_in
 from .support.ray_objects import objects_of
 
-ID = "rayservice/head-service-name"
-SEVERITY = "error"
-SUMMARY = "a RayService's headService has no metadata.name"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayservice/head-service-name", "error", "a RayService's headService has no metadata.name")
 
 PATH = ("spec", "rayClusterConfig", "headGroupSpec", "headService", "metadata", "name")
 

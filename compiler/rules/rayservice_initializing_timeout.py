@@ -17,14 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.go_formats import go_duration_seconds
 
-ID = "rayservice/initializing-timeout"
-SEVERITY = "error"
-SUMMARY = "ray.io/initializing-timeout is a positive duration or number of seconds"
-VERSIONS = ">=1.6"
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayservice/initializing-timeout", "error",
+              "ray.io/initializing-timeout is a positive duration or number of seconds", versions=">=1.6")
 
 ANNOTATION = "ray.io/initializing-timeout"
 

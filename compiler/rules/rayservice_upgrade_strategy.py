@@ -28,15 +28,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, LintObject, get_in
 from .support.ray_objects import int_or, objects_of
 from .support.versions import applies_to
 
-ID = "rayservice/upgrade-strategy"
-SEVERITY = "error"
-SUMMARY = "upgradeStrategy type is valid and incremental upgrades have their prerequisites"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("rayservice/upgrade-strategy", "error",
+              "upgradeStrategy type is valid and incremental upgrades have their prerequisites")
 
 TYPES = ("None", "NewCluster", "NewClusterWithIncrementalUpgrade")
 

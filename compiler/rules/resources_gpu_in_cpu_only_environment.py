@@ -19,15 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups, job_views
 from .support.ray_resources import gpu_limit, ray_resources
 
-ID = "resources/gpu-in-cpu-only-environment"
-SEVERITY = "error"
-SUMMARY = "no GPU requests in an environment declared CPU-only"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True
+ABOUT = About("resources/gpu-in-cpu-only-environment", "error",
+              "no GPU requests in an environment declared CPU-only", environment_only=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

@@ -23,15 +23,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 from .support.ray_resources import container_limits, gpu_limit, is_gpu_key, ray_resources
 
-ID = "resources/gpu-limit-mismatch"
-SEVERITY = "warning"
-SUMMARY = "Ray's GPU count for a group matches the container's nvidia.com/gpu limit"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("resources/gpu-limit-mismatch", "warning",
+              "Ray's GPU count for a group matches the container's nvidia.com/gpu limit")
 
 
 def _count(value: float) -> str:

@@ -26,15 +26,13 @@ import json
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import GroupView, cluster_groups
 from .support.ray_resources import NVIDIA_GPU, is_gpu_key, quantity_number
 
-ID = "resources/gpu-pool-without-gpu"
-SEVERITY = "error"
-SUMMARY = "in production, a group on the GPU node pool requests GPUs"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True  # production is declared by an environment; manifests declare nothing
+ABOUT = About("resources/gpu-pool-without-gpu", "error",
+              "in production, a group on the GPU node pool requests GPUs", environment_only=True)
 
 
 def _picks_gpu_nodes(group: GroupView) -> bool:

@@ -28,15 +28,12 @@ import json
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import GroupView, cluster_groups
 from .support.ray_resources import NVIDIA_GPU, gpu_limit
 
-ID = "resources/gpu-scheduling"
-SEVERITY = "info"
-SUMMARY = "GPU groups tolerate the GPU taint or select GPU nodes"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("resources/gpu-scheduling", "info", "GPU groups tolerate the GPU taint or select GPU nodes")
 
 
 def _reaches_gpu_nodes(group: GroupView) -> bool:

@@ -19,15 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_views
 from .support.ray_resources import ray_resources
 
-ID = "resources/head-accepts-work"
-SEVERITY = "warning"
-SUMMARY = "in production, the head of a cluster with workers advertises no CPUs to Ray"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True
+ABOUT = About("resources/head-accepts-work", "warning",
+              "in production, the head of a cluster with workers advertises no CPUs to Ray", environment_only=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

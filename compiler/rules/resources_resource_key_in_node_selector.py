@@ -27,14 +27,12 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from ..k8s.quantities import parse_quantity
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 
-ID = "resources/resource-key-in-node-selector"
-SEVERITY = "error"
-SUMMARY = "a resource amount (gpu, cpu, memory, nvidia.com/gpu) is not a nodeSelector label"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("resources/resource-key-in-node-selector", "error",
+              "a resource amount (gpu, cpu, memory, nvidia.com/gpu) is not a nodeSelector label")
 
 NAMES = {"gpu": "nvidia.com/gpu"}
 RESOURCE_KEYS = frozenset({"cpu", "memory", "gpu", "gpus", "nvidia.com/gpu", "amd.com/gpu", "ephemeral-storage"})

@@ -24,15 +24,13 @@ from decimal import Decimal
 
 from ..diagnostics.problems import Problem
 from ..k8s.quantities import parse_quantity
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 from .support.small_quantities import SMALLEST_MEMORY
 
-ID = "resources/suspicious-quantity"
-SEVERITY = "warning"
-SUMMARY = "memory below 1Mi (a number without a unit is bytes) or cpu of 256 cores or more (millicores need 'm')"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("resources/suspicious-quantity", "warning",
+              "memory below 1Mi (a number without a unit is bytes) or cpu of 256 cores or more (millicores need 'm')")
 
 LARGEST_CPU = Decimal(256)  # cores; larger single Pods do not exist in practice, 4000 means 4000m
 

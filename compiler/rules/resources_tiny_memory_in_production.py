@@ -21,15 +21,13 @@ from collections.abc import Iterator
 
 from ..diagnostics.problems import Problem
 from ..k8s.quantities import parse_quantity
+from .rule import About
 from .support.context import LintContext
 from .support.ray_objects import cluster_groups
 from .support.small_quantities import SMALLEST_MEMORY
 
-ID = "resources/tiny-memory-in-production"
-SEVERITY = "error"
-SUMMARY = "in production, memory below 1Mi (a number without a unit is bytes) is an error"
-VERSIONS = ""
-ENVIRONMENT_ONLY = True  # production is declared by an environment; manifests declare nothing
+ABOUT = About("resources/tiny-memory-in-production", "error",
+              "in production, memory below 1Mi (a number without a unit is bytes) is an error", environment_only=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

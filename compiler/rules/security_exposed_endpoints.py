@@ -25,14 +25,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from .rule import About
 from .support.context import LintContext, LintObject, get_in
 from .support.ray_objects import cluster_views
 
-ID = "security/exposed-endpoints"
-SEVERITY = "warning"
-SUMMARY = "dashboard, client and serve ports are not exposed outside the cluster without auth"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("security/exposed-endpoints", "warning",
+              "dashboard, client and serve ports are not exposed outside the cluster without auth")
 
 RAY_PORTS = {8265: "dashboard", 10001: "Ray Client", 8000: "Serve"}
 RAY_PORT_NAMES = {"dashboard": 8265, "client": 10001, "serve": 8000}

@@ -26,14 +26,11 @@ from typing import Any
 
 from ..diagnostics.problems import Problem
 from ..k8s.secrets import names_credential
+from .rule import About
 from .support.context import LintContext, LintObject
 from .support.ray_objects import cluster_views
 
-ID = "security/literal-credentials"
-SEVERITY = "warning"
-SUMMARY = "credentials come from Secret references, not literal values"
-VERSIONS = ""
-ENVIRONMENT_ONLY = False
+ABOUT = About("security/literal-credentials", "warning", "credentials come from Secret references, not literal values")
 
 # names that say where a credential is, or how it is used, not the credential itself
 _NOT_A_VALUE = re.compile(r"(_FILE|_PATH|_DIR|_NAME|_MODE|_ENABLED|_URL|_ENDPOINT|_REF)$", re.IGNORECASE)

@@ -152,7 +152,7 @@ def test_rule_case(rule_id: str, case: dict, file_name: str, tmp_path: Path) -> 
         assert match is not None, f"no finding like {want} among:\n{shown}"
         unmatched.remove(match)
     for problem in found:
-        assert problem.severity == RULES[rule_id].SEVERITY
+        assert problem.severity == RULES[rule_id].ABOUT.severity
         # our message style: what is wrong; what to do (one line, no trailing full stop)
         assert "; " in problem.message and "\n" not in problem.message and not problem.message.endswith(".")
 
@@ -170,8 +170,8 @@ def test_every_rule_has_cases_that_fail_and_pass(rule_id: str) -> None:
 @pytest.mark.parametrize("rule_id", sorted(RULES))
 def test_every_rule_is_documented(rule_id: str) -> None:
     rule = RULES[rule_id]
-    assert rule.SEVERITY in ("error", "warning", "info")
-    assert rule.SUMMARY and "\n" not in rule.SUMMARY
+    assert rule.ABOUT.severity in ("error", "warning", "info")
+    assert rule.ABOUT.summary and "\n" not in rule.ABOUT.summary
     doc = rule.__doc__ or ""
     assert "Fails" in doc and "Passes" in doc, "the docstring shows a failing and a passing example"
 
