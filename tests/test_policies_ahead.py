@@ -13,11 +13,11 @@ from project_support import engine_unavailable
 from compiler import pipeline
 from compiler.diagnostics.problems import Problem
 from compiler.pipeline import context as context_module
-from compiler.pipeline.context import Context, Job, compile_cached, restore
+from compiler.pipeline.context import Context, compile_cached, restore
 from compiler.pipeline.lint_batch import policy_cache_key
+from compiler.pipeline.plans import Reviewed, ReviewPlan
 from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_ahead, start_policies_ahead
 from compiler.pipeline.review_batch import review_batch
-from compiler.pipeline.work import Work
 from compiler.policy import find_engine, policy_files
 from compiler.project.paths import Project
 from compiler.render.templates import Render
@@ -35,9 +35,9 @@ def _foreign_image_in_dev(project: Project) -> None:
 def _review_dev(project: Project, alone: bool = True) -> tuple[Context, str]:
     context = Context.of(project, CACHED)
     context.alone = alone
-    outcome = review_batch(context, Job(Work.REVIEW, project.root, ("dev",), CACHED.cache, context.cache.shared))
+    outcome = review_batch(context, ("dev",), ReviewPlan())
     [result] = outcome.results
-    assert result.reviewed is not None and result.reviewed.changed
+    assert isinstance(result, Reviewed) and result.review.changed
     compiled, _ = compile_cached(project, context.cache, "dev", peers=context.peers)
     key = policy_cache_key(context, compiled, policy_files(project.policies_dir), find_engine())
     return context, key
@@ -68,7 +68,7 @@ def test_a_changed_environments_policies_start_before_its_findings_are_worked_ou
         return findings(render, *args, **kwargs)
 
     monkeypatch.setattr(context_module, "environment_findings", spy)
-    review_batch(context, Job(Work.REVIEW, project.root, ("dev",), CACHED.cache, context.cache.shared))
+    review_batch(context, ("dev",), ReviewPlan())
     assert started_first == [True]
     drop_policies_ahead(context)
 
@@ -79,7 +79,7 @@ def test_a_changed_environment_the_compile_cache_answers_still_has_its_policies_
     first, key = _review_dev(project)
     drop_policies_ahead(first)  # compiled and kept, its policies never ran
     context = Context.of(project, CACHED)
-    review_batch(context, Job(Work.REVIEW, project.root, ("dev",), CACHED.cache, context.cache.shared))
+    review_batch(context, ("dev",), ReviewPlan())
     assert context.policies_ahead is not None and context.policies_ahead.keys == (key,)
     keep_policies_ahead(context)
     kept = context.cache.findings(POLICIES, key)

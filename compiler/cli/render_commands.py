@@ -11,7 +11,7 @@ import click
 
 from .. import pipeline
 from ..diagnostics.report_format import plural
-from ..pipeline.context import EnvironmentResult
+from ..pipeline.plans import Written
 from ..pipeline.run_options import RunOptions
 from ..project.paths import Project, printable
 from .edge import reports_errors, run_options, run_settings
@@ -96,7 +96,7 @@ def golden_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     accepted_warnings(results, "golden/")
 
 
-def accepted_warnings(results: Sequence[EnvironmentResult], folder: str) -> None:
+def accepted_warnings(results: Sequence[Written], folder: str) -> None:
     """What a render or golden accepted without stopping: each warning on stderr as one line, then their count
     per environment. Exit codes stay as they are: warnings never stop a render."""
     counts: dict[str, int] = {}

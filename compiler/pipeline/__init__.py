@@ -5,9 +5,12 @@ environments: the stages below it (lint, policy, review, argocd, crddiff, output
 environment or one set of CRDs. Nothing here prints or exits; bad input raises KrcError.
 
 - `environments`: one environment compiled, validated and linted; the plain loop over a few of them.
-- `context`, `jobs`, `lint_batch`, `review_batch`: many environments. Each one's compiled result comes from the
-  compile cache (compile_cache.py) or is compiled, in worker processes when two or more need compiling, and a
-  command keeps only what it needs of each (`EnvironmentResult`), so memory does not grow with their number.
+- `plans`: what each command asks of a batch of environments (RenderPlan, AcceptPlan, CheckPlan, ReviewPlan,
+  LintPlan) and the record each gives back per environment (Written, Checked, Reviewed, Linted): only what the
+  command needs of each, so memory does not grow with their number.
+- `jobs`: the one executor. It runs a plan's jobs, each environment's compiled result from the compile cache
+  (compile_cache.py) or compiled, in worker processes when enough need compiling; `context`, `lint_batch`,
+  `review_batch`, `policies_after` are its steps.
 - `golden`, `diff`, `linting`, `crds_and_argocd`, `autoscaling`, `everyday`: the commands; `plugin`: the plugin's
   `generate` answered from the compile cache alone.
 
@@ -22,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the names as the type checker and the import-layer contract see them
     from ..render.templates import Render
     from .autoscaling import AutoscalerNodes, autoscaler_nodes, ray_versions
-    from .context import EnvironmentResult, GoldenMismatch
     from .crds_and_argocd import argocd_generate, argocd_init, compare_crd_sources, validate_argocd
     from .diff import approve_crd_upgrade, review_project
     from .environments import (
@@ -47,13 +49,15 @@ if TYPE_CHECKING:  # the names as the type checker and the import-layer contract
     )
     from .golden import accept_golden, check_golden, compare_with_golden, render_to_disk
     from .linting import PolicyCheck, check_policies, lint_environments, lint_targets
+    from .plans import EnvironmentResult, GoldenMismatch, Written
     from .plugin import generate_from_cache
     from .run_options import DEFAULT_RUN, RunOptions
 
 # name -> the module (relative to this package) that defines it
 _EXPORTS = {
     "Render": "..render.templates", "AutoscalerNodes": ".autoscaling", "autoscaler_nodes": ".autoscaling",
-    "ray_versions": ".autoscaling", "EnvironmentResult": ".context", "GoldenMismatch": ".context",
+    "ray_versions": ".autoscaling", "EnvironmentResult": ".plans", "GoldenMismatch": ".plans",
+    "Written": ".plans",
     "argocd_generate": ".crds_and_argocd", "argocd_init": ".crds_and_argocd",
     "compare_crd_sources": ".crds_and_argocd", "validate_argocd": ".crds_and_argocd", "approve_crd_upgrade": ".diff",
     "review_project": ".diff", "Validated": ".environments", "autoscaler_of": ".environments",
@@ -74,7 +78,7 @@ __all__ = [  # the same names, spelled out for the type checker
     "compare_with_golden", "compile_environment", "compile_environments", "describe_rule", "environment_findings",
     "explain", "generate_from_cache", "init_environment", "lint_environments", "lint_targets", "list_environments",
     "ray_versions", "render_to_disk", "review_project", "rule_list", "show_environment", "validate_argocd",
-    "validate_render", "validated_findings", "vendor_charts", "versions",
+    "validate_render", "validated_findings", "vendor_charts", "versions", "Written",
 ]
 
 

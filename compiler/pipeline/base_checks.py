@@ -21,10 +21,10 @@ from ..diagnostics.problems import KrcError, Problem
 from ..policy import find_engine, policy_files
 from ..project.paths import Project
 from ..review.golden_source import git_project_files
-from .context import Context, Job
+from .context import Context
 from .jobs import outcomes
+from .plans import Job, Linted, LintPlan
 from .run_options import RunOptions
-from .work import Work
 
 # what decides an environment's findings, as committed (vendor/charts/ is not: its archives are linked)
 INPUT_FOLDERS = ("environments", "templates", "policies", "vendor")
@@ -60,11 +60,11 @@ def findings_of(project: Project, names: Sequence[str], run: RunOptions) -> dict
         return {}
     engine = find_engine() if policy_files(project.policies_dir) else None
     context = Context.of(project, run)
-    jobs = [Job(Work.LINT, project.root, batch, run.cache, context.cache.shared, findings=True, engine=engine)
+    jobs = [Job(LintPlan(findings=True, engine=engine), project.root, batch, run.cache, context.cache.shared)
             for batch in run.batches(names, run.policy_batch)]
     # a Ray generator missing on this machine is the machine's finding, not the change's (`krc lint` reports it)
     return {result.name: tuple(p for p in result.findings if p.rule != MISSING_GENERATOR)
-            for result in outcomes(context, jobs, run)}
+            for result in outcomes(context, jobs, run, Linted)}
 
 
 def _write(root: Path, files: dict[str, bytes], charts: Path, ray_envs: Path) -> None:

@@ -1,12 +1,11 @@
-"""What the work on many environments shares: run options, the per-command context (project, compile cache,
-charts read so far), the picklable job a worker process runs, and what a command keeps of each environment.
+"""What the work on many environments shares: the per-command context (project, compile cache, charts read so
+far), and the steps every plan takes per environment (rendered together, compiled or taken from the cache).
 """
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from .. import review
 from ..argocd.validation import crds_path
@@ -16,13 +15,13 @@ from ..diagnostics.problems import KrcError, Problem
 from ..environment.model import load_environment
 from ..k8s.destinations import Destination
 from ..output import folders, layout
-from ..policy import CueEngine, PolicyRun
+from ..policy import PolicyRun
 from ..project.paths import Project
 from ..render.templates import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
 from ..results.compile_cache import CompileCache, Compiled, inputs_digest
 from .environments import chart_pin, compile_environment, environment_findings, project_destinations
+from .plans import GoldenMismatch
 from .run_options import RunOptions
-from .work import Work
 
 
 @dataclass(frozen=True)
@@ -168,68 +167,14 @@ def restore(context: Context, compiled: Compiled) -> Render:
                   compiled.helm_values, compiled.objects, compiled.findings, compiled.chart_objects)
 
 
-@dataclass(frozen=True)
-class GoldenMismatch:
-    environment: str
-    changed: tuple[str, ...]
-    added: tuple[str, ...]  # rendered but not in golden
-    removed: tuple[str, ...]  # in golden but no longer rendered
-    orphaned: bool = False  # golden/<env>/ of an environment whose file is gone
-    pruned: tuple[str, ...] = ()  # what deleting the removed objects does, one line per object
-
-    @property
-    def clean(self) -> bool:
-        return not (self.changed or self.added or self.removed)
-
-
 def golden_mismatch(name: str, current: folders.Files, golden: folders.Files, orphaned: bool = False) -> GoldenMismatch:
     removed = tuple(sorted(golden.keys() - current.keys()))
     return GoldenMismatch(name, tuple(sorted(p for p in current.keys() & golden.keys() if current[p] != golden[p])),
                           tuple(sorted(current.keys() - golden.keys())), removed, orphaned,
-                          tuple(review.pruned_objects(name, golden, removed)))
+                          _pruned(name, golden, removed))
 
 
-@dataclass(frozen=True)
-class Job:
-    """One unit of work for a worker process: picklable, it names its project and environments."""
-
-    work: Work
-    root: Path
-    names: tuple[str, ...]
-    cache: bool
-    shared: str  # the cache's shared digest, as the main process computed it
-    options: str = ""  # the cache's options string
-    argocd_crds: str | None = None
-    skip_keys: dict[str, str] | None = None  # render: the keys rendered/<env>/ already hold, untouched since
-    golden: dict[str, folders.Files] | None = None  # review at a git ref: golden files by environment
-    findings: bool = True  # lint: schema and rule findings (else only policies)
-    engine: CueEngine | None = None  # lint: the policies' engine (None: no policies to run)
-    policy_settings: bool = True  # lint: apply the environments' `lint.rules` settings for policies
-    defer_policies: bool = False  # lint beside workers: engine runs wait for the main process (policies_after)
-    peers: tuple[Destination, ...] | None = None  # where every environment deploys (set when sent to a worker)
-
-
-@dataclass(frozen=True)
-class EnvironmentResult:
-    """What a command keeps of one environment (never the whole render: memory stays flat as N grows)."""
-
-    name: str
-    key: str = ""  # render/golden/check: Compiled.result_key (what rendered/<env>/ is stamped with)
-    chart: tuple[str, str] = ("", "")
-    objects: int = 0
-    crds: int = 0  # render/golden: the pinned chart's CRDs
-    findings: tuple[Problem, ...] = ()
-    compiled: bool = False  # compiled in this run (False: taken from the cache)
-    staged: Path | None = None  # render/golden: the folder written beside its target, not yet swapped in
-    mismatch: GoldenMismatch | None = None
-    reviewed: review.EnvironmentReview | None = None
-    policies_pending: bool = False  # lint: its policies are still to run (Job.defer_policies)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    results: tuple[EnvironmentResult, ...] = ()
-    problems: tuple[Problem, ...] = ()
-    compiled: tuple[str, ...] = ()  # the environments this job compiled (the others came from the cache)
-
-
+def _pruned(name: str, golden: folders.Files, removed: tuple[str, ...]) -> tuple[str, ...]:
+    """What deleting golden/'s removed objects does; the review's comparison is loaded only when there are some
+    (compiler.review loads its names when first used)."""
+    return tuple(review.pruned_objects(name, golden, removed)) if removed else ()

@@ -6,23 +6,22 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import review
 from ..diagnostics.problems import KrcError, Problem
 from ..output import folders, layout
 from ..project.lock import project_lock
 from ..project.paths import Project
 from ..render.templates import Render
 from ..results.output_stamps import OutputStamps
-from ..review.golden_source import GitGolden, WorkingTreeGolden
-from .context import Context, EnvironmentResult, GoldenMismatch, Job, golden_mismatch
+from ..review.golden_source import GitGolden, WorkingTreeGolden, golden_source
+from .context import Context, golden_mismatch
 from .jobs import outcomes
 from .linting import policies_by_environment
+from .plans import AcceptPlan, Checked, CheckPlan, GoldenMismatch, Job, RenderPlan, Written
 from .run_options import DEFAULT_RUN, RENDER_BATCH, RunOptions
 from .work import Work
 
 
-def write_environments(project: Project, names: Sequence[str], work: Work,
-                        run: RunOptions) -> list[EnvironmentResult]:
+def write_environments(project: Project, names: Sequence[str], work: Work, run: RunOptions) -> list[Written]:
     """rendered/<env>/ (render) or golden/<env>/ (golden) of every environment: each staged beside its target as
     soon as it is compiled, all swapped in only once every one compiled cleanly. rendered/<env>/ folders that
     already hold the result and were not touched since are left as they are."""
@@ -31,19 +30,19 @@ def write_environments(project: Project, names: Sequence[str], work: Work,
 
 
 def _write_environments_locked(project: Project, names: Sequence[str], work: Work,
-                               run: RunOptions) -> list[EnvironmentResult]:
+                               run: RunOptions) -> list[Written]:
     target = work.output_root(project)
     for name in names:  # real folders inside the project only, never through a link
         project.checked_output_dir(target / name)
     folders.clean_debris(target)  # what an interrupted run left beside its targets
     stamps = OutputStamps(target, run.cache) if work is Work.RENDER else None
     context = Context.of(project, run)
-    jobs = [Job(work, project.root, group, run.cache, context.cache.shared,
-                skip_keys={n: k for n in group if (k := stamps.current(n))} if stamps else None)
+    jobs = [Job(RenderPlan({n: k for n in group if (k := stamps.current(n))}) if stamps is not None
+                else AcceptPlan(), project.root, group, run.cache, context.cache.shared)
             for group in run.batches(names, RENDER_BATCH)]
-    results: list[EnvironmentResult] = []
+    results: list[Written] = []
     try:
-        for result in outcomes(context, jobs, run):
+        for result in outcomes(context, jobs, run, Written):
             results.append(result)
     except BaseException:
         folders.discard_staged([(target / r.name, r.staged) for r in results if r.staged])
@@ -54,12 +53,12 @@ def _write_environments_locked(project: Project, names: Sequence[str], work: Wor
     return results
 
 
-def render_to_disk(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
+def render_to_disk(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[Written]:
     """rendered/<env>/ for every environment, written only once all of them compiled cleanly."""
     return write_environments(project, names, Work.RENDER, run)
 
 
-def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[EnvironmentResult]:
+def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[Written]:
     """golden/<env>/ becomes the current render, CRD lock included, for environments without error-level
     findings: lint errors stop the compile, and policy violations are refused here too unless the environment
     lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused; a
@@ -92,11 +91,11 @@ def removed_environments(project: Project, source: WorkingTreeGolden | GitGolden
 def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[GoldenMismatch]:
     """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
     context = Context.of(project, run)
-    jobs = [Job(Work.CHECK, project.root, group, run.cache, context.cache.shared)
+    jobs = [Job(CheckPlan(), project.root, group, run.cache, context.cache.shared)
             for group in run.batches(names, RENDER_BATCH)]
-    mismatches = [r.mismatch for r in outcomes(context, jobs, run) if r.mismatch is not None]
+    mismatches = [r.mismatch for r in outcomes(context, jobs, run, Checked)]
     if covers_all(project, names):
-        source = review.golden_source(project, None)
+        source = golden_source(project, None)
         mismatches += [golden_mismatch(name, {}, source.files(name), orphaned=True)
                        for name in removed_environments(project, source)]
     return mismatches

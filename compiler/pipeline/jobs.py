@@ -6,6 +6,7 @@ import dataclasses
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from typing import TypeVar
 
 from ..diagnostics.problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..native import client, helper_process
@@ -14,22 +15,27 @@ from ..project.paths import Project
 from ..results.compile_cache import CompileCache
 from ..results.tree_digests import tree_digests
 from ..validation.server_updates import update_rejections
-from .context import (
-    Context,
+from .context import Context, Rendered, compile_cached, golden_mismatch, rendered_together
+from .lint_batch import has_lint_result, lint_basis, lint_batch
+from .plans import (
+    AcceptPlan,
+    Checked,
+    CheckPlan,
     EnvironmentResult,
     GoldenMismatch,
     Job,
+    Linted,
+    LintPlan,
     Outcome,
-    Rendered,
-    compile_cached,
-    golden_mismatch,
-    rendered_together,
+    RenderPlan,
+    ReviewPlan,
+    Written,
 )
-from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .policies_after import SHARED_AT_MOST, finish_policies
 from .review_batch import review_batch
 from .run_options import RunOptions
-from .work import Work
+
+R = TypeVar("R", bound=EnvironmentResult)
 
 
 def run_job(job: Job, context: Context | None = None) -> Outcome:
@@ -39,16 +45,23 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
         # every command that runs jobs compares destinations (the main process put the peers in `shared`)
         context = Context(project, CompileCache(project, job.cache, job.options, shared=job.shared), alone=False)
         context._peers = job.peers  # computed once by the main process, never again per job
-    if job.work is Work.LINT:
-        return lint_batch(context, job)
-    if job.work is Work.REVIEW:
-        return review_batch(context, job)
+    match job.plan:
+        case LintPlan():
+            return lint_batch(context, job.names, job.plan)
+        case ReviewPlan():
+            return review_batch(context, job.names, job.plan)
+        case RenderPlan() | AcceptPlan() | CheckPlan():
+            return _written_or_checked(context, job.names, job.plan)
+
+
+def _written_or_checked(context: Context, names: Sequence[str], plan: RenderPlan | AcceptPlan | CheckPlan) \
+        -> Outcome:
     results: list[EnvironmentResult] = []
     problems: list[Problem] = []
-    rendered = rendered_together(context, job.names)
-    for name in job.names:
+    rendered = rendered_together(context, names)
+    for name in names:
         try:
-            result = _write_or_compare(context, job, name, rendered.pop(name, None))
+            result = _write_or_compare(context, plan, name, rendered.pop(name, None))
         except KrcError as err:
             problems.extend(err.problems)
             continue
@@ -56,59 +69,59 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
     return Outcome(tuple(results), tuple(problems))
 
 
-def _write_or_compare(context: Context, job: Job, name: str, rendered: Rendered | KrcError | None) \
-        -> EnvironmentResult:
+def _write_or_compare(context: Context, plan: RenderPlan | AcceptPlan | CheckPlan, name: str,
+                      rendered: Rendered | KrcError | None) -> Written | Checked:
     """render/golden: one environment staged beside its target; check: compared with golden/."""
     project = context.project
-    known = _up_to_date(context, job, name) if rendered is None else None
+    known = _up_to_date(context, plan, name) if rendered is None else None
     if known is not None:
         return known
     compiled, _ = compile_cached(project, context.cache, name, peers=context.peers, ahead=rendered)
     errors = errors_among(compiled.findings)
     if errors:
         raise KrcError(errors)
-    if job.work.over_golden:  # a change the API server refuses to apply over golden/'s object
+    if plan.work.over_golden:  # a change the API server refuses to apply over golden/'s object
         rejected = update_rejections(context.chart(*compiled.chart).crds, compiled.objects,
                                      folders.read_tree(project.golden_dir / name))
         if rejected:
             raise KrcError(rejected)
-    result = EnvironmentResult(name, compiled.result_key, compiled.chart, compiled.object_count, 0,
-                               compiled.findings, not compiled.from_cache)
-    if job.work.writes:
-        chart = context.chart(*compiled.chart)
-        result = dataclasses.replace(result, crds=len(chart.crds))
-        if (job.skip_keys or {}).get(name) == compiled.result_key:
-            return result
-        files = compiled.files
-        if job.work is Work.GOLDEN and folders.read_tree(project.golden_dir / name) == files:
-            return result  # golden/<env>/ already holds exactly this render: left as it is
-        if job.work is Work.RENDER:
-            files = dict(sorted({**files, **layout.crd_files(chart)}.items()))
-        return dataclasses.replace(result, staged=folders.stage_tree(job.work.output_root(project) / name, files))
-    golden = folders.read_tree(project.golden_dir / name)
-    return dataclasses.replace(result, mismatch=golden_mismatch(name, compiled.files, golden))
+    common = (name, compiled.result_key, compiled.chart, compiled.object_count, compiled.findings,
+              not compiled.from_cache)
+    if isinstance(plan, CheckPlan):
+        golden = folders.read_tree(project.golden_dir / name)
+        return Checked(*common, mismatch=golden_mismatch(name, compiled.files, golden))
+    chart = context.chart(*compiled.chart)
+    result = Written(*common, crds=len(chart.crds))
+    if isinstance(plan, RenderPlan) and plan.up_to_date.get(name) == compiled.result_key:
+        return result
+    files = compiled.files
+    if isinstance(plan, AcceptPlan) and folders.read_tree(project.golden_dir / name) == files:
+        return result  # golden/<env>/ already holds exactly this render: left as it is
+    if isinstance(plan, RenderPlan):
+        files = dict(sorted({**files, **layout.crd_files(chart)}.items()))
+    return dataclasses.replace(result, staged=folders.stage_tree(plan.work.output_root(project) / name, files))
 
 
-def _up_to_date(context: Context, job: Job, name: str) -> EnvironmentResult | None:
+def _up_to_date(context: Context, plan: RenderPlan | AcceptPlan | CheckPlan, name: str) -> Written | Checked | None:
     """The result from the cache entry's summary alone, when the output is already right: rendered/<env>/ holds
     the current result, or golden/<env>/ holds files of exactly the compiled files' bytes (check and golden; most
     environments of most runs). None otherwise: the full entry (or a compile) decides, and reports errors."""
-    skip = (job.skip_keys or {}).get(name)
-    if not job.work.answered_by_summary or (job.work is Work.RENDER and skip is None):
+    skip = plan.up_to_date.get(name) if isinstance(plan, RenderPlan) else None
+    if isinstance(plan, RenderPlan) and skip is None:
         return None
     summary = context.cache.summary(name)
     if summary is None or has_errors(summary.findings):
         return None
-    result = EnvironmentResult(name, summary.result_key, summary.chart, summary.objects, 0, summary.findings, False)
-    if job.work is Work.RENDER:
+    common = (name, summary.result_key, summary.chart, summary.objects, summary.findings, False)
+    if isinstance(plan, RenderPlan):
         if skip != summary.result_key:
             return None
     elif tree_digests(context.project.golden_dir / name, remember=context.cache.enabled) != summary.file_digests:
         return None
-    elif job.work is Work.CHECK:
-        return dataclasses.replace(result, mismatch=GoldenMismatch(name, (), (), ()))
+    elif isinstance(plan, CheckPlan):
+        return Checked(*common, mismatch=GoldenMismatch(name, (), (), ()))
     # render: rendered/<env>/ holds it; golden: already accepted. Either way, left as it is
-    return dataclasses.replace(result, crds=len(context.chart(*summary.chart).crds))
+    return Written(*common, crds=len(context.chart(*summary.chart).crds))
 
 
 def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], int],
@@ -151,8 +164,8 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
 
 def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
     """Lint jobs that leave their engine runs to policies_after (which finds their renders in the compile cache)."""
-    return [dataclasses.replace(job, defer_policies=True) if job.work is Work.LINT and job.engine is not None
-            and job.cache else job for job in jobs]
+    return [dataclasses.replace(job, plan=dataclasses.replace(job.plan, defer_policies=True))
+            if isinstance(job.plan, LintPlan) and job.plan.engine is not None and job.cache else job for job in jobs]
 
 
 def _start_worker() -> None:
@@ -161,28 +174,34 @@ def _start_worker() -> None:
     helper_process.POOL.keep_idle(False)
 
 
-def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions) -> Iterator[EnvironmentResult]:
-    """Results of every job, in order; every problem of every environment at the end, as one KrcError."""
+def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions, record: type[R]) -> Iterator[R]:
+    """Results of every job, in order, each the `record` its plan gives back (jobs of one command share a plan
+    type); every problem of every environment at the end, as one KrcError."""
+    if any(job.plan.record is not record for job in jobs):
+        raise TypeError(f"jobs whose plans give back other records than {record.__name__}")
     cache = context.cache
     problems: list[Problem] = []
 
     def to_compile(job: Job) -> int:
-        if job.work is Work.LINT:
-            basis = lint_basis(context, job)
-            return sum(not has_lint_result(context, job, basis, name) for name in job.names)
+        if isinstance(job.plan, LintPlan):
+            basis = lint_basis(context, job.plan)
+            return sum(not has_lint_result(context, job.plan, basis, name) for name in job.names)
         return sum(not cache.has_entry(name) for name in job.names)
 
-    deferred: list[EnvironmentResult] = []  # in order, from the first result whose policies are pending
+    deferred: list[Linted] = []  # in order, from the first result whose policies are pending
     for outcome in parallel(jobs, run, to_compile, context):
         problems.extend(outcome.problems)
         for result in outcome.results:
-            if deferred or result.policies_pending:
+            assert isinstance(result, record)
+            if isinstance(result, Linted) and (deferred or result.policies_pending):
                 deferred.append(result)
             else:
                 yield result
     if deferred and not problems:
         try:
-            yield from finish_policies(context, jobs, deferred)
+            for finished in finish_policies(context, jobs, deferred):
+                assert isinstance(finished, record)
+                yield finished
         except KrcError as err:
             problems.extend(err.problems)
     if problems:

@@ -15,16 +15,9 @@ from ..policy.inputs import with_policy_settings
 from ..project.paths import Project
 from ..render.templates import Render
 from ..results.compile_cache import POLICIES, Compiled, Summary, findings_digest
-from .context import (
-    Context,
-    EnvironmentResult,
-    Job,
-    Outcome,
-    compile_cached,
-    rendered_together,
-    restore,
-)
+from .context import Context, compile_cached, rendered_together, restore
 from .environments import autoscaler_of, validate_render, validated_findings
+from .plans import Linted, LintPlan, Outcome
 
 # Each environment's finished findings (`krc lint` / `krc policy`), kept in the compile cache's folder.
 LINT_RESULTS = CacheKind("lint", 1)  # bump its version when what lint_key covers changes
@@ -40,11 +33,11 @@ class LintBasis:
     policies: tuple[Path, ...]  # none without an engine
 
 
-def lint_basis(context: Context, job: Job) -> LintBasis:
-    policies = tuple(policy_files(context.project.policies_dir)) if job.engine is not None else ()
-    parts = [f"findings={job.findings}", f"settings={job.policy_settings}",
-             repr(installed_generators(context.project.root)) if job.findings else "",
-             job.engine.description if job.engine is not None else "",
+def lint_basis(context: Context, plan: LintPlan) -> LintBasis:
+    policies = tuple(policy_files(context.project.policies_dir)) if plan.engine is not None else ()
+    parts = [f"findings={plan.findings}", f"settings={plan.policy_settings}",
+             repr(installed_generators(context.project.root)) if plan.findings else "",
+             plan.engine.description if plan.engine is not None else "",
              *(f"{p.name}:{context.cache.digest(p)}" for p in policies)]
     return LintBasis(cache_key(*parts), policies)
 
@@ -54,7 +47,7 @@ def lint_key(basis: LintBasis, compile_key: str, inputs: str, findings: Sequence
     return cache_key(basis.digest, compile_key, inputs, findings_digest(findings))
 
 
-def _cached_places(context: Context, job: Job, basis: LintBasis, name: str) \
+def _cached_places(context: Context, plan: LintPlan, basis: LintBasis, name: str) \
         -> tuple[Summary, list[tuple[CacheKind, str]]] | None:
     """The environment's summary and where its result may be kept: its lint entry, then, for `krc policy`
     (policies alone, no settings applied), its policy findings."""
@@ -62,32 +55,32 @@ def _cached_places(context: Context, job: Job, basis: LintBasis, name: str) \
     if summary is None:
         return None
     places = [(LINT_RESULTS, lint_key(basis, summary.key, summary.inputs_digest, summary.findings))]
-    if not job.findings and not job.policy_settings and job.engine is not None:
+    if not plan.findings and not plan.policy_settings and plan.engine is not None:
         places.append((POLICIES, context.cache.policy_key(summary.key, summary.inputs_digest, basis.policies,
-                                                          job.engine.description)))
+                                                          plan.engine.description)))
     return summary, places
 
 
-def has_lint_result(context: Context, job: Job, basis: LintBasis, name: str) -> bool:
-    found = _cached_places(context, job, basis, name)
+def has_lint_result(context: Context, plan: LintPlan, basis: LintBasis, name: str) -> bool:
+    found = _cached_places(context, plan, basis, name)
     return found is not None and any(context.cache.has_payload(kind, key) for kind, key in found[1])
 
 
-def cached_lint_result(context: Context, job: Job, basis: LintBasis, name: str) -> EnvironmentResult | None:
+def cached_lint_result(context: Context, plan: LintPlan, basis: LintBasis, name: str) -> Linted | None:
     """The environment's result from the cache (its summary and a list of findings: no full entry, no environment
     file parsed), or None."""
-    found = _cached_places(context, job, basis, name)
+    found = _cached_places(context, plan, basis, name)
     if found is None:
         return None
     summary, places = found
     for kind, key in places:
         findings = context.cache.findings(kind, key)
         if findings is not None:
-            return EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, tuple(findings), False)
+            return Linted(name, summary.key, summary.chart, summary.objects, tuple(findings), False)
     return None
 
 
-def store_lint_results(context: Context, basis: LintBasis, results: Sequence[EnvironmentResult],
+def store_lint_results(context: Context, basis: LintBasis, results: Sequence[Linted],
                         compiled: dict[str, Compiled]) -> None:
     """Keep the results whose compiled result the compile cache kept as it is (a file that changed while it
     compiled, or findings that could not be computed, are not kept there, and so not here either)."""
@@ -102,25 +95,25 @@ def store_lint_results(context: Context, basis: LintBasis, results: Sequence[Env
                                      result.findings)
 
 
-def lint_batch(context: Context, job: Job) -> Outcome:
+def lint_batch(context: Context, names: Sequence[str], plan: LintPlan) -> Outcome:
     """One batch of `krc lint` / `krc policy`: each environment's result from the lint cache, else its findings
     and policies (from the policy cache, or one engine run for the environments it lacks)."""
-    basis = lint_basis(context, job)
-    known = {name: result for name in job.names if (result := cached_lint_result(context, job, basis, name))}
-    todo = [name for name in job.names if name not in known]
-    outcome, compiled = _lint_names(context, job, basis.policies, todo) if todo else (Outcome(), {})
+    basis = lint_basis(context, plan)
+    known = {name: result for name in names if (result := cached_lint_result(context, plan, basis, name))}
+    todo = [name for name in names if name not in known]
+    outcome, compiled = _lint_names(context, plan, basis.policies, todo) if todo else (Outcome(), {})
     if outcome.problems:
         return outcome
-    store_lint_results(context, basis, outcome.results, compiled)
-    fresh = {result.name: result for result in outcome.results}
-    return Outcome(tuple({**known, **fresh}[name] for name in job.names), compiled=outcome.compiled)
+    fresh = {result.name: result for result in outcome.results if isinstance(result, Linted)}
+    store_lint_results(context, basis, list(fresh.values()), compiled)
+    return Outcome(tuple({**known, **fresh}[name] for name in names), compiled=outcome.compiled)
 
 
-def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Sequence[str]) \
+def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], names: Sequence[str]) \
         -> tuple[Outcome, dict[str, Compiled]]:
     """The results of `names` (or the problems that stopped them), with the compiled result of each."""
     project, cache = context.project, context.cache
-    results: list[EnvironmentResult] = []
+    results: list[Linted] = []
     pending: list[tuple[int, Compiled, Render | None, str]] = []
     problems: list[Problem] = []
     compiled_names: list[str] = []
@@ -129,10 +122,10 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
     # the environments the compile cache lacks, their templates evaluated in one Jsonnet run as render and review
     # evaluate them (the templates are parsed once per run); a render for --argocd-crds records that
     # file among its inputs, so those are compiled one by one
-    ahead = rendered_together(context, names) if job.argocd_crds is None else {}
+    ahead = rendered_together(context, names) if plan.argocd_crds is None else {}
     for name in names:
         try:
-            compiled, render = compile_cached(project, cache, name, job.argocd_crds, lint=job.findings,
+            compiled, render = compile_cached(project, cache, name, plan.argocd_crds, lint=plan.findings,
                                               peers=context.peers, ahead=ahead.pop(name, None))
         except KrcError as err:
             problems.extend(err.problems)
@@ -141,38 +134,37 @@ def _lint_names(context: Context, job: Job, policies: Sequence[Path], names: Seq
         if render is not None:
             compiled_names.append(name)
         renders.append(render)
-        results.append(EnvironmentResult(name, compiled.key, compiled.chart, compiled.object_count, 0, (),
-                                         render is not None))
-        if policies and job.engine is not None:
-            key = policy_cache_key(context, compiled, policies, job.engine)
+        results.append(Linted(name, compiled.key, compiled.chart, compiled.object_count, (), render is not None))
+        if policies and plan.engine is not None:
+            key = policy_cache_key(context, compiled, policies, plan.engine)
             cached = cache.findings(POLICIES, key)
             if cached is None:
                 pending.append((len(results) - 1, compiled, render, key))
             else:
                 try:
-                    kept = policy_settings(context, job, render or restore(context, compiled), cached)
+                    kept = policy_settings(context, plan, render or restore(context, compiled), cached)
                 except KrcError as err:
                     problems.extend(err.problems)
                     continue
                 results[-1] = dataclasses.replace(results[-1], findings=tuple(kept))
     if problems:
         return Outcome(problems=tuple(problems)), {}
-    if job.defer_policies:  # the main process runs them once the workers are gone (policies_after)
+    if plan.defer_policies:  # the main process runs them once the workers are gone (policies_after)
         for index, _, _, _ in pending:
             results[index] = dataclasses.replace(results[index], policies_pending=True)
         pending = []
     try:
-        if job.findings or pending:
+        if plan.findings or pending:
             renders = [render or restore(context, compiled_of[i]) for i, render in enumerate(renders)]
         inputs = [policy_input(renders[index] or restore(context, compiled)) for index, compiled, _, _ in pending]
-        with project_policy_run(project, inputs, job.engine) as run:
+        with project_policy_run(project, inputs, plan.engine) as run:
             if inputs:
                 run.start()  # CUE works in the engine while Ray's generator does (below)
-            if job.findings:
-                _add_findings(context, job, renders, results)
+            if plan.findings:
+                _add_findings(context, plan, renders, results)
             per_input = run.results()
         for (index, compiled, render, key), policy_found in zip(pending, per_input, strict=True):
-            results[index] = with_policy_findings(context, job, results[index], render or restore(context, compiled),
+            results[index] = with_policy_findings(context, plan, results[index], render or restore(context, compiled),
                                                   key, policy_found)
     except KrcError as err:
         return Outcome(problems=err.problems), {}
@@ -189,30 +181,30 @@ def policy_cache_key(context: Context, compiled: Compiled, policies: Sequence[Pa
     return context.cache.policy_key(compiled.key, compiled.inputs_digest, policies, engine.description)
 
 
-def _add_findings(context: Context, job: Job, renders: Sequence[Render | None],
-                  results: list[EnvironmentResult]) -> None:
+def _add_findings(context: Context, plan: LintPlan, renders: Sequence[Render | None],
+                  results: list[Linted]) -> None:
     """lint: each environment's findings with Ray's autoscaler view (one generator process for the batch, answers
     cached per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks."""
     validated = [validate_render(render, context.peers) for render in renders if render is not None]
     views = autoscaler_of(context.project, validated)
     for i, (entry, view) in enumerate(zip(validated, views, strict=True)):
-        found = tuple(validated_findings(entry, context.project, job.argocd_crds, view))
+        found = tuple(validated_findings(entry, context.project, plan.argocd_crds, view))
         results[i] = dataclasses.replace(results[i], findings=found + results[i].findings)
 
 
-def with_policy_findings(context: Context, job: Job, result: EnvironmentResult, render: Render, key: str,
-                         found: Sequence[Problem]) -> EnvironmentResult:
+def with_policy_findings(context: Context, plan: LintPlan, result: Linted, render: Render, key: str,
+                         found: Sequence[Problem]) -> Linted:
     """`result` with the policy findings an engine run just gave (kept in the policy cache under `key`), its
     environment's `lint.rules` settings for policies applied when the job asks; KrcError for bad settings."""
     context.cache.store_findings(POLICIES, key, found)
-    kept = policy_settings(context, job, render, found)
+    kept = policy_settings(context, plan, render, found)
     return dataclasses.replace(result, findings=result.findings + tuple(kept), policies_pending=False)
 
 
-def policy_settings(context: Context, job: Job, render: Render, found: Sequence[Problem]) -> list[Problem]:
+def policy_settings(context: Context, plan: LintPlan, render: Render, found: Sequence[Problem]) -> list[Problem]:
     """An environment may lower a policy like a lint rule (`lint.rules.policy/<name>`, with a reason); `krc
     policy` itself reports every violation."""
-    if not job.policy_settings:
+    if not plan.policy_settings:
         return list(found)
     policy_ids = {f"policy/{p.stem}" for p in policy_files(context.project.policies_dir)}
     return with_policy_settings(render, found, policy_ids)

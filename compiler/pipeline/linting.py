@@ -14,10 +14,10 @@ from ..lint import (
 )
 from ..policy import CueEngine, find_engine, policy_files
 from ..project.paths import Project, find_project
-from .context import Context, Job
+from .context import Context
 from .jobs import outcomes
+from .plans import Job, Linted, LintPlan
 from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
-from .work import Work
 
 
 def _looks_like_path(target: str) -> bool:
@@ -67,10 +67,10 @@ def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, arg
         engine = find_engine()
     options = argocd_crds_option(argocd_crds)
     context = Context.of(project, run, options)
-    jobs = [Job(Work.LINT, project.root, batch, run.cache, context.cache.shared, options,
-                 argocd_crds, findings=with_findings, engine=engine, policy_settings=settings)
+    plan = LintPlan(with_findings, engine, settings, argocd_crds=argocd_crds)
+    jobs = [Job(plan, project.root, batch, run.cache, context.cache.shared, options)
             for batch in run.batches(names, run.policy_batch)]
-    return [f for result in outcomes(context, jobs, run) for f in result.findings]
+    return [f for result in outcomes(context, jobs, run, Linted) for f in result.findings]
 
 
 def policies_by_environment(project: Project, names: Sequence[str], run: RunOptions,
@@ -82,9 +82,9 @@ def policies_by_environment(project: Project, names: Sequence[str], run: RunOpti
         return {}
     engine = find_engine()
     context = context or Context.of(project, run)
-    jobs = [Job(Work.LINT, project.root, batch, run.cache, context.cache.shared, findings=False, engine=engine)
+    jobs = [Job(LintPlan(findings=False, engine=engine), project.root, batch, run.cache, context.cache.shared)
             for batch in run.batches(names, run.policy_batch)]
-    return {result.name: list(result.findings) for result in outcomes(context, jobs, run)}
+    return {result.name: list(result.findings) for result in outcomes(context, jobs, run, Linted)}
 
 
 @dataclass(frozen=True)

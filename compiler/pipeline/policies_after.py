@@ -20,7 +20,7 @@ from ..diagnostics.problems import KrcError, Problem
 from ..policy import PolicyRun, policy_files, policy_input
 from ..render.templates import Render
 from ..results.compile_cache import Compiled
-from .context import Context, EnvironmentResult, Job, compile_cached, restore
+from .context import Context, compile_cached, restore
 from .lint_batch import (
     LintBasis,
     lint_basis,
@@ -29,6 +29,7 @@ from .lint_batch import (
     store_lint_results,
     with_policy_findings,
 )
+from .plans import Job, Linted, LintPlan
 
 ENGINE_BATCH = 6  # environments per engine run here (see the module's docstring)
 # Without workers, a few environments to lint spread over several jobs (at most this many) leave their policies
@@ -43,11 +44,10 @@ class _Waiting:
     compiled result and render, and where its findings go in the policy cache."""
 
     run: PolicyRun
-    items: tuple[tuple[int, Job, Compiled, Render, str], ...]
+    items: tuple[tuple[int, Job, LintPlan, Compiled, Render, str], ...]
 
 
-def finish_policies(context: Context, jobs: Sequence[Job], results: Sequence[EnvironmentResult]) \
-        -> list[EnvironmentResult]:
+def finish_policies(context: Context, jobs: Sequence[Job], results: Sequence[Linted]) -> list[Linted]:
     """`results` with every pending environment's policy findings added (its `lint.rules` settings applied when
     its job asks) and its finished result kept in the lint cache; KrcError with every problem found."""
     end_idle_generators()  # Ray's generators have answered all this command asks: their memory goes to CUE
@@ -58,7 +58,7 @@ def finish_policies(context: Context, jobs: Sequence[Job], results: Sequence[Env
     size = max(1, min(ENGINE_BATCH, -(-len(todo) // ENGINES)))  # a few environments: shared by both engines
     chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
     problems: list[Problem] = []
-    bases = {job.names: lint_basis(context, job) for job in jobs}
+    bases = {job.names: lint_basis(context, job.plan) for job in jobs if isinstance(job.plan, LintPlan)}
     for first in range(0, len(chunks), ENGINES):
         waiting: list[_Waiting] = []
         try:
@@ -77,29 +77,31 @@ def finish_policies(context: Context, jobs: Sequence[Job], results: Sequence[Env
     return out
 
 
-def _start(context: Context, job_of: dict[str, Job], policies: tuple[Path, ...], results: list[EnvironmentResult],
+def _start(context: Context, job_of: dict[str, Job], policies: tuple[Path, ...], results: list[Linted],
            chunk: Sequence[int]) -> _Waiting:
     """The chunk's inputs, from the compile cache the workers filled, and its engine run, started."""
     project = context.project
     items = []
     for index in chunk:
         job = job_of[results[index].name]
-        assert job.engine is not None  # only a job with an engine defers its policies
-        compiled, render = compile_cached(project, context.cache, results[index].name, job.argocd_crds,
-                                          lint=job.findings, peers=context.peers)
-        key = policy_cache_key(context, compiled, policies, job.engine)
-        items.append((index, job, compiled, render or restore(context, compiled), key))
-    run = project_policy_run(project, [policy_input(render) for _, _, _, render, _ in items], items[0][1].engine)
+        plan = job.plan
+        # only a lint plan with an engine defers its policies
+        assert isinstance(plan, LintPlan) and plan.engine is not None
+        compiled, render = compile_cached(project, context.cache, results[index].name, plan.argocd_crds,
+                                          lint=plan.findings, peers=context.peers)
+        key = policy_cache_key(context, compiled, policies, plan.engine)
+        items.append((index, job, plan, compiled, render or restore(context, compiled), key))
+    run = project_policy_run(project, [policy_input(render) for *_, render, _ in items], items[0][2].engine)
     run.start()
     return _Waiting(run, tuple(items))
 
 
-def _finish(context: Context, results: list[EnvironmentResult], waiting: _Waiting,
+def _finish(context: Context, results: list[Linted], waiting: _Waiting,
             bases: dict[tuple[str, ...], LintBasis]) -> list[Problem]:
     problems: list[Problem] = []
-    for (index, job, compiled, render, key), found in zip(waiting.items, waiting.run.results(), strict=True):
+    for (index, job, plan, compiled, render, key), found in zip(waiting.items, waiting.run.results(), strict=True):
         try:
-            results[index] = with_policy_findings(context, job, results[index], render, key, found)
+            results[index] = with_policy_findings(context, plan, results[index], render, key, found)
         except KrcError as err:
             problems.extend(err.problems)
             continue

@@ -26,18 +26,9 @@ from ..results.tree_digests import tree_digests
 from ..review.pod_changes import with_pod_changes
 from ..review.ray_view import two_views
 from ..validation.server_updates import update_rejections
-from .context import (
-    Context,
-    EnvironmentResult,
-    Job,
-    Outcome,
-    Rendered,
-    compile_cached,
-    rendered,
-    rendered_together,
-    restore,
-)
+from .context import Context, Rendered, compile_cached, rendered, rendered_together, restore
 from .environments import compile_environment, ray_version, validate_render
+from .plans import Outcome, Reviewed, ReviewPlan
 from .policies_ahead import start_policies_ahead
 
 # Reviews of environments golden/ matches, kept in the compile cache's folder under their own kind and key.
@@ -45,14 +36,14 @@ from .policies_ahead import start_policies_ahead
 REVIEWS = CacheKind("reviews", 3)
 
 
-def review_batch(context: Context, job: Job) -> Outcome:
+def review_batch(context: Context, names: Sequence[str], plan: ReviewPlan) -> Outcome:
     """`krc diff` of a batch of environments: each one's review against golden, with Ray's view before and after
     from one generator process for the batch. An environment that golden/ matches is answered from the review
     cache when its inputs are unchanged (see review_key): at scale, nearly every environment of a pull request."""
     project = context.project
     problems: list[Problem] = []
     entries: list[tuple[Compiled, Render, folders.Files, str]] = []
-    cached: dict[str, EnvironmentResult] = {}
+    cached: dict[str, Reviewed] = {}
     generators = repr(installed_generators(project.root))  # once per batch, not per environment
 
     def finish(name: str, golden: folders.Files, ahead: Rendered | None) -> None:
@@ -75,9 +66,9 @@ def review_batch(context: Context, job: Job) -> Outcome:
             entries.append((compiled, render or restore(context, compiled), golden, key))
 
     pending: list[tuple[str, folders.Files]] = []  # what the summaries cannot answer, with golden/'s files
-    for name in job.names:
+    for name in names:
         # golden/'s digests first (files read only when they changed: tree_digests); its bytes only when needed
-        given = job.golden[name] if job.golden is not None else None  # golden/ as committed at --base
+        given = plan.golden[name] if plan.golden is not None else None  # golden/ as committed at --base
         folder = project.golden_dir / name
         digests = file_digests(given) if given is not None else tree_digests(folder, remember=context.cache.enabled)
         known = _review_from_summary(context, name, digests, generators)
@@ -117,17 +108,17 @@ def review_batch(context: Context, job: Job) -> Outcome:
     except KrcError as err:
         return Outcome(problems=err.problems)
     results += list(cached.values())
-    order = {name: i for i, name in enumerate(job.names)}
+    order = {name: i for i, name in enumerate(names)}
     return Outcome(tuple(sorted(results, key=lambda r: order[r.name])))
 
 
-def _result(compiled: Compiled, reviewed: review.EnvironmentReview) -> EnvironmentResult:
-    return EnvironmentResult(compiled.name, compiled.key, compiled.chart, compiled.object_count, 0, compiled.findings,
-                             not compiled.from_cache, reviewed=reviewed)
+def _result(compiled: Compiled, reviewed: review.EnvironmentReview) -> Reviewed:
+    return Reviewed(compiled.name, compiled.key, compiled.chart, compiled.object_count, compiled.findings,
+                    not compiled.from_cache, review=reviewed)
 
 
 def _review_from_summary(context: Context, name: str, golden: dict[str, str], generators: str) \
-        -> EnvironmentResult | None:
+        -> Reviewed | None:
     """The kept review of an environment whose golden/ (`golden`: its files' digests) holds exactly its compiled
     files, found from the small summary of its entry (no objects read); None sends it the long way (a compile or
     the full entry)."""
@@ -138,8 +129,7 @@ def _review_from_summary(context: Context, name: str, golden: dict[str, str], ge
                                                  summary.findings, generators))
     if reviewed is None:
         return None
-    return EnvironmentResult(name, summary.key, summary.chart, summary.objects, 0, summary.findings, False,
-                             reviewed=reviewed)
+    return Reviewed(name, summary.key, summary.chart, summary.objects, summary.findings, False, review=reviewed)
 
 
 def review_key(context: Context, name: str, files: dict[str, str], inputs: str, findings: Sequence[Problem],
@@ -166,7 +156,7 @@ def cached_review(context: Context, key: str) -> review.EnvironmentReview | None
 
 
 def _review_entries(context: Context, entries: list[tuple[Compiled, Render, folders.Files, str]]) \
-        -> list[EnvironmentResult]:
+        -> list[Reviewed]:
     project = context.project
     if not entries:
         return []

@@ -28,7 +28,8 @@ from ..documents.record_json import from_json, to_json
 from ..output import folders
 from ..project.paths import Project
 from ..results import tree_digests as stat_memo
-from .context import Context, EnvironmentResult
+from .context import Context
+from .plans import Reviewed
 from .review_batch import REVIEWS
 
 MEMO = CacheKind("review-memo", 1)  # one entry per project
@@ -105,7 +106,7 @@ class ReviewMemo:
         except (KeyError, TypeError, ValueError):
             return False
 
-    def answer(self, name: str) -> EnvironmentResult | None:
+    def answer(self, name: str) -> Reviewed | None:
         """The remembered result of `name` when every file it was reviewed from keeps its signature."""
         golden = self._golden_signatures(name)
         if golden is None:
@@ -120,18 +121,16 @@ class ReviewMemo:
             if not isinstance(reviewed, review.EnvironmentReview) or reviewed.changed:
                 return None
             chart_name, chart_version = found["chart"]
-            return EnvironmentResult(name, str(found["key"]), (str(chart_name), str(chart_version)),
-                                     int(found["objects"]), 0,
-                                     tuple(problem_from_json(p) for p in found["findings"]), False,
-                                     reviewed=reviewed)
+            return Reviewed(name, str(found["key"]), (str(chart_name), str(chart_version)), int(found["objects"]),
+                            tuple(problem_from_json(p) for p in found["findings"]), False, review=reviewed)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
-    def record(self, result: EnvironmentResult) -> None:
+    def record(self, result: Reviewed) -> None:
         """Remember an unchanged environment's result, with the signatures taken before it was reviewed; not when
         a file it depends on lies outside environments/ and golden/, or changed within RACY_SECONDS."""
-        golden, reviewed = self.golden.get(result.name), result.reviewed
-        if self._context is None or golden is None or reviewed is None or reviewed.changed \
+        golden, reviewed = self.golden.get(result.name), result.review
+        if self._context is None or golden is None or reviewed.changed \
                 or errors_among(result.findings):
             return
         summary = self._context.cache.summary(result.name)

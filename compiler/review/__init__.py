@@ -1,37 +1,47 @@
 """`krc diff`: the render compared with golden/ (or golden/ at a git ref) for review, object by object, with
-KubeRay consequences, capacity at maximum scale, and the CRD upgrade gate first."""
-from .approval import check_reason
-from .approve import ApprovalWritten, write_approval
-from .compare import (
-    golden_source,
-    pruned_objects,
-    removed_environment,
-    review_environment,
-    with_check_changes,
-    with_checks,
-)
-from .format_html import format_html
-from .format_json import format_json
-from .format_markdown import COMMENT_LIMIT, MARKDOWN_BUDGET, format_markdown
-from .format_text import format_text
-from .model import EnvironmentReview, FileChange, ObjectChange, Review
-from .report_files import ReportTarget, report_targets, write_report
+KubeRay consequences, capacity at maximum scale, and the CRD upgrade gate first.
 
-FORMATS = ("text", "markdown", "json", "html")
+Names are imported from their module when first used (PEP 562), as in compiler.pipeline: `krc render` and `krc
+check` read golden/ through `review.golden_source` and name `EnvironmentReview` in types, and do not load the
+review's comparison and formatters for that.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names as the type checker and the import-layer contract see them
+    from .approval import check_reason
+    from .approve import ApprovalWritten, write_approval
+    from .compare import pruned_objects, removed_environment, review_environment, with_check_changes, with_checks
+    from .format_markdown import COMMENT_LIMIT, MARKDOWN_BUDGET
+    from .formats import FORMATS, format_review
+    from .model import EnvironmentReview, FileChange, ObjectChange, Review
+    from .report_files import ReportTarget, report_targets, write_report
+
+# name -> the module (relative to this package) that defines it
+_EXPORTS = {
+    "check_reason": ".approval", "ApprovalWritten": ".approve", "write_approval": ".approve",
+    "pruned_objects": ".compare", "removed_environment": ".compare", "review_environment": ".compare",
+    "with_check_changes": ".compare", "with_checks": ".compare", "FORMATS": ".formats", "format_review": ".formats",
+    "COMMENT_LIMIT": ".format_markdown", "MARKDOWN_BUDGET": ".format_markdown",
+    "EnvironmentReview": ".model", "FileChange": ".model", "ObjectChange": ".model", "Review": ".model",
+    "ReportTarget": ".report_files", "report_targets": ".report_files", "write_report": ".report_files",
+}
+__all__ = ["ApprovalWritten", "check_reason", "COMMENT_LIMIT", "EnvironmentReview", "FileChange", "FORMATS",
+           "format_review", "MARKDOWN_BUDGET", "ObjectChange", "pruned_objects",
+           "removed_environment", "report_targets", "ReportTarget", "Review", "review_environment",
+           "with_check_changes", "with_checks", "write_approval", "write_report"]
 
 
-def format_review(review: Review, output_format: str) -> str:
-    if output_format == "json":
-        return format_json(review)
-    if output_format == "markdown":
-        return format_markdown(review)
-    if output_format == "html":
-        return format_html(review)
-    return format_text(review)
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # found once: later lookups do not come back here
+    return value
 
 
-__all__ = ["ApprovalWritten", "check_reason", "COMMENT_LIMIT", "EnvironmentReview", "FileChange", "format_html",
-           "format_json", "format_markdown", "format_review", "format_text", "FORMATS", "golden_source",
-           "MARKDOWN_BUDGET", "ObjectChange", "pruned_objects", "removed_environment", "report_targets",
-           "ReportTarget", "Review", "review_environment", "with_check_changes", "with_checks", "write_approval",
-           "write_report"]
+def __dir__() -> list[str]:
+    return __all__

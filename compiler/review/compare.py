@@ -21,7 +21,6 @@ from .capacity import Capacity, environment_capacity, upgrade_peak
 from .consequences import REPLACES_CLUSTER, object_labels, values_labels
 from .crdgate import CrdGate, crd_gate
 from .fielddiff import diff_documents, text_diff
-from .golden_source import GitGolden, WorkingTreeGolden, git_golden
 from .grouping import group_changes
 from .helm_commands import Release
 from .model import EnvironmentReview, FileChange, LimitCheck, ObjectChange, check_identity
@@ -212,6 +211,3 @@ def pruned_objects(name: str, golden: folders.Files, paths: Sequence[str]) -> li
             lines += [f"{key.ref}: {label.severity}: {label.message}" for label in change.labels]
     return lines
 
-
-def golden_source(project: Project, base: str | None) -> WorkingTreeGolden | GitGolden:
-    return git_golden(project.root, base) if base else WorkingTreeGolden(project.golden_dir)

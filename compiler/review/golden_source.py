@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..diagnostics.problems import KrcError
 from ..output import folders
+from ..project.paths import Project
 
 
 @dataclass(frozen=True)
@@ -152,3 +153,8 @@ def git_golden(project_root: Path, ref: str) -> GitGolden:
             by_environment.setdefault(environment, {})[inside] = blob
     files = {env: dict(sorted(tree.items())) for env, tree in by_environment.items()}
     return GitGolden(root, ref, commit, f"golden/ at {ref} ({commit[:12]})", files)
+
+
+def golden_source(project: Project, base: str | None) -> WorkingTreeGolden | GitGolden:
+    """golden/ as the working tree holds it, or as committed at `base`."""
+    return git_golden(project.root, base) if base else WorkingTreeGolden(project.golden_dir)

@@ -50,7 +50,7 @@ def test_unchanged_environments_are_answered_from_the_cache(accepted: Project, c
         forbid_reviewing(patch)
         second = pipeline.review_project(accepted, names, run=CACHED)
     assert second == first
-    assert [review.format_text(second)] == [review.format_text(first)]
+    assert review.format_review(second, "text") == review.format_review(first, "text")
     assert not (cache_dir / compile_cache.COMPILED.name).exists()
 
 

@@ -1,0 +1,42 @@
+"""What a command loads is what it needs: `krc render` and `krc check` do not load the review's comparison and
+formatters (compiler.review loads its names when first used). Checked in a fresh interpreter, as a command starts."""
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "compiler"
+
+
+def loaded_after(*modules: str) -> set[str]:
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + \
+        "print('\\n'.join(m for m in sys.modules if m.startswith('compiler.')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
+def test_render_and_check_do_not_load_the_reviews_comparison_or_formatters() -> None:
+    loaded = loaded_after("compiler.cli.render_commands", "compiler.pipeline.golden")
+    assert "compiler.pipeline.golden" in loaded and "compiler.review.golden_source" in loaded
+    heavy = {"compiler.review.compare", "compiler.review.formats", "compiler.review.format_html",
+             "compiler.review.format_markdown", "compiler.review.format_text", "compiler.review.format_json",
+             "compiler.review.approve", "compiler.review.report_files"}
+    assert loaded & heavy == set()
+
+
+def test_the_diff_command_loads_what_it_formats_with() -> None:
+    loaded = loaded_after("compiler.cli.review_commands")
+    assert {"compiler.review.formats", "compiler.review.format_html"} <= loaded
+
+
+@pytest.mark.parametrize("package", ["compiler.review", "compiler.pipeline"])
+def test_a_lazily_exported_name_is_no_submodules_name(package: str) -> None:
+    """Importing a submodule sets the package's attribute of that name to the module, which would then shadow an
+    exported function of the same name (PEP 562's __getattr__ is never asked)."""
+    exports = importlib.import_module(package)._EXPORTS
+    folder = PACKAGE / package.split(".", 1)[1]
+    assert [name for name in exports if (folder / f"{name}.py").exists() or (folder / name).is_dir()] == []
