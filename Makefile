@@ -149,7 +149,10 @@ check: $(VENV)/.installed
 BENCH_SCALE_FLAGS ?=
 # Each benchmark's output also goes to docs/figures/<name>.txt (written whole once it finished): the figures the
 # docs point to come from here, never typed by hand.
+# krc is measured as pip installs it, its bytecode compiled once (under PYTHONDONTWRITEBYTECODE, which CI machines
+# and containers often set, a checkout would compile every module again in every process).
 bench: vendor ray-generators $(ENGINE) $(HELM_CLI)
+	$(VENV)/bin/python -m compileall -q compiler
 	@mkdir -p docs/figures; for b in bench/bench_*.py; do echo "== $$b"; name=$$(basename $$b .py); \
 	  flags=; if [ "$$b" = bench/bench_scale.py ]; then flags="$(BENCH_SCALE_FLAGS)"; fi; \
 	  $(VENV)/bin/python $$b $$flags | tee docs/figures/.$$name.new && [ $${PIPESTATUS[0]} -eq 0 ] \

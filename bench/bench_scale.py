@@ -191,6 +191,9 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [1, 10, 100] + ([500] if args.large else [])
     kapitan_bin = None if args.no_kapitan else kapitan.install()
+    # krc as pip installs it: its modules' bytecode compiled once (a checkout run under PYTHONDONTWRITEBYTECODE,
+    # as CI machines and containers often set, would compile every module again in every process it starts)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "compiler")], check=True)
     print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="krc-bench-scale-") as tmp:
         for n in sizes:

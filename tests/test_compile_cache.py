@@ -17,6 +17,7 @@ from project_support import copy_environment, engine_unavailable
 from compiler import pipeline
 from compiler.cache import digests as content_digests
 from compiler.diagnostics.problems import KrcError
+from compiler.k8s.destinations import Destination, peers_digest
 from compiler.output import folders, layout
 from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context
@@ -123,6 +124,28 @@ def test_rendered_folders_are_rewritten_only_when_changed_or_touched(project: Pr
     values.write_bytes(b"edited by hand\n")
     pipeline.render_to_disk(project, names, CACHED)
     assert values.read_bytes() == expected
+
+
+def test_accepting_an_environment_into_golden_leaves_the_others_cached(project: Project, cache_dir: Path):
+    """Whether golden/ holds an environment reaches the others' results only through a destination collision, so
+    `krc golden` of one environment does not make every other one compile (and rendered/ be written) again."""
+    names = project.environment_names()
+    shutil.rmtree(project.golden_dir / "dev")
+    pipeline.render_to_disk(project, names, CACHED)
+    folder = (project.rendered_dir / "prod-eks-gpu").stat().st_ino
+    pipeline.accept_golden(project, ["dev"], CACHED)
+    assert compiled(pipeline.render_to_disk(project, names, CACHED)) == []
+    assert (project.rendered_dir / "prod-eks-gpu").stat().st_ino == folder  # left in place
+
+
+def test_the_peers_digest_holds_golden_state_only_where_environments_collide() -> None:
+    dev = Destination("dev", "environments/dev.yaml", "in-cluster", ("ray-demo", "kuberay-system"))
+    prod = Destination("prod", "environments/prod.yaml", "eks", ("ray-prod", "kuberay-prod"))
+    staging = Destination("staging", "environments/staging.yaml", "in-cluster", ("ray-demo",))
+    accepted = dataclasses.replace(dev, accepted=True)
+    assert peers_digest([dev, prod]) == peers_digest([accepted, prod])
+    assert peers_digest([dev, prod, staging]) != peers_digest([accepted, prod, staging])  # staging's finding moves
+    assert peers_digest([dev, prod]) != peers_digest([dataclasses.replace(dev, cluster="other"), prod])
 
 
 def test_a_changed_base_layer_rewrites_the_folders_of_what_extends_it(project: Project, cache_dir: Path):

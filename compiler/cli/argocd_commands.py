@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from .. import argocd, pipeline
-from .edge import CONTEXT, reports_errors
+from .edge import CONTEXT
 from .plugin_edge import plugin_command
 from .support import (
     current_project,
@@ -74,7 +74,6 @@ def argocd_init_command(**options: str | None) -> None:
 @click.argument("environments", nargs=-1)
 @click.option("--crds", "crds_path", type=click.Path(exists=True), help="Argo CD CRDs (file or directory; default: "
               "each environment's argocd.crds).")
-@reports_errors
 def argocd_validate_command(environments: tuple[str, ...], crds_path: str | None) -> None:
     """Check environments' Argo CD Applications against Argo CD's CRDs; exit 1 on any error."""
     problems = pipeline.validate_argocd(current_project(), environments, crds_path)

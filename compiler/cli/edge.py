@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sys
 from collections.abc import Callable
@@ -20,20 +19,6 @@ from .support import (
 )
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 120}
-
-
-def reports_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Bad input becomes one block per problem on stderr and exit status 2."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except KrcError as err:
-            show_problems(err.problems)
-            sys.exit(2)
-
-    return wrapper
 
 
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:

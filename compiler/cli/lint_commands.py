@@ -11,7 +11,7 @@ from .. import crddiff, pipeline
 from ..diagnostics.problems import KrcError, has_errors
 from ..diagnostics.report_format import plural, summary
 from ..lint import report
-from .edge import reports_errors, run_options, run_settings
+from .edge import run_options, run_settings
 from .support import (
     complete_environments,
     current_project,
@@ -23,9 +23,8 @@ from .support import (
 @click.command("crd-diff", short_help="Classify the changes between two CRD sets (breaking or not).")
 @click.argument("old")
 @click.argument("new")
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
+@click.option("--format", "output_format", type=click.Choice(list(crddiff.FORMATS)), default="text",
               show_default=True, help="Output format.")
-@reports_errors
 def crd_diff_command(old: str, new: str, output_format: str) -> None:
     """Compare the CRDs of OLD and NEW (each a CRD file, a directory, a chart .tgz or kuberay-operator@VERSION);
     exit 1 when a change is breaking.
@@ -46,7 +45,6 @@ def crd_diff_command(old: str, new: str, output_format: str) -> None:
 @click.command("policy", short_help="Check environments against the CUE policies in policies/.")
 @click.argument("environments", nargs=-1, shell_complete=complete_environments)
 @run_options
-@reports_errors
 def policy_command(environments: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Check environments (default: all) against the CUE policies in policies/; exit 1 on any violation.
 
@@ -67,7 +65,7 @@ def policy_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
 
 @click.command("lint", short_help="Validate against the CRDs and run KubeRay's rules.")
 @click.argument("targets", nargs=-1, shell_complete=complete_environments)
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+@click.option("--format", "output_format", type=click.Choice(list(report.FORMATS)), default="text",
               show_default=True, help="Output format.")
 @click.option("--kuberay-version", help="Paths only: operator version whose CRDs and gates apply (default: newest).")
 @click.option("--feature-gates", default="",
@@ -75,7 +73,6 @@ def policy_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
 @click.option("--argocd-crds", type=click.Path(exists=True), help="Argo CD's CRDs (file or folder): validate Argo CD "
               "objects too (environments: instead of their argocd.crds).")
 @run_options
-@reports_errors
 def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: str | None,
                  feature_gates: str, argocd_crds: str | None, no_cache: bool, jobs: int | None) -> None:
     """Lint environments (default: all) or YAML files and directories; exit 1 on any error-level finding.

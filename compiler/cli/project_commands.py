@@ -12,7 +12,6 @@ from ..autoscaler import report as autoscaler_report
 from ..diagnostics.problems import safe_text
 from ..documents import yamlio
 from ..pipeline.pods import environment_pods, pods_notes, pods_yaml_documents
-from .edge import reports_errors
 from .support import (
     complete_environments,
     complete_layers,
@@ -30,7 +29,6 @@ from .support import (
 @click.option("--destination", help="Argo CD destination: an API server URL or a cluster name registered in Argo CD.")
 @click.option("--namespace", help="Namespace of its workloads (also created as a Namespace object); default "
               "ray-ENVIRONMENT, with the operator in kuberay-ENVIRONMENT watching it.")
-@reports_errors
 def init_command(environment: str, extends: str, destination: str | None, namespace: str | None) -> None:
     """Create environments/ENVIRONMENT.yaml extending a layer, with the schema comment editors use; it is
     checked by loading it, and nothing is written when it would not load.
@@ -47,7 +45,6 @@ def init_command(environment: str, extends: str, destination: str | None, namesp
 @click.command("envs", short_help="List the environments: layers, namespace, destination, chart.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output format.")
-@reports_errors
 def envs_command(output_format: str) -> None:
     """List every environment with its layers (base first), namespace, Argo CD destination and pinned chart.
 
@@ -75,7 +72,6 @@ def envs_command(output_format: str) -> None:
               "(its own builders, at the pinned version).")
 @click.option("-o", "--output", "output_format", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True, help="Output format.")
-@reports_errors
 def show_command(environment: str, kinds: tuple[str, ...], crds: bool, pods: bool, output_format: str) -> None:
     """Print everything ENVIRONMENT deploys to stdout: its objects and the operator chart's (validated and
     linted as by render; nothing written); the chart's CRDs too with --crds.
@@ -117,7 +113,6 @@ def show_pods(environment: str, output_format: str) -> None:
 @click.argument("path")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output format (json: one object with value, origin, setBy, template).")
-@reports_errors
 def explain_command(environment: str, path: str, output_format: str) -> None:
     """Show a value of ENVIRONMENT and where it comes from: the layers that set it, krc's default, or, for a
     rendered field, the template that wrote it.
@@ -162,7 +157,6 @@ def _indent(text: str) -> str:
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--cluster", default="", help="Only the Ray cluster (or RayJob, RayService, RayCronJob) of this name.")
 @click.option("--ray-versions", is_flag=True, help="Only list the Ray versions the environments name (one a line).")
-@reports_errors
 def autoscaler_command(environments: tuple[str, ...], output_format: str, cluster: str, ray_versions: bool) -> None:
     """Each cluster's node types as Ray's autoscaler sees them (its config generator), beside Kubernetes' view.
 
@@ -181,7 +175,6 @@ def autoscaler_command(environments: tuple[str, ...], output_format: str, cluste
 
 @click.command("rules", short_help="List the lint rules and policies, or print one's document.")
 @click.argument("rule_id", required=False, shell_complete=complete_rules)
-@reports_errors
 def rules_command(rule_id: str | None) -> None:
     """List every lint rule and policy (id, severity, summary), or print one's document (policy/NAME: the policy).
 

@@ -14,7 +14,7 @@ from ..diagnostics.report_format import plural
 from ..pipeline.plans import Written
 from ..pipeline.run_options import RunOptions
 from ..project.paths import Project, printable
-from .edge import reports_errors, run_options, run_settings
+from .edge import run_options, run_settings
 from .support import (
     complete_environments,
     current_project,
@@ -26,7 +26,6 @@ T = TypeVar("T")
 
 @click.command("vendor", short_help="Download the pinned charts into vendor/.")
 @click.argument("environments", nargs=-1, shell_complete=complete_environments)
-@reports_errors
 def vendor_command(environments: tuple[str, ...]) -> None:
     """Download the charts the environments pin into vendor/ (checked against index and lock).
 
@@ -44,9 +43,9 @@ def vendor_command(environments: tuple[str, ...]) -> None:
 
 def _environments_command(name: str, short_help: str) -> Callable[[Callable[..., None]], click.Command]:
     """The command line render, golden and check share: environment names (default: all) and the run options;
-    bad input reported as krc reports it."""
+    bad input reported at the error edge (edge.ErrorEdge), as for every command."""
     def command(function: Callable[..., None]) -> click.Command:
-        wrapped = run_options(reports_errors(function))
+        wrapped = run_options(function)
         names = click.argument("environments", nargs=-1, shell_complete=complete_environments)
         return click.command(name, short_help=short_help)(names(wrapped))
     return command

@@ -8,7 +8,7 @@ import click
 
 from .. import pipeline, review
 from ..diagnostics.report_format import plural
-from .edge import reports_errors, run_options, run_settings
+from .edge import run_options, run_settings
 from .support import complete_environments, current_project, working
 
 
@@ -23,7 +23,6 @@ from .support import complete_environments, current_project, working
                    "through a link inside the project), from the same compile: "
                    "--output json=\"$RUNNER_TEMP/krc-review.json\" --output text=krc-review.txt.")
 @run_options
-@reports_errors
 def diff_command(environments: tuple[str, ...], output_format: str, base: str | None,
                  outputs: tuple[str, ...], no_cache: bool, jobs: int | None) -> None:
     """Review the render against golden/ object by object, CRD upgrade gate first; exit 1 on any change.
@@ -51,7 +50,6 @@ def diff_command(environments: tuple[str, ...], output_format: str, base: str | 
               "first (reviewed with the pull request).")
 @click.option("--base", metavar="REF", help="The change against golden/ as committed at git REF (needed once "
               "'krc golden' has run: e.g. origin/main).")
-@reports_errors
 def approve_command(environment: str, reason: str, base: str | None) -> None:
     """Write approvals/ENV.crd-upgrade.yaml approving ENV's current breaking CRD upgrade.
 

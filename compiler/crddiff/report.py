@@ -5,11 +5,9 @@ Each formatter takes any list of changes, so `krc diff` can embed the CRD sectio
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .changes import SEVERITIES, SEVERITY_ORDER, CrdChange, severity_counts, sorted_changes
-
-FORMATS = ("text", "markdown", "json")
 
 
 def summary_line(changes: Sequence[CrdChange]) -> str:
@@ -82,9 +80,11 @@ def format_json(changes: Sequence[CrdChange]) -> str:
                       sort_keys=True, default=str) + "\n"
 
 
+# `krc crd-diff --format` offers this registry's keys
+FORMATTERS: dict[str, Callable[[Sequence[CrdChange]], str]] = {"text": format_text, "markdown": format_markdown,
+                                                               "json": format_json}
+FORMATS = tuple(FORMATTERS)
+
+
 def format_changes(changes: Sequence[CrdChange], output_format: str) -> str:
-    if output_format == "json":
-        return format_json(changes)
-    if output_format == "markdown":
-        return format_markdown(changes)
-    return format_text(changes)
+    return FORMATTERS.get(output_format, format_text)(changes)

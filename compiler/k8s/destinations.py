@@ -6,6 +6,9 @@ environment with its peers, which the pipeline gathers from every environment fi
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +29,19 @@ class Destination:
         if self.cluster != other.cluster:
             return ()
         return tuple(n for n in self.namespaces if n in other.namespaces)
+
+
+def peers_digest(peers: Sequence[Destination]) -> str:
+    """What every environment's findings may depend on of where the others deploy: each destination, and whether
+    golden/ holds it only for one that collides with another (the collision rule reads it there alone). Accepting
+    environments into golden/ then leaves every other environment's cached result alone."""
+    writers: dict[tuple[str, str], set[str]] = {}
+    for peer in peers:
+        for namespace in peer.namespaces:
+            writers.setdefault((peer.cluster, namespace), set()).add(peer.environment)
+    colliding = {name for names in writers.values() if len(names) > 1 for name in names}
+    shown = [dataclasses.replace(p, accepted=p.accepted and p.environment in colliding) for p in peers]
+    return hashlib.sha256(repr(shown).encode()).hexdigest()[:16]
 
 
 def _get(data: Any, *path: str) -> Any:

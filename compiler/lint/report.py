@@ -8,7 +8,6 @@ from typing import Any
 from ..diagnostics.problems import Problem, safe_json, safe_text
 from ..rules import RULES, Rule
 
-FORMATS = ("text", "json", "sarif", "github")
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -105,7 +104,11 @@ def github(problems: list[Problem]) -> str:
     return "".join(lines)
 
 
+# `krc lint --format` offers this registry's keys
+FORMATTERS: dict[str, Callable[[list[Problem]], str]] = {"text": text, "json": as_json, "sarif": sarif,
+                                                         "github": github}
+FORMATS = tuple(FORMATTERS)
+
+
 def render(problems: list[Problem], fmt: str) -> str:
-    formats: dict[str, Callable[[list[Problem]], str]] = {"text": text, "json": as_json, "sarif": sarif,
-                                                          "github": github}
-    return formats[fmt](problems)
+    return FORMATTERS[fmt](problems)

@@ -3,7 +3,6 @@ far), and the steps every plan takes per environment (rendered together, compile
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,7 +12,7 @@ from ..charts import vendored
 from ..charts.package import Chart
 from ..diagnostics.problems import KrcError, Problem
 from ..environment.model import load_environment
-from ..k8s.destinations import Destination
+from ..k8s.destinations import Destination, peers_digest
 from ..output import folders, layout
 from ..policy import PolicyRun
 from ..project.paths import Project
@@ -55,7 +54,7 @@ class Context:
         plain = CompileCache(project, run.cache)
         peers = project_destinations(project, plain) if with_peers else ()
         if with_peers:
-            options += f";peers={hashlib.sha256(repr(peers).encode()).hexdigest()[:16]}"
+            options += f";peers={peers_digest(peers)}"
         cache = CompileCache(project, run.cache, options)
         cache.share_digests(plain)  # every environment file was just read for its destination
         context = cls(project, cache, with_peers)
@@ -155,7 +154,7 @@ def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds
         findings = None
     compiled = Compiled(name, ahead.key, (render.chart.name, render.chart.version), ahead.files, render.objects,
                         render.helm_values, tuple(findings or ()), render.chart_objects,
-                        inputs_digest=ahead.inputs_digest)
+                        inputs_digest=ahead.inputs_digest, crds=len(render.chart.crds))
     if findings is not None and cache.key(name) == ahead.key:  # the file did not change while it compiled
         cache.store(compiled, ahead.recorded)
     return compiled, render

@@ -90,15 +90,14 @@ def _write_or_compare(context: Context, plan: RenderPlan | AcceptPlan | CheckPla
     if isinstance(plan, CheckPlan):
         golden = folders.read_tree(project.golden_dir / name)
         return Checked(*common, mismatch=golden_mismatch(name, compiled.files, golden))
-    chart = context.chart(*compiled.chart)
-    result = Written(*common, crds=len(chart.crds))
+    result = Written(*common, crds=compiled.crds)
     if isinstance(plan, RenderPlan) and plan.up_to_date.get(name) == compiled.result_key:
         return result
     files = compiled.files
     if isinstance(plan, AcceptPlan) and folders.read_tree(project.golden_dir / name) == files:
         return result  # golden/<env>/ already holds exactly this render: left as it is
     if isinstance(plan, RenderPlan):
-        files = dict(sorted({**files, **layout.crd_files(chart)}.items()))
+        files = dict(sorted({**files, **layout.crd_files(context.chart(*compiled.chart))}.items()))
     return dataclasses.replace(result, staged=folders.stage_tree(plan.work.output_root(project) / name, files))
 
 
@@ -121,7 +120,7 @@ def _up_to_date(context: Context, plan: RenderPlan | AcceptPlan | CheckPlan, nam
     elif isinstance(plan, CheckPlan):
         return Checked(*common, mismatch=GoldenMismatch(name, (), (), ()))
     # render: rendered/<env>/ holds it; golden: already accepted. Either way, left as it is
-    return Written(*common, crds=len(context.chart(*summary.chart).crds))
+    return Written(*common, crds=summary.crds)
 
 
 def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], int],

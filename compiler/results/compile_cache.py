@@ -36,8 +36,8 @@ from ..project.paths import Project
 T = TypeVar("T")
 
 # bump a kind's version when what its entries hold or what their keys cover changes
-COMPILED = CacheKind("compiled", 2)
-SUMMARIES = CacheKind("summaries", 2)
+COMPILED = CacheKind("compiled", 3)
+SUMMARIES = CacheKind("summaries", 3)
 POLICIES = CacheKind("policy", 2)
 
 
@@ -57,6 +57,7 @@ class Compiled:
     # every file it was compiled from besides templates/ and vendor/ (its layers, the Argo CD CRDs it names): the
     # key names only its own file, so what derives from it (policies, lint, reviews) keys on this too
     inputs_digest: str = ""
+    crds: int = 0  # the pinned chart's CRDs (what render and golden report, without reading the chart)
 
     @property
     def result_key(self) -> str:
@@ -81,6 +82,7 @@ class Summary:
     file_digests: dict[str, str]  # golden-layout path -> sha256 of its bytes
     inputs_digest: str  # as Compiled.inputs_digest
     input_files: tuple[str, ...] = ()  # the files it was compiled from, as recorded (relative to the project)
+    crds: int = 0  # as Compiled.crds
 
     @property
     def result_key(self) -> str:
@@ -101,11 +103,14 @@ def findings_digest(findings: Iterable[Problem]) -> str:
     return sha256_hex(json.dumps([problem_to_json(p) for p in findings], sort_keys=True).encode())
 
 
-def _entry_facts(payload: Any) -> tuple[tuple[str, str], tuple[Problem, ...], str]:
-    """What a full entry and its summary both hold: the chart, the findings and the inputs' digest."""
+def _entry_facts(payload: Any) -> tuple[tuple[str, str], tuple[Problem, ...], str, int]:
+    """What a full entry and its summary both hold: the chart, the findings, the inputs' digest, the CRD count."""
     chart_name, chart_version = payload["chart"]
     findings = tuple(problem_from_json(p) for p in payload["findings"])
-    return (str(chart_name), str(chart_version)), findings, inputs_digest(payload["inputs"])
+    crds = payload["crds"]
+    if not isinstance(crds, int):
+        raise TypeError("crds")
+    return (str(chart_name), str(chart_version)), findings, inputs_digest(payload["inputs"]), crds
 
 
 def file_digests(files: dict[str, bytes]) -> dict[str, str]:
@@ -193,7 +198,7 @@ class CompileCache:
 
     def lookup(self, name: str) -> Compiled | None:
         def read(key: str, payload: Any) -> Compiled | None:
-            chart, findings, inputs = _entry_facts(payload)
+            chart, findings, inputs, crds = _entry_facts(payload)
             objects, chart_objects = (
                 tuple(RenderedObject(o["document"], str(o["template"]), location_from_json(o["location"]))
                       for o in payload[field]) for field in ("objects", "chartObjects"))
@@ -202,7 +207,7 @@ class CompileCache:
                 return None
             files = {str(path): text.encode("utf-8") for path, text in payload["files"].items()}
             return Compiled(name, key, chart, files, objects, payload["helmValues"], findings, chart_objects,
-                            from_cache=True, inputs_digest=inputs)
+                            from_cache=True, inputs_digest=inputs, crds=crds)
 
         return self._current(COMPILED, name, read)
 
@@ -213,13 +218,13 @@ class CompileCache:
 
     def _read_summary(self, name: str) -> Summary | None:
         def read(key: str, payload: Any) -> Summary | None:
-            chart, findings, inputs = _entry_facts(payload)
+            chart, findings, inputs, crds = _entry_facts(payload)
             digests, objects = payload["files"], payload["objects"]
             if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()) \
                     or not isinstance(objects, int):
                 return None
             return Summary(name, key, chart, objects, findings, digests, inputs,
-                           tuple(str(path) for path, _ in payload["inputs"]))
+                           tuple(str(path) for path, _ in payload["inputs"]), crds)
 
         return self._current(SUMMARIES, name, read)
 
@@ -245,9 +250,11 @@ class CompileCache:
             return
         self.write_payload(SUMMARIES, compiled.key, {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "objects": compiled.object_count,
-            "findings": [problem_to_json(p) for p in compiled.findings], "files": file_digests(compiled.files)})
+            "findings": [problem_to_json(p) for p in compiled.findings], "files": file_digests(compiled.files),
+            "crds": compiled.crds})
         self.write_payload(COMPILED, compiled.key, {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "files": files,
+            "crds": compiled.crds,
             "helmValues": compiled.helm_values,
             **{field: [{"document": o.document, "template": o.template, "location": location_to_json(o.location)}
                        for o in objects]

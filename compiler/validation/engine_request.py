@@ -21,10 +21,10 @@ class ValidateRequest:
 
     An item is {"object": document} for a create, with "old" (the stored object) for an update."""
 
-    def __init__(self, crd: dict[str, Any], digest: str, items: list[dict[str, Any]], what: str,
-                 encoded: str | None = None) -> None:
-        # the CRD as sent: its canonical JSON text when the caller has it (not encoded again), else the document
-        self._crd: dict[str, Any] | RawJSON = RawJSON(encoded) if encoded is not None else crd
+    def __init__(self, crd: dict[str, Any] | RawJSON, digest: str, items: list[dict[str, Any]], what: str) -> None:
+        """`crd` as sent: its canonical JSON text when the caller has it (neither decoded nor encoded again:
+        megabytes per CRD), else the document."""
+        self._crd = crd
         self._digest, self._items, self._what = digest, items, what
         known = client.engine_name("crd", digest)  # sent once, then named by the engine's digest
         self._by_digest = known is not None
@@ -44,7 +44,7 @@ class ValidateRequest:
         return results
 
 
-def validate(crd: dict[str, Any], digest: str, items: list[dict[str, Any]], what: str,
-             encoded: str | None = None) -> list[dict[str, Any]]:
+def validate(crd: dict[str, Any] | RawJSON, digest: str, items: list[dict[str, Any]], what: str) \
+        -> list[dict[str, Any]]:
     """The engine's verdict on each item, the CRD sent in full only when the engine lacks it."""
-    return ValidateRequest(crd, digest, items, what, encoded).results()
+    return ValidateRequest(crd, digest, items, what).results()

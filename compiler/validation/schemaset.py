@@ -21,6 +21,7 @@ from ..diagnostics.problems import SEVERITY_ORDER, KrcError, Location, Problem, 
 from ..documents import yamlio
 from ..k8s.crds import crd_digest
 from ..k8s.objects import object_ref
+from ..native.channel import RawJSON
 from . import engine_errors, engine_request
 
 
@@ -36,14 +37,23 @@ class ValidationResult:
 
 @dataclass(frozen=True, eq=False)
 class CompiledCrd:
-    """A CRD as the set knows it: its identity, and the document the engine compiles."""
+    """A CRD as the set knows it: its identity, and the document the engine compiles: a chart's CRD (its
+    canonical JSON, decoded only when a schema is asked for) or a document read elsewhere."""
 
     name: str
     group: str
     kind: str
     digest: str
-    document: dict[str, Any]
-    canonical: str | None = None  # the document's canonical JSON, when krc has it already (a chart's CRD)
+    source: Crd | dict[str, Any]
+
+    @property
+    def document(self) -> dict[str, Any]:
+        return self.source.document if isinstance(self.source, Crd) else self.source
+
+    @property
+    def sent(self) -> dict[str, Any] | RawJSON:
+        """What the engine is sent: a chart's CRD as its canonical text, neither decoded nor encoded again."""
+        return RawJSON(self.source.canonical) if isinstance(self.source, Crd) else self.source
 
     def schema_of(self, version: str) -> Any:
         for entry in self.document["spec"].get("versions") or ():
@@ -59,8 +69,7 @@ _DIGESTS: dict[int, tuple[dict[str, Any], str]] = {}
 def compile_crd(document: dict[str, Any] | Crd) -> CompiledCrd:
     """The CRD's identity (its digest worked out once per document and process)."""
     if isinstance(document, Crd):
-        return CompiledCrd(document.name, document.group, document.kind, document.digest, document.document,
-                           document.canonical)
+        return CompiledCrd(document.name, document.group, document.kind, document.digest, document)
     known = _DIGESTS.get(id(document))
     if known is None or known[0] is not document:
         known = _DIGESTS[id(document)] = (document, crd_digest(document))
@@ -112,8 +121,8 @@ class SchemaSet:
         for key in sorted(self._crds):
             crd = self._crds[key]
             compiled = crd if isinstance(crd, CompiledCrd) else compile_crd(crd)
-            requests.append(engine_request.ValidateRequest(compiled.document, compiled.digest, [],
-                                                           f"compiling CRD {compiled.name}", compiled.canonical))
+            requests.append(engine_request.ValidateRequest(compiled.sent, compiled.digest, [],
+                                                           f"compiling CRD {compiled.name}"))
         for request in requests:
             request.results()
 
@@ -153,8 +162,8 @@ class SchemaSet:
             compiled = crd if isinstance(crd, CompiledCrd) else compile_crd(crd)
             items = [{"object": documents[i]} for i in indexes]
             what = f"the API server's validation of {len(items)} {key[1]}(s) against CRD {compiled.name}"
-            requests.append((compiled, indexes, engine_request.ValidateRequest(
-                compiled.document, compiled.digest, items, what, compiled.canonical)))
+            requests.append((compiled, indexes, engine_request.ValidateRequest(compiled.sent, compiled.digest, items,
+                                                                               what)))
         for compiled, indexes, request in requests:
             for i, result in zip(indexes, request.results(), strict=True):
                 results[i] = self._judged(compiled, documents[i], result, where[i])

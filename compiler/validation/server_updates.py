@@ -17,6 +17,7 @@ from ..charts.package import Crd
 from ..diagnostics.problems import Problem
 from ..documents import yamlio
 from ..k8s.objects import RenderedObject, api_group, key_of, object_ref
+from ..native.channel import RawJSON
 from . import engine_request
 
 RULE = "schema/update-rejected"
@@ -63,9 +64,8 @@ def update_rejections(crds: Iterable[Crd], objects: Sequence[RenderedObject],
     for kind, changed in sorted(asked.items()):
         items = [{"object": o.document, "old": stored[key_of(o.document)]} for o in changed]
         crd = by_kind[kind]
-        results = engine_request.validate(crd.document, crd.digest, items,
-                                          f"the API server's check of {len(items)} {kind[1]} update(s)",
-                                          crd.canonical)
+        results = engine_request.validate(RawJSON(crd.canonical), crd.digest, items,
+                                          f"the API server's check of {len(items)} {kind[1]} update(s)")
         for obj, result in zip(changed, results, strict=True):
             problems.extend(_problem(obj, error) for error in result["errors"] if error.get("updateOnly"))
     return problems
