@@ -308,3 +308,26 @@ def test_entries_record_the_layers_they_were_built_from(project: Project, cache_
     base = project.environment_file("base")
     assert ["environments/base.yaml", content_digests.path_digest(base)] in payload["inputs"]
     assert os.path.commonpath([entry, cache_dir]) == str(cache_dir)
+
+
+def test_krcs_fingerprint_covers_every_module_of_its_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A change anywhere in krc's code (a rule, not only the cache's own modules) makes every key new; compiled
+    bytecode does not count."""
+    package = tmp_path / "compiler"
+    shutil.copytree(content_digests.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(content_digests, "PACKAGE_DIR", package)
+
+    def fingerprint() -> str:
+        content_digests.krc_fingerprint.cache_clear()
+        return content_digests.krc_fingerprint()
+
+    try:
+        first = fingerprint()
+        (package / "rules" / "__pycache__").mkdir(exist_ok=True)
+        (package / "rules" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"bytecode")
+        assert fingerprint() == first
+        rule = package / "rules" / "kuberay_name.py"
+        rule.write_text(rule.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+        assert fingerprint() != first
+    finally:
+        content_digests.krc_fingerprint.cache_clear()

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import os
 import stat
 from pathlib import Path
 
+from .. import __version__
 from ..settings import limits, variables
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # compiler/: all of krc's code and data files
+CODE_SUFFIXES = (".py", ".json", ".js")
 
 
 def sha256_hex(data: bytes) -> str:
@@ -32,12 +33,18 @@ def tree_digest(folder: Path, suffixes: tuple[str, ...] = ()) -> str:
 
 @functools.lru_cache(maxsize=1)
 def krc_fingerprint() -> str:
-    """krc's version and a digest of its code and data files: results of other code are never reused."""
-    try:
-        version = importlib.metadata.version("krc")
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
-    return sha256_hex(f"{version}\0{tree_digest(PACKAGE_DIR, ('.py', '.json', '.js'))}".encode())
+    """krc's version and a digest of every code and data file of its package: results of other code are never
+    reused. The package is krc's own install, so it is walked without tree_digest's care for links (every
+    command pays for this walk)."""
+    digest = hashlib.sha256(f"{__version__}\0".encode())
+    found = []
+    for folder, subfolders, files in os.walk(PACKAGE_DIR):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        found += [os.path.join(folder, name) for name in files if name.endswith(CODE_SUFFIXES)]
+    for path in sorted(found):
+        with open(path, "rb") as handle:
+            digest.update(os.path.relpath(path, PACKAGE_DIR).encode() + b"\0" + hashlib.sha256(handle.read()).digest())
+    return digest.hexdigest()
 
 
 def limit_settings() -> str:

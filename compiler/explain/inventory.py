@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import metadata
 
+from .. import __version__
 from ..diagnostics.problems import KrcError
 from ..environment.model import Environment
 from ..native import binary
@@ -97,5 +98,5 @@ def engine_versions() -> list[tuple[str, str]]:
 
 def tool_versions() -> list[tuple[str, str]]:
     """krc and every engine it runs, as (name, version)."""
-    return [("krc", _package_version("krc")), ("Jinja2", _package_version("Jinja2")),
+    return [("krc", __version__), ("Jinja2", _package_version("Jinja2")),
             ("Jsonnet", f"go-jsonnet {_package_version('gojsonnet')}"), *engine_versions()]

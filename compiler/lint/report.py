@@ -5,6 +5,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from .. import __version__
 from ..diagnostics.problems import Problem, safe_json, safe_text
 from ..rules import RULES, Rule
 
@@ -52,7 +53,7 @@ def _rule_descriptor(rule_id: str, rule: Rule | None) -> dict[str, Any]:
     }
 
 
-def sarif(problems: list[Problem], tool_version: str = "0.1.0") -> str:
+def sarif(problems: list[Problem], tool_version: str = __version__) -> str:
     rule_ids = sorted({p.rule or "krc" for p in problems} | set(RULES))
     index = {rule_id: i for i, rule_id in enumerate(rule_ids)}
     results = []
