@@ -13,6 +13,7 @@ The kinds, and what each keeps:
   crds                     the facts of a chart archive's CRDs                         charts/package.py
   helm-template            the engine's Helm answers                                   charts/helm_template.py
   autoscaler               Ray's autoscaling-config generator's answers                 autoscaler/run.py
+  kuberay                  KubeRay's builds' answers, by object                        native/kuberay.py
 """
 from .location import cache_dir
 from .store import CacheKind, cache_key

@@ -4,17 +4,21 @@ validators and webhooks say of a defaulted custom resource, and the Pods and Ser
 One process per KubeRay version per krc process, started when first asked and ended with krc. It speaks the
 engine's protocol (channel.py) on two pipes of its own; it answers one request at a time, each with the feature
 gates and environment of the operator the request describes, so nothing of one request leaks into the next.
+An answer depends on nothing else, so each object's is kept in krc's cache (ANSWERS): the compile asks about
+every object (kuberay/validator), and `krc diff` and `krc show --pods` then find the answers of the objects
+golden/ and the render hold without starting a build.
 """
 from __future__ import annotations
 
 import atexit
-import contextlib
+import json
 import os
 import re
 import threading
 from pathlib import Path
 from typing import Any
 
+from ..cache import CacheKind, cache_key
 from ..diagnostics.problems import KrcError, Location
 from ..settings import limits
 from .channel import EngineEnded
@@ -48,16 +52,20 @@ def require_build(version: str, where: Location | None = None) -> Path:
                    f"engine/kuberay/v{version} as engine/kuberay/README.md says, then run 'make kuberay'", where)
 
 
+def build_identity(version: str) -> str:
+    """One KubeRay build as cache keys name it (file, size, modification time), or that there is none."""
+    path = binary_for(version)
+    try:
+        facts = path.stat()
+    except OSError:
+        return f"{path} (absent)"
+    return f"{path} ({facts.st_size} bytes, modified {facts.st_mtime_ns})"
+
+
 def builds_identity() -> str:
-    """Every KubeRay build as cache keys name it (file, size, modification time): a result made with one build,
-    or with none (kuberay/validator finds nothing then), is never taken for another's."""
-    found = []
-    for version in built_versions():
-        path = binary_for(version)
-        with contextlib.suppress(OSError):
-            facts = path.stat()
-            found.append(f"{path} ({facts.st_size} bytes, modified {facts.st_mtime_ns})")
-    return "; ".join(found)
+    """Every KubeRay build as cache keys name it: a result made with one build, or with none (kuberay/validator
+    finds nothing then), is never taken for another's."""
+    return "; ".join(build_identity(version) for version in built_versions())
 
 
 class KubeRayProcess(ChildProcess):
@@ -121,13 +129,36 @@ class OperatorRefused(KrcError):
     feature gate): nothing is built; the rule about that configuration reports it."""
 
 
+# KubeRay's answer for one object, by the build, the operator configuration and the defaulted object; bump the
+# version when what the builds answer changes shape
+ANSWERS = CacheKind("kuberay", 1)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
           where: Location | None = None) -> list[dict[str, Any]]:
     """KubeRay `version`'s answer for each defaulted custom resource, in order: {refusals, skipped?, clusters,
-    error?}. KrcError when there is no build or no answer in time; OperatorRefused when the operator configuration
-    is one the operator refuses."""
+    error?}, from the cache or the build for the rest. KrcError when there is no build or no answer in time;
+    OperatorRefused when the operator configuration is one the operator refuses (never kept)."""
     if not documents:
         return []
+    shared = (build_identity(version), _canonical(operator))
+    keys = [cache_key(*shared, _canonical(document)) for document in documents]
+    found = [ANSWERS.read_json(key) for key in keys]  # verified, or a miss
+    missing = [i for i, answer in enumerate(found) if not isinstance(answer, dict)]
+    if missing:
+        answers = _ask(version, operator, [documents[i] for i in missing], where)
+        for i, answer in zip(missing, answers, strict=True):
+            found[i] = answer
+            ANSWERS.write_json(keys[i], answer)
+    return found
+
+
+def _ask(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
+         where: Location | None) -> list[dict[str, Any]]:
     process = _process(version, where)
     future = process.submit("build", {"operator": operator, "objects": documents})
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -131,12 +132,42 @@ def test_the_pod_view_marks_what_the_operator_overrides(project: Project):
     assert " --no-monitor " in found["clusters"][0]["pods"][0]["pod"]["spec"]["containers"][0]["args"][0]
 
 
-def test_builders_that_do_not_answer_in_time_are_an_error_not_a_silent_pass(project: Project, monkeypatch):
+def test_builders_that_do_not_answer_in_time_are_an_error_not_a_silent_pass(project: Project, private_cache: Path,
+                                                                          monkeypatch):
     """kuberay/validator lets only an operator configuration KubeRay refuses pass quietly (another rule reports
-    that); a build that does not answer stops the lint with its bound named (exit 2), never 'no problems'."""
+    that); a build that does not answer stops the lint with its bound named (exit 2), never 'no problems'. (A
+    cache of the test's own: no answer of the build kept from before.)"""
     monkeypatch.setattr(kuberay, "TIMEOUT_SECONDS", 0.0)
     kuberay.close_all()  # a fresh process: its answer cannot have come already
     result = run(project, "lint", "--no-cache", "prod-eks-gpu")
     assert result.exit_code == 2, result.output
     assert "KubeRay 1.6.2's builders did not answer within 0 s" in result.stderr
     assert "run again with fewer environments" in result.stderr
+
+
+def test_answers_are_kept_by_build_operator_and_object(project: Project, private_cache: Path,
+                                                      monkeypatch: pytest.MonkeyPatch):
+    """What KubeRay's build answers depends on the build, the operator's configuration and the object alone, so
+    a second `krc show --pods` (or `krc diff` of objects the compile asked about) starts no build; another
+    operator configuration is asked again."""
+    first = run(project, "show", "prod-eks-gpu", "--pods", "-o", "json")
+    assert first.exit_code == 0, first.output
+    asked: list[int] = []
+    real_ask = kuberay._ask
+
+    def counting(version: str, operator: dict, documents: list, where=None):
+        asked.append(len(documents))
+        return real_ask(version, operator, documents, where)
+
+    monkeypatch.setattr(kuberay, "_ask", counting)
+    again = run(project, "show", "prod-eks-gpu", "--pods", "-o", "json")
+    assert again.exit_code == 0 and again.stdout == first.stdout and asked == []
+    [source] = [o for o in json.loads(first.stdout) if o["object"] == "RayCluster/ray-prod/ray-gpu-train"]
+    document = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "c", "namespace": "n"},
+                "spec": {"headGroupSpec": {"rayStartParams": {}, "template": {"spec": {"containers": [
+                    {"name": "ray-head", "image": "rayproject/ray:2.46.0"}]}}}}}
+    operator = {"args": [], "env": []}
+    answer = kuberay.build("1.6.2", operator, [document])
+    assert asked == [1] and kuberay.build("1.6.2", operator, [document]) == answer and asked == [1]
+    kuberay.build("1.6.2", {"args": ["--feature-gates=RayCronJob=true"], "env": []}, [document])
+    assert asked == [1, 1] and source["clusters"]

@@ -79,6 +79,11 @@ func TestTheSameInputGivesTheSameAnswer(t *testing.T) {
 	if string(first) != string(second) {
 		t.Fatal("two builds of the same RayJob differ")
 	}
+	// an object's answer is its own, whatever comes before it in the request (krc keeps answers by object)
+	behind, _ := json.Marshal(build(t, operator{}, job, job)[1:])
+	if string(behind) != string(first) {
+		t.Fatal("a RayJob answered after another differs from the same RayJob answered alone")
+	}
 	built := build(t, operator{}, job)[0].Clusters[0]
 	if !strings.HasPrefix(built.Name, "nightly-") || built.Pods[0].Pod.OwnerReferences[0].Name != built.Name {
 		t.Errorf("the RayJob's cluster %q, its head Pod owned by %+v", built.Name, built.Pods[0].Pod.OwnerReferences)

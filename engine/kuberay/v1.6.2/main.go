@@ -37,8 +37,8 @@ type kindOnly struct {
 }
 
 // buildOp sets the process up as the operator the chart configures, then answers every object. Random name
-// suffixes (a RayJob's cluster, a multi-host replica group) come from a generator seeded per request, so the
-// same input gives the same answer.
+// suffixes (a RayJob's cluster, a multi-host replica group) come from a generator seeded afresh for each object,
+// so an object gets the same answer whatever else the request holds (krc keeps answers by object).
 func buildOp(raw json.RawMessage) (any, error) {
 	var args buildArgs
 	if err := json.Unmarshal(raw, &args); err != nil {
@@ -47,10 +47,10 @@ func buildOp(raw json.RawMessage) (any, error) {
 	if err := args.Operator.apply(); err != nil {
 		return nil, err
 	}
-	rand.Seed(1)
 	ctx := context.Background()
 	results := make([]objectResult, 0, len(args.Objects))
 	for _, document := range args.Objects {
+		rand.Seed(1)
 		results = append(results, answerObject(ctx, document))
 	}
 	return map[string]any{"results": results}, nil
