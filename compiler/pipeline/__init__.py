@@ -19,8 +19,9 @@ every manifest request, then loads the light `plugin` module and the compiling s
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .. import lazy_exports
 
 if TYPE_CHECKING:  # the names as the type checker and the import-layer contract see them
     from ..render.templates import Render
@@ -81,15 +82,4 @@ __all__ = [  # the same names, spelled out for the type checker
     "validate_render", "validated_findings", "vendor_charts", "versions", "Written",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # found once: later lookups do not come back here
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

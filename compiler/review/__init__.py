@@ -7,8 +7,9 @@ review's comparison and formatters for that.
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .. import lazy_exports
 
 if TYPE_CHECKING:  # the names as the type checker and the import-layer contract see them
     from .approval import check_reason
@@ -33,15 +34,4 @@ __all__ = ["ApprovalWritten", "check_reason", "COMMENT_LIMIT", "EnvironmentRevie
            "removed_environment", "report_targets", "ReportTarget", "Review", "review_environment",
            "with_check_changes", "with_checks", "write_approval", "write_report"]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # found once: later lookups do not come back here
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)
