@@ -57,8 +57,13 @@ def _folder_trusted(folder: str) -> bool:
     return False
 
 
+def canonical_text(value: Any) -> str:
+    """`value` as canonical JSON (sorted keys, no spaces): what an entry holds, and how a key names a document."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def _dump(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return canonical_text(value).encode("utf-8")
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,13 @@ golden/ and the render hold without starting a build.
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import re
 import threading
 from pathlib import Path
 from typing import Any
 
-from ..cache import CacheKind, cache_key
+from ..cache import CacheKind, cache_key, canonical_text
 from ..diagnostics.problems import KrcError, Location
 from ..settings import limits
 from .channel import EngineEnded
@@ -134,10 +133,6 @@ class OperatorRefused(KrcError):
 ANSWERS = CacheKind("kuberay", 1)
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
           where: Location | None = None) -> list[dict[str, Any]]:
     """KubeRay `version`'s answer for each defaulted custom resource, in order: {refusals, skipped?, clusters,
@@ -145,8 +140,8 @@ def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]
     OperatorRefused when the operator configuration is one the operator refuses (never kept)."""
     if not documents:
         return []
-    shared = (build_identity(version), _canonical(operator))
-    keys = [cache_key(*shared, _canonical(document)) for document in documents]
+    shared = (build_identity(version), canonical_text(operator))
+    keys = [cache_key(*shared, canonical_text(document)) for document in documents]
     found = [ANSWERS.read_json(key) for key in keys]  # verified, or a miss
     missing = [i for i, answer in enumerate(found) if not isinstance(answer, dict)]
     if missing:
