@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"sync"
 )
 
@@ -167,6 +168,9 @@ func main() {
 		usage(*requestsFD, *answersFD)
 	}
 	watchMemory()
+	if stop := profileCPU(os.Getenv("KRC_ENGINE_CPUPROFILE")); stop != nil {
+		defer stop()
+	}
 	if *socket != "" {
 		listener, err := listenForWorkers(*socket)
 		if err != nil {
@@ -178,5 +182,26 @@ func main() {
 	if err := serve(in, out); err != nil {
 		fmt.Fprintf(os.Stderr, "krc-engine: %v\n", err)
 		os.Exit(3)
+	}
+}
+
+// profileCPU writes a Go CPU profile of the whole run to path (a developer's switch, for `go tool pprof`); it
+// answers the function that finishes the profile, or nil when path is empty or cannot be written.
+func profileCPU(path string) func() {
+	if path == "" {
+		return nil
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "krc-engine: cannot write the CPU profile: %v\n", err)
+		return nil
+	}
+	if err := pprof.StartCPUProfile(file); err != nil {
+		file.Close()
+		return nil
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		file.Close()
 	}
 }

@@ -96,6 +96,12 @@ func TestRenderEqualsHelmTemplateCLI(t *testing.T) {
 			if !strings.Contains(got, "kind: Deployment") || !strings.Contains(got, "namespace: ray-system") {
 				t.Fatalf("the render lacks the operator Deployment in ray-system:\n%s", got)
 			}
+			// the second render of an archive builds its chart from the files the first unpacked: still Helm's
+			again, err := render(renderArgs{ArchiveSHA: digest(archive), Release: "kuberay-operator",
+				Namespace: "ray-system", KubeVersion: "1.33", Values: c.values})
+			if err != nil || again != stdout.String() {
+				t.Fatalf("the second render of the archive differs from helm template (%v):\n%s", err, again)
+			}
 		})
 	}
 }
