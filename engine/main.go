@@ -171,6 +171,7 @@ func main() {
 	if stop := profileCPU(os.Getenv("KRC_ENGINE_CPUPROFILE")); stop != nil {
 		defer stop()
 	}
+	defer profileHeap(os.Getenv("KRC_ENGINE_HEAPPROFILE"))
 	if *socket != "" {
 		listener, err := listenForWorkers(*socket)
 		if err != nil {
@@ -203,5 +204,22 @@ func profileCPU(path string) func() {
 	return func() {
 		pprof.StopCPUProfile()
 		file.Close()
+	}
+}
+
+// profileHeap writes a Go heap profile to path as the run ends (what is still held, and what was allocated), for
+// `go tool pprof -sample_index=inuse_space`; nothing when path is empty.
+func profileHeap(path string) {
+	if path == "" {
+		return
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "krc-engine: cannot write the heap profile: %v\n", err)
+		return
+	}
+	defer file.Close()
+	if err := pprof.WriteHeapProfile(file); err != nil {
+		fmt.Fprintf(os.Stderr, "krc-engine: cannot write the heap profile: %v\n", err)
 	}
 }

@@ -35,8 +35,8 @@ from .child import ChildProcess
 __all__ = ["Answer", "EngineEnded", "Pending", "call", "close_engine", "engine_name", "remember", "shared_with_workers"]
 
 # what the engine inherits of krc's environment: enough to run, nothing that changes what the libraries do (a
-# developer's CPU profile aside: engine/README.md)
-_INHERITED = ("PATH", "LANG", "LC_ALL", "TMPDIR", "KRC_ENGINE_CPUPROFILE")
+# developer's profiles aside: engine/README.md)
+_INHERITED = ("PATH", "LANG", "LC_ALL", "TMPDIR", "KRC_ENGINE_CPUPROFILE", "KRC_ENGINE_HEAPPROFILE")
 # the engine's exit status when it stopped itself at its hard memory limit (engine/limits.go)
 MEMORY_EXIT = 86
 # The collector's target: well under the hard limit, so a run's engine stays near its live memory (about 150 MB

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,13 +169,14 @@ def _properties(schema: Any, segments: Segments) -> tuple[str, ...]:
     return tuple(node.get("properties") or {}) if isinstance(node, dict) else ()
 
 
-def findings(result: dict[str, Any], document: Any, schema: Any, parse: Any) -> list[Finding]:
-    """krc's findings for the engine's result on `document`; `schema` is the version's openAPIV3Schema (for the
-    fields a typo was meant to be), `parse` reads a field path in the server's notation."""
+def findings(result: dict[str, Any], document: Any, schema_of: Callable[[], Any], parse: Any) -> list[Finding]:
+    """krc's findings for the engine's result on `document`; `schema_of` gives the version's openAPIV3Schema (for
+    the fields a typo was meant to be), asked only when there are errors (a chart's CRD is decoded only then),
+    `parse` reads a field path in the server's notation."""
     found: dict[tuple[Segments, str], Finding] = {}
-    for error in result.get("errors") or ():
-        if error.get("origin") == "skipped":
-            continue
+    errors = [e for e in result.get("errors") or () if e.get("origin") != "skipped"]
+    schema = schema_of() if errors else None
+    for error in errors:
         segments = resolve(document, _segments(error, parse))
         rule = _rule(error)
         if rule == "schema/invalid" and _has_rules(_node_at(schema, segments)):

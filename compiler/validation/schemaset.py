@@ -181,8 +181,8 @@ class SchemaSet:
     @staticmethod
     def _judged(crd: CompiledCrd, document: dict[str, Any], result: dict[str, Any],
                 positions: yamlio.PositionLookup | None) -> ValidationResult:
-        schema = crd.schema_of(_group_version(document)[1])
-        found = engine_errors.findings(result, document, schema, fieldpath.parse)
+        found = engine_errors.findings(result, document, lambda: crd.schema_of(_group_version(document)[1]),
+                                       fieldpath.parse)
         ref = object_ref(document)
         problems = {_problem(ref, f, positions) for f in found}
         stored = result.get("object")

@@ -6,7 +6,7 @@ import copy
 import pytest
 from validation_support import ARGOCD_CRDS, CHARTS, SAMPLES, argocd_schemas, cluster, job, kuberay_schemas
 
-from compiler.charts.package import read_chart
+from compiler.charts.package import read_chart, read_chart_bytes
 from compiler.diagnostics.fieldpath import parse as parse_path
 from compiler.diagnostics.fieldpath import render
 from compiler.diagnostics.problems import KrcError
@@ -166,3 +166,18 @@ def test_upstream_170_sample_loses_a_field_on_162_crds():
     errors = [(p.rule, p.path) for r in results for p in r.problems if p.severity == "error"]
     assert errors == [("schema/unknown-field", "spec.networkPolicy")]
     assert all(r.ok for r in kuberay_schemas("1.7.0").validate_text(path.read_text(encoding="utf-8"), "x.yaml"))
+
+
+def test_a_chart_crd_is_decoded_in_python_only_for_an_error_to_explain():
+    # a fresh read of the chart (not the one read_chart keeps), so no other test has decoded its documents yet
+    path = CHARTS / "kuberay-operator-1.6.2.tgz"
+    crds = {crd.kind: crd for crd in read_chart_bytes(path.read_bytes(), str(path)).crds}
+    schemas = SchemaSet.from_crds(crds.values())
+    assert schemas.validate(cluster()).problems == ()
+    assert "document" not in vars(crds["RayCluster"])  # the engine judged the canonical text it was sent
+    document = cluster()
+    document["spec"]["headGroupSpec"]["serviceTyp"] = "ClusterIP"
+    (problem,) = schemas.validate(document).problems
+    assert problem.rule == "schema/unknown-field"
+    assert "serviceType" in problem.help  # the typo's neighbours come from the schema, decoded now
+    assert "document" in vars(crds["RayCluster"])
