@@ -17,7 +17,7 @@ from project_support import copy_environment, engine_unavailable
 from compiler import pipeline
 from compiler.cache import digests as content_digests
 from compiler.diagnostics.problems import KrcError
-from compiler.k8s.destinations import Destination, peers_digest
+from compiler.k8s.destinations import Destination, peer_digests
 from compiler.output import folders, layout
 from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline.context import Context
@@ -138,14 +138,40 @@ def test_accepting_an_environment_into_golden_leaves_the_others_cached(project: 
     assert (project.rendered_dir / "prod-eks-gpu").stat().st_ino == folder  # left in place
 
 
-def test_the_peers_digest_holds_golden_state_only_where_environments_collide() -> None:
+def test_an_environment_s_peers_digest_covers_only_the_destinations_it_reads() -> None:
     dev = Destination("dev", "environments/dev.yaml", "in-cluster", ("ray-demo", "kuberay-system"))
     prod = Destination("prod", "environments/prod.yaml", "eks", ("ray-prod", "kuberay-prod"))
     staging = Destination("staging", "environments/staging.yaml", "in-cluster", ("ray-demo",))
     accepted = dataclasses.replace(dev, accepted=True)
-    assert peers_digest([dev, prod]) == peers_digest([accepted, prod])
-    assert peers_digest([dev, prod, staging]) != peers_digest([accepted, prod, staging])  # staging's finding moves
-    assert peers_digest([dev, prod]) != peers_digest([dataclasses.replace(dev, cluster="other"), prod])
+    before = peer_digests([dev, prod])
+    assert peer_digests([accepted, prod]) == before  # golden/ state counts only where destinations collide
+    with_staging = peer_digests([dev, prod, staging])
+    assert with_staging["prod"] == before["prod"]  # a new environment elsewhere leaves prod's results alone
+    assert with_staging["dev"] != before["dev"]  # ... and reaches the one it collides with
+    assert peer_digests([accepted, prod, staging])["staging"] != with_staging["staging"]  # staging's finding moves
+    moved = peer_digests([dataclasses.replace(dev, cluster="other"), prod, staging])
+    assert moved["staging"] != with_staging["staging"] and moved["prod"] == before["prod"]
+    assert peer_digests([prod, staging])["prod"] == before["prod"]  # dev no longer loads: prod is untouched
+    # an environment that extends another one reads where that one deploys (an inherited destination)
+    child = Destination("child", "environments/child.yaml", "eks-2", ("ray-child",), layers=("environments/prod.yaml",))
+    assert peer_digests([dev, prod, child])["child"] != peer_digests(
+        [dev, dataclasses.replace(prod, file="environments/other.yaml"), child])["child"]
+
+
+def test_an_environment_that_no_longer_loads_leaves_the_others_cached(project: Project, cache_dir: Path):
+    """A typo in one environment file (exit 2) or a new environment elsewhere compiles none of the others again."""
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names, CACHED)
+    prod = project.environment_file("prod-eks-gpu")
+    text = prod.read_text(encoding="utf-8")
+    prod.write_text(text.replace("namespace: ray-prod", "namespace: [ray-prod", 1), encoding="utf-8")
+    assert Context.of(project, CACHED).cache.has_entry("dev")
+    with pytest.raises(KrcError):
+        pipeline.render_to_disk(project, names, CACHED)
+    prod.write_text(text, encoding="utf-8")
+    copy_environment(project, "prod-eks-gpu")  # a cluster of its own: it collides with nobody
+    assert all(Context.of(project, CACHED).cache.has_entry(name) for name in names)
+    assert compiled(pipeline.render_to_disk(project, project.environment_names(), CACHED)) == ["prod-eks-gpu-copy"]
 
 
 def test_a_changed_base_layer_rewrites_the_folders_of_what_extends_it(project: Project, cache_dir: Path):

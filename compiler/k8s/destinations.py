@@ -7,8 +7,9 @@ environment with its peers, which the pipeline gathers from every environment fi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,8 @@ class Destination:
     namespaces: tuple[str, ...]  # workload namespace, operator namespace, namespaces the environment creates
     # golden/<env>/ holds an accepted render: a collision with a new environment is that one's finding, not this one's
     accepted: bool = False
+    layers: tuple[str, ...] = ()  # the files of the layers it extends (base first), as `file` names its own
+
 
     def shared_with(self, other: Destination) -> tuple[str, ...]:
         """The namespaces both write into on the same cluster; () when they do not collide."""
@@ -31,17 +34,30 @@ class Destination:
         return tuple(n for n in self.namespaces if n in other.namespaces)
 
 
-def peers_digest(peers: Sequence[Destination]) -> str:
-    """What every environment's findings may depend on of where the others deploy: each destination, and whether
-    golden/ holds it only for one that collides with another (the collision rule reads it there alone). Accepting
-    environments into golden/ then leaves every other environment's cached result alone."""
-    writers: dict[tuple[str, str], set[str]] = {}
+def peer_digests(peers: Sequence[Destination]) -> Mapping[str, str]:
+    """Per environment, the digest of what its findings read of the other environments' destinations (the
+    destination-collision rule): the peers it shares a cluster namespace with, and whether golden/ holds each side
+    (read only for such peers), and the peers whose file is one of its layers (an inherited destination is named
+    by the environment it comes from). An environment that moves, or no longer loads, changes the cached results
+    of the environments it touches only."""
+    return _peer_digests(tuple(peers))
+
+
+@functools.lru_cache(maxsize=4)  # a run's main process and each job of a worker ask for the same peers
+def _peer_digests(peers: tuple[Destination, ...]) -> Mapping[str, str]:
+    at_place: dict[tuple[str, str], list[Destination]] = {}
     for peer in peers:
         for namespace in peer.namespaces:
-            writers.setdefault((peer.cluster, namespace), set()).add(peer.environment)
-    colliding = {name for names in writers.values() if len(names) > 1 for name in names}
-    shown = [dataclasses.replace(p, accepted=p.accepted and p.environment in colliding) for p in peers]
-    return hashlib.sha256(repr(shown).encode()).hexdigest()[:16]
+            at_place.setdefault((peer.cluster, namespace), []).append(peer)
+    by_file = {peer.file: peer for peer in peers}
+    digests = {}
+    for own in peers:
+        colliding = sorted({repr(p) for n in own.namespaces for p in at_place[(own.cluster, n)]
+                            if p.environment != own.environment})
+        parents = sorted({repr(dataclasses.replace(by_file[f], accepted=False)) for f in own.layers if f in by_file})
+        read = (own.accepted if colliding else False, colliding, parents)
+        digests[own.environment] = hashlib.sha256(repr(read).encode()).hexdigest()[:16]
+    return digests
 
 
 def _get(data: Any, *path: str) -> Any:
@@ -50,8 +66,10 @@ def _get(data: Any, *path: str) -> Any:
     return data
 
 
-def destination_of(environment: str, data: dict[str, Any], file: str) -> Destination | None:
-    """The environment's destination; None when it renders no Argo CD Applications (deployed some other way)."""
+def destination_of(environment: str, data: dict[str, Any], file: str, layers: tuple[str, ...] = ()) \
+        -> Destination | None:
+    """The environment's destination; None when it renders no Argo CD Applications (deployed some other way).
+    `layers`: the files of the layers it extends."""
     argocd = data.get("argocd")
     if not isinstance(argocd, dict) or argocd.get("enabled") is False:
         return None
@@ -60,4 +78,4 @@ def destination_of(environment: str, data: dict[str, Any], file: str) -> Destina
     cluster = str(target.get("name") or target.get("server") or IN_CLUSTER)
     names = [target.get("namespace") or data.get("namespace"), _get(data, "operator", "namespace")]
     names += [item.get("name") for item in data.get("namespaces") or [] if isinstance(item, dict)]
-    return Destination(environment, file, cluster, tuple(dict.fromkeys(str(n) for n in names if n)))
+    return Destination(environment, file, cluster, tuple(dict.fromkeys(str(n) for n in names if n)), layers=layers)

@@ -12,7 +12,7 @@ from ..charts import vendored
 from ..charts.package import Chart
 from ..diagnostics.problems import KrcError, Problem
 from ..environment.model import load_environment
-from ..k8s.destinations import Destination, peers_digest
+from ..k8s.destinations import Destination, peer_digests
 from ..output import folders, layout
 from ..policy import PolicyRun
 from ..project.paths import Project
@@ -49,13 +49,11 @@ class Context:
 
     @classmethod
     def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> Context:
-        """With peers, findings compare each environment's destination with the others', so the others'
-        destinations join the cache key (an environment's findings change when another one moves)."""
+        """With peers, findings compare each environment's destination with the others', so what each one reads of
+        the others' destinations joins its cache key (its findings change when one it collides with moves)."""
         plain = CompileCache(project, run.cache)
         peers = project_destinations(project, plain) if with_peers else ()
-        if with_peers:
-            options += f";peers={peers_digest(peers)}"
-        cache = CompileCache(project, run.cache, options)
+        cache = CompileCache(project, run.cache, options, peers=peer_digests(peers))
         cache.share_digests(plain)  # every environment file was just read for its destination
         context = cls(project, cache, with_peers)
         context._peers = peers

@@ -105,7 +105,7 @@ def project_destinations(project: Project, cache: CompileCache | None = None) ->
                 settings, files = merged_settings(project, name)
             except KrcError:
                 continue  # reported when the environment itself is compiled
-            destination = destination_of(name, settings, files[-1])
+            destination = destination_of(name, settings, files[-1], files[:-1])
             if index is not None:
                 index.store(name, destination, [project.root / f for f in files])
         if destination is not None:

@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
 from ..diagnostics.problems import KrcError, Problem, errors_among, has_errors, sorted_problems
+from ..k8s.destinations import peer_digests
 from ..native import client, helper_process
 from ..output import folders, layout
 from ..project.paths import Project
@@ -42,8 +43,9 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
     """A job's environments, each a result or the problems that stopped it (reported together by the caller)."""
     if context is None:  # in a worker process
         project = Project(job.root)
-        # every command that runs jobs compares destinations (the main process put the peers in `shared`)
-        context = Context(project, CompileCache(project, job.cache, job.options, shared=job.shared), alone=False)
+        # every command that runs jobs compares destinations (the main process sent the peers with the job)
+        cache = CompileCache(project, job.cache, job.options, shared=job.shared, peers=peer_digests(job.peers or ()))
+        context = Context(project, cache, alone=False)
         context._peers = job.peers  # computed once by the main process, never again per job
     match job.plan:
         case LintPlan():

@@ -6,8 +6,9 @@ environment, half a second at 500. The review memo keeps, in one file per projec
 result beside the signatures (device, inode, size, modification and change times in ns) of every file it was
 reviewed from: its golden/ files and the layers it was compiled from. An environment whose files all keep their
 signatures is answered from the memo, reading nothing else. The memo holds only under the krc code, templates/,
-vendor/, options and peers (the compile cache's shared digest), policies and Ray generators it was written under
-(its header); anything else is ignored, never believed.
+vendor/ and options (the compile cache's shared digest), policies and Ray generators it was written under (its
+header), and what the environment reads of the others' destinations (its entry's peers); anything else is ignored,
+never believed.
 
 Signatures are taken before anything is read, so a file changed during the run has a newer signature than the
 one remembered; one younger than tree_digests.RACY_SECONDS is never remembered (tree_digests explains why). Only
@@ -112,9 +113,12 @@ class ReviewMemo:
         if golden is None:
             return None
         self.golden[name] = golden
-        entry = self.entries.get(name) if self._context else None  # unbound: no header checked, nothing believed
+        if self._context is None:  # unbound: no header checked, nothing believed
+            return None
+        entry = self.entries.get(name)
         try:
-            if not isinstance(entry, dict) or entry["golden"] != golden or not self.layers_kept(name):
+            if not isinstance(entry, dict) or entry["golden"] != golden or not self.layers_kept(name) \
+                    or entry["peers"] != self._context.cache.peers.get(name, ""):
                 return None
             found = entry["result"]
             reviewed = from_json(review.EnvironmentReview, found["review"])
@@ -144,7 +148,8 @@ class ReviewMemo:
         kept = {"key": result.key, "chart": list(result.chart), "objects": result.objects,
                 "findings": [problem_to_json(p) for p in result.findings], "review": to_json(reviewed)}
         self.entries[result.name] = {"golden": golden, "layers": [[path, signature] for path, signature
-                                                                  in zip(paths, layers, strict=True)], "result": kept}
+                                                                  in zip(paths, layers, strict=True)],
+                                     "peers": self._context.cache.peers.get(result.name, ""), "result": kept}
         self.changed = True
 
     def save(self, names: Sequence[str]) -> None:

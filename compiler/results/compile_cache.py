@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -122,9 +122,11 @@ class CompileCache:
     nothing (`--no-cache`)."""
 
     def __init__(self, project: Project, enabled: bool = True, options: str = "", folder: Path | None = None,
-                 shared: str | None = None):
+                 shared: str | None = None, peers: Mapping[str, str] | None = None):
         """`shared`: the digest of what every key covers, as another CompileCache of the same run computed it
-        (worker processes take the main process's, so one run uses one view of templates/ and vendor/)."""
+        (worker processes take the main process's, so one run uses one view of templates/ and vendor/);
+        `peers`: per environment, the digest of what its findings read of the other environments' destinations
+        (k8s.destinations.peer_digests), which joins its key alone."""
         self.project = project
         self.enabled = enabled
         self.folder = folder or cache_dir()
@@ -138,6 +140,7 @@ class CompileCache:
             shared = cache_key(krc_fingerprint(), tree_digest(project.templates_dir), tree_digest(project.vendor_dir),
                                options, limit_settings(), kuberay.builds_identity())
         self.shared = shared or ""
+        self.peers: Mapping[str, str] = peers or {}
 
     def digest(self, path: Path | str) -> str:
         """Digest of a file read once per cache object (base.yaml is every environment's layer)."""
@@ -158,7 +161,7 @@ class CompileCache:
         self._digests = other._digests  # the files `other` read in this run, read once per command
 
     def key(self, name: str) -> str:
-        return cache_key(self.shared, name, self.environment_digest(name))
+        return cache_key(self.shared, name, self.environment_digest(name), self.peers.get(name, ""))
 
     # ---- entries: the store's (cache.store), verified on every read -------------------------------------------
 

@@ -18,7 +18,7 @@ from ..cache.digests import krc_fingerprint, limit_settings
 from ..k8s.destinations import Destination
 from .compile_cache import CompileCache
 
-DESTINATIONS = CacheKind("destinations", 1)
+DESTINATIONS = CacheKind("destinations", 2)
 
 
 class DestinationIndex:
@@ -47,10 +47,10 @@ class DestinationIndex:
             found = entry["destination"]
             if found is None:
                 return True, None
-            environment, file, cluster, namespaces = found
-            if not all(isinstance(v, str) for v in (environment, file, cluster, *namespaces)):
+            environment, file, cluster, namespaces, layers = found
+            if not all(isinstance(v, str) for v in (environment, file, cluster, *namespaces, *layers)):
                 return False, None
-            return True, Destination(environment, file, cluster, tuple(namespaces))
+            return True, Destination(environment, file, cluster, tuple(namespaces), layers=tuple(layers))
         except (KeyError, TypeError, ValueError, AttributeError):
             return False, None
 
@@ -64,7 +64,7 @@ class DestinationIndex:
                 return
             recorded.append([resolved.relative_to(root).as_posix(), self.cache.digest(resolved)])
         found = None if destination is None else [destination.environment, destination.file, destination.cluster,
-                                                  list(destination.namespaces)]
+                                                  list(destination.namespaces), list(destination.layers)]
         self.entries[name] = {"key": self._entry_key(name), "inputs": recorded, "destination": found}
         self.changed = True
 
