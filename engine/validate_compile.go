@@ -44,7 +44,11 @@ type compiledCRD struct {
 	conversionNone        bool
 	versions              map[string]*lazyVersion
 	served                []string
-	spec                  *apiextensionsv1.CustomResourceDefinition
+	// spec is the CRD as decoded, each version's schema dropped once that version is compiled (the decoded
+	// schemas are about a third of the engine's live memory; the compiled forms are what validation reads).
+	// compiling serializes the versions' compiles, which read spec and drop their schema from it.
+	spec      *apiextensionsv1.CustomResourceDefinition
+	compiling sync.Mutex
 }
 
 // lazyVersion is compiled the first time an object asks for it: a CRD's other versions (v1alpha1 beside v1)
@@ -63,12 +67,25 @@ func (c *compiledCRD) version(name string) (compiled *compiledVersion, defined b
 		return nil, false, nil
 	}
 	lazy.once.Do(func() {
+		c.compiling.Lock()
+		defer c.compiling.Unlock()
 		lazy.compiled, lazy.err = compileVersion(c.spec, lazy.spec, c, crdserverscheme.NewUnstructuredObjectTyper())
 		if lazy.err != nil {
 			lazy.err = fmt.Errorf("validate: CRD %s version %s: %v", c.name, lazy.spec.Name, lazy.err)
 		}
+		c.dropSchema(name, lazy)
 	})
 	return lazy.compiled, true, lazy.err
+}
+
+// dropSchema forgets the decoded schema of version `name`, compiled now (or refused for good: the error is kept).
+func (c *compiledCRD) dropSchema(name string, lazy *lazyVersion) {
+	lazy.spec.Schema = nil
+	for i := range c.spec.Spec.Versions {
+		if c.spec.Spec.Versions[i].Name == name {
+			c.spec.Spec.Versions[i].Schema = nil
+		}
+	}
 }
 
 func compileCRD(raw []byte) (*compiledCRD, error) {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -517,5 +518,40 @@ func BenchmarkValidate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A compiled version's decoded schema is let go (the compiled forms are what validation reads); a version no
+// object asked for keeps its own until it is compiled, and then validates as well.
+func TestACompiledVersionLetsItsDecodedSchemaGo(t *testing.T) {
+	compiled, err := compileCRD(chartCRDs(t, "1.7.0")["ray.io_rayclusters.yaml"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaOf := func(name string) *apiextensionsv1.CustomResourceValidation {
+		for _, v := range compiled.spec.Spec.Versions {
+			if v.Name == name {
+				return v.Schema
+			}
+		}
+		t.Fatalf("no version %s", name)
+		return nil
+	}
+	if schemaOf("v1") == nil || schemaOf("v1alpha1") == nil {
+		t.Fatal("the decoded CRD lacks a version's schema")
+	}
+	for _, name := range []string{"v1", "v1alpha1"} {
+		version, defined, err := compiled.version(name)
+		if err != nil || !defined || version.structural == nil {
+			t.Fatalf("version %s: %v", name, err)
+		}
+		if schemaOf(name) != nil || compiled.versions[name].spec.Schema != nil {
+			t.Errorf("version %s keeps its decoded schema after compiling", name)
+		}
+	}
+	crd := chartCRDs(t, "1.7.0")["ray.io_rayclusters.yaml"]
+	wrong := edited(t, func(obj map[string]any) { spec(obj)["headGroupSpec"].(map[string]any)["serviceType"] = 7 })
+	if found := errorAt(validateOne(t, crd, wrong, nil), "spec.headGroupSpec.serviceType"); found == nil {
+		t.Error("a wrong type was not reported after the schema was let go")
 	}
 }
