@@ -7,6 +7,7 @@ what the change bought. The revision is cloned into a scratch folder beside its 
 environment with its own `compiler` package first on the path; Ray's generators are shared.
 
 Usage: .venv/bin/python bench/versus.py REVISION [--n 500] [--rounds 2] [--commands render,lint,policy]
+(--commands '' measures the one-changed render only)
 Prints, per command, each round's figures for both (cold: an empty cache folder of each one's own), the medians
 and new/old ratios, and the one-changed render (warm caches, one environment changed before each run, as
 bench_scale.py changes it).
@@ -75,8 +76,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="krc-versus-") as folder:
         scratch = Path(folder)
         trees = {"old": checkout(args.revision, scratch), "new": ROOT}
-        project = scratch / "project"
-        synthetic.build_project(project, args.n)
+        # a project copy each: rendered/ and its stamps are each krc's own, as they would be on two machines
+        projects = {"old": synthetic.build_project(scratch / "project-old", args.n)}
+        projects["new"] = Path(shutil.copytree(projects["old"], scratch / "project-new", symlinks=True))
         base = dict(os.environ)
         base.setdefault("KRC_CHART_REPOSITORY", (ROOT.parent / "shared" / "kuberay" / "charts").resolve().as_uri())
 
@@ -85,10 +87,11 @@ def main() -> None:
             if cold:
                 shutil.rmtree(cache, ignore_errors=True)
             line, extra = krc_of(trees[who])
-            return bench_scale.measure(line + command.split(), project, {**base, **extra, "KRC_CACHE_DIR": str(cache)})
+            return bench_scale.measure(line + command.split(), projects[who],
+                                       {**base, **extra, "KRC_CACHE_DIR": str(cache)})
 
         print(f"krc at {args.revision} (old) against this checkout (new), N={args.n}, {os.cpu_count()} cores")
-        for command in args.commands.split(","):
+        for command in filter(None, args.commands.split(",")):
             runs: dict[str, list[bench_scale.Run]] = {"old": [], "new": []}
             for _ in range(args.rounds):
                 for who in ("old", "new"):
@@ -99,7 +102,7 @@ def main() -> None:
             run(who, "render", cold=False)  # warm, and rendered/ holds its own result
         for number in range(args.rounds + 1):
             for who in ("old", "new"):
-                synthetic.touch_one(project, 1, 2 * number + (who == "new"))  # a change new to this krc's cache
+                synthetic.touch_one(projects[who], 1, number)
                 runs[who].append(run(who, "render", cold=False))
         report("render one changed", runs)
 
