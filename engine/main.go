@@ -198,6 +198,7 @@ func profileCPU(path string) func() {
 		return nil
 	}
 	if err := pprof.StartCPUProfile(file); err != nil {
+		fmt.Fprintf(os.Stderr, "krc-engine: cannot write the CPU profile: %v\n", err)
 		file.Close()
 		return nil
 	}

@@ -16,7 +16,6 @@ import (
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/loader/archive"
-	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
@@ -45,9 +44,9 @@ type archiveStore struct {
 	bySHA map[string]*heldArchive
 }
 
-// heldArchive is one archive's bytes and, after the first render that needs them, its files as Helm reads them
-// out of the archive (with Helm's own path and size checks). The files are never changed: each render builds its
-// own chart from them, since loading mutates a chart with dependencies.
+// heldArchive is one archive's bytes until the first render that needs them, then its files as Helm reads them out
+// of the archive (with Helm's own path and size checks). The files are never changed: each render builds its own
+// chart from them, since loading mutates a chart with dependencies.
 type heldArchive struct {
 	data   []byte
 	unpack sync.Once
@@ -56,7 +55,10 @@ type heldArchive struct {
 }
 
 func (h *heldArchive) chartFiles() ([]*archive.BufferedFile, error) {
-	h.unpack.Do(func() { h.files, h.err = archive.LoadArchiveFiles(bytes.NewReader(h.data)) })
+	h.unpack.Do(func() {
+		h.files, h.err = archive.LoadArchiveFiles(bytes.NewReader(h.data))
+		h.data = nil // the files are what every render reads from now on
+	})
 	return h.files, h.err
 }
 
@@ -135,17 +137,13 @@ func render(args renderArgs) (string, error) {
 		return "", err
 	}
 	files, err := held.chartFiles()
-	if err == nil {
-		var chart *chartv2.Chart
-		chart, err = loader.LoadFiles(files)
-		if err == nil {
-			return renderChart(args, chart)
-		}
+	if err != nil {
+		return "", fmt.Errorf("cannot load the chart: %w", err)
 	}
-	return "", fmt.Errorf("cannot load the chart: %w", err)
-}
-
-func renderChart(args renderArgs, chart *chartv2.Chart) (string, error) {
+	chart, err := loader.LoadFiles(files)
+	if err != nil {
+		return "", fmt.Errorf("cannot load the chart: %w", err)
+	}
 	cfg := action.NewConfiguration()
 	cfg.SetLogger(slog.NewTextHandler(io.Discard, nil))
 	install := action.NewInstall(cfg)

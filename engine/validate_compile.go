@@ -45,7 +45,7 @@ type compiledCRD struct {
 	versions              map[string]*lazyVersion
 	served                []string
 	// spec is the CRD as decoded, each version's schema dropped once that version is compiled (the decoded
-	// schemas are about a third of the engine's live memory; the compiled forms are what validation reads).
+	// schemas were a fifth of the engine's live memory; the compiled forms are what validation reads).
 	// compiling serializes the versions' compiles, which read spec and drop their schema from it.
 	spec      *apiextensionsv1.CustomResourceDefinition
 	compiling sync.Mutex
@@ -73,16 +73,16 @@ func (c *compiledCRD) version(name string) (compiled *compiledVersion, defined b
 		if lazy.err != nil {
 			lazy.err = fmt.Errorf("validate: CRD %s version %s: %v", c.name, lazy.spec.Name, lazy.err)
 		}
-		c.dropSchema(name, lazy)
+		c.dropSchema(lazy)
 	})
 	return lazy.compiled, true, lazy.err
 }
 
-// dropSchema forgets the decoded schema of version `name`, compiled now (or refused for good: the error is kept).
-func (c *compiledCRD) dropSchema(name string, lazy *lazyVersion) {
+// dropSchema forgets the decoded schema of a version compiled now (or refused for good: the error is kept).
+func (c *compiledCRD) dropSchema(lazy *lazyVersion) {
 	lazy.spec.Schema = nil
 	for i := range c.spec.Spec.Versions {
-		if c.spec.Spec.Versions[i].Name == name {
+		if c.spec.Spec.Versions[i].Name == lazy.spec.Name {
 			c.spec.Spec.Versions[i].Schema = nil
 		}
 	}

@@ -26,7 +26,6 @@ class Destination:
     accepted: bool = False
     layers: tuple[str, ...] = ()  # the files of the layers it extends (base first), as `file` names its own
 
-
     def shared_with(self, other: Destination) -> tuple[str, ...]:
         """The namespaces both write into on the same cluster; () when they do not collide."""
         if self.cluster != other.cluster:
