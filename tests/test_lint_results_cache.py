@@ -13,11 +13,13 @@ from project_support import engine_unavailable
 
 from compiler import pipeline
 from compiler.diagnostics.problems import Problem
+from compiler.k8s.destinations import Destination
 from compiler.pipeline.lint_batch import LINT_RESULTS
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
 from compiler.policy.engine import CueEngine
 from compiler.project.paths import Project
+from compiler.render.templates import Render
 from compiler.results import compile_cache
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -135,3 +137,28 @@ def test_lint_results_follow_the_ray_generators_installed(tmp_path: Path, projec
     monkeypatch.setenv("KRC_RAY_ENVS", str(tmp_path / "no-ray-here"))
     without = policy_and_lint(project, names, CACHED, None, with_findings=True, engine=engine)
     assert {f.rule for f in without if f.severity == "error"} == {"autoscaler/generator"}
+
+
+def test_a_cold_lint_validates_each_environment_once_and_finds_what_a_lint_over_cached_compiles_finds(
+        project: Project, cache_dir: Path, monkeypatch: pytest.MonkeyPatch):
+    """The compile's validation (its findings for the compile cache) is the one Ray's view and lint's findings
+    read; a lint whose compiles come from the cache validates them itself, and finds the same."""
+    from compiler.pipeline import context as pipeline_context
+    from compiler.pipeline import environments, lint_batch
+
+    validated: list[str] = []
+    real = environments.validate_render
+
+    def counted(render: Render, peers: tuple[Destination, ...] = ()) -> environments.Validated:
+        validated.append(render.environment.name)
+        return real(render, peers)
+
+    monkeypatch.setattr(pipeline_context, "validate_render", counted)
+    monkeypatch.setattr(lint_batch, "validate_render", counted)
+    names = project.environment_names()
+    cold = policy_and_lint(project, names, CACHED, None, with_findings=True)
+    assert sorted(validated) == sorted(names)
+    shutil.rmtree(cache_dir / LINT_RESULTS.name)  # the compiles stay in the cache: lint validates them again
+    validated.clear()
+    assert policy_and_lint(project, names, CACHED, None, with_findings=True) == cold
+    assert sorted(validated) == sorted(names)

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import resource
+import stat
 import sys
 import threading
 import time
@@ -42,6 +43,23 @@ _BATCH_PREFIX = ("function(krc_context) local krc_std = std; local std = krc_std
                  "{{ extVar(name):: krc_context[name], thisFile:: {this_file} }}; ")
 
 
+# What imports found, by (templates folder, importing folder, import): the file, its bytes and its identity when
+# read. go-jsonnet keeps imports for one run only, and a command runs it twice per batch of environments; an import
+# read before is believed while the file found keeps its identity (the same inode, size and modification time,
+# not a link), so a file changed or replaced during the command is read and confined again.
+_FOUND: dict[tuple[Path, str, str], tuple[str, bytes, tuple[int, ...]]] = {}
+
+
+def _identity(path: str) -> tuple[int, ...] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
 class _Importer:
     """Imports from templates/ only. A refused import must fail the render: the refusal is recorded here and
     raised after evaluation, whatever the template did with the text (an `importstr` would otherwise turn the
@@ -66,17 +84,24 @@ class _Importer:
             prefix = _BATCH_PREFIX.format(this_file=json.dumps(found))
             return found + _BATCH_SCHEME, prefix.encode() + content
         self.base = base
+        known = _FOUND.get((self.root, base, relative))
+        if known is not None and _identity(known[0]) == known[2]:
+            return known[0], known[1]
         candidate = Path(base) / relative
         resolved = candidate.resolve()
         if not resolved.is_relative_to(self.root):
             return self.refuse(candidate, f"import '{relative}' leaves templates/; keep libraries under templates/")
         if not resolved.exists():
             return self.refuse(candidate, f"import '{relative}' not found under templates/")
+        identity = _identity(str(resolved))
         try:
             shown = "templates/" + resolved.relative_to(self.root).as_posix()
-            return str(resolved), read_resolved(resolved, self.root, limits.TEMPLATE_FILE_BYTES, shown)
+            content = read_resolved(resolved, self.root, limits.TEMPLATE_FILE_BYTES, shown)
         except KrcError as err:
             return self.refuse(candidate, f"import '{relative}': {err.problems[0].message}")
+        if identity is not None and identity == _identity(str(resolved)):  # unchanged while it was read
+            _FOUND[(self.root, base, relative)] = (str(resolved), content, identity)
+        return str(resolved), content
 
 
 def _yaml_native(json_text: str) -> str:

@@ -18,7 +18,14 @@ from ..policy import PolicyRun
 from ..project.paths import Project
 from ..render.templates import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
 from ..results.compile_cache import CompileCache, Compiled, inputs_digest
-from .environments import chart_pin, compile_environment, environment_findings, project_destinations
+from .environments import (
+    Validated,
+    chart_pin,
+    compile_environment,
+    project_destinations,
+    validate_render,
+    validated_findings,
+)
 from .plans import GoldenMismatch
 from .run_options import RunOptions
 
@@ -135,27 +142,38 @@ def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds
     """One environment's compiled result from the cache, else compiled (and kept when its key held still).
     With `lint`, findings that cannot be computed (bad lint settings) are bad input; without, they are left out.
     `ahead`: its render from rendered_together (made without `argocd_crds`), or the error that render raised."""
+    compiled, render, _ = compile_validated(project, cache, name, argocd_crds, lint, peers, ahead)
+    return compiled, render
+
+
+def compile_validated(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
+                      lint: bool = True, peers: tuple[Destination, ...] = (),
+                      ahead: Rendered | KrcError | None = None) -> tuple[Compiled, Render | None, Validated | None]:
+    """compile_cached, with the render's objects as the API server stores them when it compiled them (None from
+    the cache, or when its findings could not be computed): `krc lint` reads them again for Ray's view."""
     found = cache.lookup(name)
     if found is not None:
-        return found, None
+        return found, None, None
     if isinstance(ahead, KrcError):
         raise ahead
     if ahead is None:
         key = cache.key(name)
         ahead = rendered(project, cache, key, compile_environment(project, name), argocd_crds)
     render = ahead.render
+    validated: Validated | None = None
     try:
-        findings: list[Problem] | None = environment_findings(render, project, argocd_crds, peers)
+        validated = validate_render(render, peers)
+        findings: list[Problem] | None = validated_findings(validated, project, argocd_crds)
     except KrcError:
         if lint:
             raise
-        findings = None
+        findings, validated = None, None
     compiled = Compiled(name, ahead.key, (render.chart.name, render.chart.version), ahead.files, render.objects,
                         render.helm_values, tuple(findings or ()), render.chart_objects,
                         inputs_digest=ahead.inputs_digest, crds=len(render.chart.crds))
     if findings is not None and cache.key(name) == ahead.key:  # the file did not change while it compiled
         cache.store(compiled, ahead.recorded)
-    return compiled, render
+    return compiled, render, validated
 
 
 def restore(context: Context, compiled: Compiled) -> Render:

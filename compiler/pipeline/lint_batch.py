@@ -15,8 +15,8 @@ from ..policy.inputs import with_policy_settings
 from ..project.paths import Project
 from ..render.templates import Render
 from ..results.compile_cache import POLICIES, Compiled, Summary, findings_digest
-from .context import Context, compile_cached, rendered_together, restore
-from .environments import autoscaler_of, validate_render, validated_findings
+from .context import Context, compile_validated, rendered_together, restore
+from .environments import Validated, autoscaler_of, validate_render, validated_findings
 from .plans import Linted, LintPlan, Outcome
 
 # Each environment's finished findings (`krc lint` / `krc policy`), kept in the compile cache's folder.
@@ -118,6 +118,7 @@ def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], name
     problems: list[Problem] = []
     compiled_names: list[str] = []
     renders: list[Render | None] = []
+    validations: list[Validated | None] = []  # of the renders compiled here, as their findings were worked out
     compiled_of: list[Compiled] = []
     # the environments the compile cache lacks, their templates evaluated in one Jsonnet run as render and review
     # evaluate them (the templates are parsed once per run); a render for --argocd-crds records that
@@ -125,8 +126,9 @@ def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], name
     ahead = rendered_together(context, names) if plan.argocd_crds is None else {}
     for name in names:
         try:
-            compiled, render = compile_cached(project, cache, name, plan.argocd_crds, lint=plan.findings,
-                                              peers=context.peers, ahead=ahead.pop(name, None))
+            compiled, render, validated = compile_validated(project, cache, name, plan.argocd_crds,
+                                                            lint=plan.findings, peers=context.peers,
+                                                            ahead=ahead.pop(name, None))
         except KrcError as err:
             problems.extend(err.problems)
             continue
@@ -134,6 +136,7 @@ def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], name
         if render is not None:
             compiled_names.append(name)
         renders.append(render)
+        validations.append(validated)
         results.append(Linted(name, compiled.key, compiled.chart, compiled.object_count, (), render is not None))
         if policies and plan.engine is not None:
             key = policy_cache_key(context, compiled, policies, plan.engine)
@@ -161,7 +164,7 @@ def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], name
             if inputs:
                 run.start()  # CUE works in the engine while Ray's generator does (below)
             if plan.findings:
-                _add_findings(context, plan, renders, results)
+                _add_findings(context, plan, renders, validations, results)
             per_input = run.results()
         for (index, compiled, render, key), policy_found in zip(pending, per_input, strict=True):
             results[index] = with_policy_findings(context, plan, results[index], render or restore(context, compiled),
@@ -182,10 +185,12 @@ def policy_cache_key(context: Context, compiled: Compiled, policies: Sequence[Pa
 
 
 def _add_findings(context: Context, plan: LintPlan, renders: Sequence[Render | None],
-                  results: list[Linted]) -> None:
+                  validations: Sequence[Validated | None], results: list[Linted]) -> None:
     """lint: each environment's findings with Ray's autoscaler view (one generator process for the batch, answers
-    cached per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks."""
-    validated = [validate_render(render, context.peers) for render in renders if render is not None]
+    cached per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks.
+    The objects as stored are validated once: those of the renders compiled here come with them."""
+    validated = [known or validate_render(render, context.peers)
+                 for render, known in zip(renders, validations, strict=True) if render is not None]
     views = autoscaler_of(context.project, validated)
     for i, (entry, view) in enumerate(zip(validated, views, strict=True)):
         found = tuple(validated_findings(entry, context.project, plan.argocd_crds, view))

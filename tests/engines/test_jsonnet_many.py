@@ -70,3 +70,28 @@ def test_the_batch_scheme_is_confined_like_any_import(templates: Path, tmp_path:
     (templates / "f.jsonnet").write_text(f"import '{target}'")
     with pytest.raises(KrcError, match="leaves templates/|not found"):
         JsonnetEngine().render([templates / "f.jsonnet"], templates, {}, templates.parent)
+
+
+def test_an_import_read_before_is_read_again_once_it_changed(templates: Path):
+    """Imports are kept for the command (each batch runs Jsonnet twice), and believed only while the file found
+    is the one that was read."""
+    engine = JsonnetEngine()
+    (templates / "g.jsonnet").write_text("[(import 'lib/l.libsonnet').label(std.extVar('env'))]")
+    path = [templates / "g.jsonnet"]
+    assert engine.render(path, templates, CONTEXTS[1], templates.parent) == [["env1-1"]]
+    library = templates / "lib" / "l.libsonnet"
+    library.write_text("{ label(env):: 'changed ' + env.name }\n")  # the same size would do: its times change
+    assert engine.render(path, templates, CONTEXTS[1], templates.parent) == [["changed env1"]]
+
+
+def test_an_import_read_before_and_then_swapped_for_a_link_outside_is_refused(templates: Path, tmp_path: Path):
+    (tmp_path / "secret.libsonnet").write_text("{ label(env):: 'the secret' }\n")
+    engine = JsonnetEngine()
+    (templates / "h.jsonnet").write_text("[(import 'lib/l.libsonnet').label(std.extVar('env'))]")
+    path = [templates / "h.jsonnet"]
+    assert engine.render(path, templates, CONTEXTS[2], templates.parent) == [["env2-2"]]
+    library = templates / "lib" / "l.libsonnet"
+    library.unlink()
+    library.symlink_to(tmp_path / "secret.libsonnet")
+    with pytest.raises(KrcError, match="leaves templates/"):
+        engine.render(path, templates, CONTEXTS[2], templates.parent)
