@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..diagnostics.problems import KrcError, Problem, sorted_problems
 from ..rules import RULES, SEVERITIES, Rule, as_severity
@@ -47,11 +47,11 @@ def _closest(word: str, candidates: Iterable[str]) -> str:
     return found[0] if found else ""
 
 
-def run_rules(context: LintContext) -> list[Problem]:
+def run_rules(context: LintContext, rules: Mapping[str, Rule] = RULES) -> list[Problem]:
     """Every applicable rule over the context, with rule id and effective severity set; sorted, no duplicates."""
     check_rule_settings(context)
     found: dict[tuple[object, ...], Problem] = {}
-    for rule_id, rule in RULES.items():
+    for rule_id, rule in rules.items():
         setting = context.rule_settings.get(rule_id)
         if (setting and setting.severity == "off") or not rule_applies(rule, context):
             continue
@@ -89,6 +89,17 @@ def lint_validated(defaulted: LintContext, schema_problems: list[Problem]) -> li
     if defaulted.mode == "environment":
         found = [in_environment_terms(p) for p in found]
     return sorted_problems(found)
+
+
+# The rules that read Ray's autoscaler view: the only ones whose findings the view changes (About)
+VIEW_RULES: dict[str, Rule] = {rule_id: rule for rule_id, rule in RULES.items() if rule.ABOUT.reads_autoscaler_view}
+
+
+def view_findings(defaulted: LintContext) -> list[Problem]:
+    """What Ray's autoscaler view (in the context) adds to lint_validated's findings made without it: the findings
+    of the rules that read it, in the same terms."""
+    found = run_rules(defaulted, VIEW_RULES)
+    return [in_environment_terms(p) for p in found] if defaulted.mode == "environment" else found
 
 
 def lint_objects(context: LintContext) -> list[Problem]:

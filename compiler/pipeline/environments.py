@@ -18,6 +18,7 @@ from ..lint import (
     environment_context,
     lint_validated,
     validate_objects,
+    view_findings,
 )
 from ..project.lock import project_lock
 from ..project.paths import Project
@@ -90,6 +91,15 @@ def validated_findings(validated: Validated, project: Project | None = None, arg
     if project is not None:
         findings += environment_problems(project, render.environment, render.objects, argocd_crds)
     return sorted_problems(findings)
+
+
+def findings_with_view(validated: Validated, findings: Sequence[Problem], view: AutoscalerView) -> list[Problem]:
+    """validated_findings with Ray's view, from `findings`, the ones validated_findings gave without it (the
+    compile's): only the rules that read the view find anything more with it (About.reads_autoscaler_view)."""
+    found = [*findings, *view_findings(dataclasses.replace(validated.context, autoscaler=view))]
+    if view.unavailable:
+        found.append(_generator_missing(validated.render, view))
+    return sorted_problems(found)
 
 
 def project_destinations(project: Project, cache: CompileCache | None = None) -> tuple[Destination, ...]:

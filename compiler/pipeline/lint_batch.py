@@ -16,7 +16,7 @@ from ..project.paths import Project
 from ..render.templates import Render
 from ..results.compile_cache import POLICIES, Compiled, Summary, findings_digest
 from .context import Context, compile_validated, rendered_together, restore
-from .environments import Validated, autoscaler_of, validate_render, validated_findings
+from .environments import Validated, autoscaler_of, findings_with_view, validate_render
 from .plans import Linted, LintPlan, Outcome
 
 # Each environment's finished findings (`krc lint` / `krc policy`), kept in the compile cache's folder.
@@ -164,7 +164,7 @@ def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], name
             if inputs:
                 run.start()  # CUE works in the engine while Ray's generator does (below)
             if plan.findings:
-                _add_findings(context, plan, renders, validations, results)
+                _add_findings(context, renders, validations, compiled_of, results)
             per_input = run.results()
         for (index, compiled, render, key), policy_found in zip(pending, per_input, strict=True):
             results[index] = with_policy_findings(context, plan, results[index], render or restore(context, compiled),
@@ -184,16 +184,16 @@ def policy_cache_key(context: Context, compiled: Compiled, policies: Sequence[Pa
     return context.cache.policy_key(compiled.key, compiled.inputs_digest, policies, engine.description)
 
 
-def _add_findings(context: Context, plan: LintPlan, renders: Sequence[Render | None],
-                  validations: Sequence[Validated | None], results: list[Linted]) -> None:
+def _add_findings(context: Context, renders: Sequence[Render | None], validations: Sequence[Validated | None],
+                  compiled_of: Sequence[Compiled], results: list[Linted]) -> None:
     """lint: each environment's findings with Ray's autoscaler view (one generator process for the batch, answers
     cached per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks.
     The objects as stored are validated once: those of the renders compiled here come with them."""
     validated = [known or validate_render(render, context.peers)
                  for render, known in zip(renders, validations, strict=True) if render is not None]
     views = autoscaler_of(context.project, validated)
-    for i, (entry, view) in enumerate(zip(validated, views, strict=True)):
-        found = tuple(validated_findings(entry, context.project, plan.argocd_crds, view))
+    for i, (entry, view, compiled) in enumerate(zip(validated, views, compiled_of, strict=True)):
+        found = tuple(findings_with_view(entry, compiled.findings, view))
         results[i] = dataclasses.replace(results[i], findings=found + results[i].findings)
 
 

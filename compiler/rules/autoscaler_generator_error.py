@@ -32,7 +32,8 @@ from .support.autoscaler_clusters import scaled_clusters
 from .support.context import LintContext
 
 ABOUT = About("autoscaler/generator-error", "error",
-              "Ray's autoscaling-config generator reads every autoscaled cluster without failing")
+              "Ray's autoscaling-config generator reads every autoscaled cluster without failing",
+              reads_autoscaler_view=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

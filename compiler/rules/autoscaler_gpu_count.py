@@ -34,7 +34,8 @@ from .support.ray_objects import GroupView
 from .support.ray_resources import is_gpu_key, quantity_number
 
 ABOUT = About("autoscaler/gpu-count", "warning",
-              "a group's Kubernetes GPUs equal the GPU count in Ray's autoscaler config")
+              "a group's Kubernetes GPUs equal the GPU count in Ray's autoscaler config",
+              reads_autoscaler_view=True)
 
 
 def _pod_gpus(group: GroupView) -> tuple[int, list[str]]:

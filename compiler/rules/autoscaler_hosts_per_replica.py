@@ -25,7 +25,8 @@ from .support.context import LintContext
 from .support.ray_objects import int_or
 
 ABOUT = About("autoscaler/hosts-per-replica", "info",
-              "Ray's autoscaler counts a multi-host group's maxReplicas in hosts (times numOfHosts)")
+              "Ray's autoscaler counts a multi-host group's maxReplicas in hosts (times numOfHosts)",
+              reads_autoscaler_view=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

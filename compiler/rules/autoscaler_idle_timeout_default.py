@@ -26,7 +26,8 @@ from .rule import About
 from .support.autoscaler_clusters import scaled_clusters
 from .support.context import LintContext
 
-ABOUT = About("autoscaler/idle-timeout-default", "info", "the idle timeout Ray's autoscaler applies when none is set")
+ABOUT = About("autoscaler/idle-timeout-default", "info", "the idle timeout Ray's autoscaler applies when none is set",
+              reads_autoscaler_view=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

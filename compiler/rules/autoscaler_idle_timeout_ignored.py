@@ -34,7 +34,8 @@ from .support.autoscaler_clusters import ScaledCluster, environment_cluster, sca
 from .support.context import LintContext
 
 ABOUT = About("autoscaler/idle-timeout-ignored", "warning",
-              "an idle timeout that is set is the one Ray's autoscaler config applies")
+              "an idle timeout that is set is the one Ray's autoscaler config applies",
+              reads_autoscaler_view=True)
 
 
 def _seconds(value: Any) -> float | None:

@@ -31,7 +31,8 @@ from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 
 ABOUT = About("autoscaler/nothing-schedulable", "warning",
-              "an autoscaled worker group offers Ray some CPU, GPU or custom resource in the generator's view")
+              "an autoscaled worker group offers Ray some CPU, GPU or custom resource in the generator's view",
+              reads_autoscaler_view=True)
 
 
 def check(context: LintContext) -> Iterator[Problem]:

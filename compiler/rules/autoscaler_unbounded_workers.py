@@ -29,7 +29,8 @@ from .support.autoscaler_clusters import scaled_groups
 from .support.context import LintContext
 
 ABOUT = About("autoscaler/unbounded-workers", "warning",
-              "an autoscaled worker group has a maxReplicas below the CRD default 2147483647")
+              "an autoscaled worker group has a maxReplicas below the CRD default 2147483647",
+              reads_autoscaler_view=True)
 MAX_INT32 = 2147483647  # the CRD's default maxReplicas
 
 

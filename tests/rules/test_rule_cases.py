@@ -28,7 +28,7 @@ from compiler.diagnostics.problems import Location
 from compiler.documents.yamlio import load
 from compiler.k8s.destinations import Destination
 from compiler.lint.manifest_files import load_objects
-from compiler.lint.runner import lint_objects, lint_validated, validate_objects
+from compiler.lint.runner import VIEW_RULES, lint_objects, lint_validated, run_rules, validate_objects
 from compiler.rules import RULES
 from compiler.rules.support.context import LintContext
 from compiler.rules.support.feature_gates import chart_default_gates
@@ -191,3 +191,31 @@ def test_case_manifests_are_checked_against_the_crds(tmp_path: Path) -> None:
                         encoding="utf-8")
     assert unknown_field_findings({"operator": "1.7.0"}, manifest) == []
     assert len(unknown_field_findings({"operator": "1.6.2"}, manifest)) == 1  # timeZone is new in 1.7
+
+
+class _Tripwire:
+    """A view no rule may ask anything of: the rules that do not say they read Ray's view (About)."""
+
+    unavailable = ""
+
+    def __getattr__(self, name: str):
+        raise AssertionError(f"a rule read the autoscaler view ({name}) without About.reads_autoscaler_view")
+
+
+@pytest.mark.parametrize(("rule_id", "case", "file_name"), _all_cases())
+def test_only_the_rules_that_say_so_read_rays_view(rule_id: str, case: dict, file_name: str, tmp_path: Path) -> None:
+    """What `krc lint` relies on to add the view's findings to the compile's (view_findings): the other rules find
+    the same with the view and without it, and the rules that read it find nothing without it."""
+    manifest = tmp_path / file_name
+    manifest.write_text(case.get("manifests") or "", encoding="utf-8")
+    defaulted, _ = validate_objects(context_for(case, manifest))
+    others = {i: r for i, r in RULES.items() if not r.ABOUT.reads_autoscaler_view}
+    without = run_rules(defaulted, others)
+    assert run_rules(dataclasses.replace(defaulted, autoscaler=_Tripwire()), others) == without  # type: ignore[arg-type]
+    assert run_rules(defaulted, VIEW_RULES) == []
+    if rule_id.startswith("autoscaler/"):
+        assert run_rules(with_autoscaler(defaulted, case), others) == without
+
+
+def test_the_rules_that_read_rays_view_are_the_autoscaler_ones() -> None:
+    assert sorted(VIEW_RULES) == sorted(i for i in RULES if i.startswith("autoscaler/"))
