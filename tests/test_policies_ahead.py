@@ -11,9 +11,9 @@ import pytest
 from project_support import engine_unavailable
 
 from compiler import pipeline
-from compiler.diagnostics.problems import Problem
 from compiler.pipeline import context as context_module
 from compiler.pipeline.context import Context, compile_cached, restore
+from compiler.pipeline.environments import Validated
 from compiler.pipeline.lint_batch import policy_cache_key
 from compiler.pipeline.plans import Reviewed, ReviewPlan
 from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_ahead, start_policies_ahead
@@ -61,13 +61,13 @@ def test_a_changed_environments_policies_start_before_its_findings_are_worked_ou
     _foreign_image_in_dev(project)
     context = Context.of(project, CACHED)
     started_first: list[bool] = []
-    findings = context_module.environment_findings
+    validate = context_module.validate_render
 
-    def spy(render: Render, *args: Any, **kwargs: Any) -> list[Problem]:
+    def spy(render: Render, *args: Any, **kwargs: Any) -> Validated:
         started_first.append(context.policies_ahead is not None)
-        return findings(render, *args, **kwargs)
+        return validate(render, *args, **kwargs)
 
-    monkeypatch.setattr(context_module, "environment_findings", spy)
+    monkeypatch.setattr(context_module, "validate_render", spy)
     review_batch(context, ("dev",), ReviewPlan())
     assert started_first == [True]
     drop_policies_ahead(context)

@@ -1,7 +1,8 @@
 """Every lint rule, one module each, listed explicitly: the registry is this dict, not a directory scan.
 
 Each module satisfies the `Rule` protocol (rules/rule.py): `ABOUT = About(id, severity, summary, versions,
-environment_only)`, a docstring with a failing and a passing example, and check(context) -> Iterable[Problem].
+environment_only, reads_autoscaler_view)`, a docstring with a failing and a passing example, and
+check(context) -> Iterable[Problem].
 """
 from __future__ import annotations
 

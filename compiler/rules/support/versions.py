@@ -1,6 +1,7 @@
 """Operator and Ray versions as rules read them: lenient parsing of tags, PEP 440 specifiers for VERSIONS."""
 from __future__ import annotations
 
+import functools
 import re
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -21,6 +22,7 @@ def version_text(version: Version) -> str:
     return ".".join(str(p) for p in version)
 
 
+@functools.lru_cache(maxsize=1024)  # asked for every rule of every environment, of a handful of versions
 def applies_to(versions: str, operator_version: str) -> bool:
     """`versions` is a PEP 440 specifier such as '>=1.6' ('' for all); a version that does not parse counts as
     matching (the rule runs rather than silently not)."""
