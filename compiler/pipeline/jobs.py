@@ -33,6 +33,7 @@ from .plans import (
     Written,
 )
 from .policies_after import SHARED_AT_MOST, finish_policies
+from .review_batch import review_batch
 from .run_options import RunOptions
 
 R = TypeVar("R", bound=EnvironmentResult)
@@ -50,8 +51,6 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
         case LintPlan():
             return lint_batch(context, job.names, job.plan)
         case ReviewPlan():
-            from .review_batch import review_batch  # the review's Pod and Ray views: loaded by `krc diff` only
-
             return review_batch(context, job.names, job.plan)
         case RenderPlan() | AcceptPlan() | CheckPlan():
             return _written_or_checked(context, job.names, job.plan)
