@@ -3,6 +3,7 @@ live under: taken from the cache when nothing they depend on changed, never when
 changed (its own file, which names the compile entry, may keep its bytes)."""
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
@@ -12,8 +13,11 @@ from cache_support import entry_files
 from project_support import engine_unavailable
 
 from compiler import pipeline
-from compiler.diagnostics.problems import Problem
+from compiler.argocd.validation import environment_problems
+from compiler.diagnostics.problems import Problem, sorted_problems
 from compiler.k8s.destinations import Destination
+from compiler.lint import lint_validated
+from compiler.pipeline.environments import autoscaler_of, compile_environment, project_destinations, validate_render
 from compiler.pipeline.lint_batch import LINT_RESULTS
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
@@ -162,3 +166,23 @@ def test_a_cold_lint_validates_each_environment_once_and_finds_what_a_lint_over_
     validated.clear()
     assert policy_and_lint(project, names, CACHED, None, with_findings=True) == cold
     assert sorted(validated) == sorted(names)
+
+
+def test_lints_findings_are_what_every_rule_finds_with_rays_view(project: Project, cache_dir: Path):
+    """lint's shortcut (the compile's findings plus those of the rules that read the view) against the long way:
+    every rule run again on the stored objects with the real generator's view."""
+    dev = project.environment_file("dev")
+    assert "      idleTimeoutSeconds: 60\n" in dev.read_text()
+    dev.write_text(dev.read_text().replace("      idleTimeoutSeconds: 60\n", ""))  # the autoscaler's default
+    names = project.environment_names()
+    linted = policy_and_lint(project, names, CACHED, None, with_findings=True)
+    peers = project_destinations(project)
+    validated = [validate_render(compile_environment(project, name), peers) for name in names]
+    expected: list[Problem] = []
+    for entry, view in zip(validated, autoscaler_of(project, validated), strict=True):
+        assert not view.unavailable, view.unavailable
+        render = entry.render
+        expected += lint_validated(dataclasses.replace(entry.context, autoscaler=view), list(entry.schema_problems))
+        expected += environment_problems(project, render.environment, render.objects, None)
+    assert any(p.rule.startswith("autoscaler/") for p in expected)  # the view adds findings here
+    assert sorted_problems(linted) == sorted_problems(expected)

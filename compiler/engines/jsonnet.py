@@ -45,9 +45,11 @@ _BATCH_PREFIX = ("function(krc_context) local krc_std = std; local std = krc_std
 
 # What imports found, by (templates folder, importing folder, import): the file, its bytes and its identity when
 # read. go-jsonnet keeps imports for one run only, and a command runs it twice per batch of environments; an import
-# read before is believed while the file found keeps its identity (the same inode, size and modification time,
-# not a link), so a file changed or replaced during the command is read and confined again.
+# read before is believed while the file found keeps its identity (a regular file, not a link, of the same device,
+# inode, size, modification and change times), so a file changed or replaced during the command is read and
+# confined again. At most _FOUND_LIMIT imports are kept (a process that renders project after project).
 _FOUND: dict[tuple[Path, str, str], tuple[str, bytes, tuple[int, ...]]] = {}
+_FOUND_LIMIT = 512
 
 
 def _identity(path: str) -> tuple[int, ...] | None:
@@ -100,6 +102,8 @@ class _Importer:
         except KrcError as err:
             return self.refuse(candidate, f"import '{relative}': {err.problems[0].message}")
         if identity is not None and identity == _identity(str(resolved)):  # unchanged while it was read
+            if len(_FOUND) >= _FOUND_LIMIT:
+                _FOUND.clear()
             _FOUND[(self.root, base, relative)] = (str(resolved), content, identity)
         return str(resolved), content
 

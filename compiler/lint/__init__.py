@@ -1,8 +1,8 @@
 """`krc lint`: schema validation plus KubeRay rules over manifests (paths) or compiled environments.
 
-Public entry points: `lint_objects(context)` (schema + rules), `run_rules(context)` (rules only), `view_findings`
-(what Ray's autoscaler view adds),
-`environment_context(render)` and `paths_context(...)` (what is linted), `report.render` (output formats).
+Public entry points: `lint_objects(context)` (schema + rules), `run_rules(context)` (rules only),
+`view_findings(context)` (what Ray's autoscaler view adds), `environment_context(render)` and `paths_context(...)`
+(what is linted), `report.render` (output formats).
 """
 from __future__ import annotations
 

@@ -78,16 +78,12 @@ def _generator_missing(render: Render, view: AutoscalerView) -> Problem:
                    segments=("ray", "version"))
 
 
-def validated_findings(validated: Validated, project: Project | None = None, argocd_crds: str | None = None,
-                       view: AutoscalerView | None = None) -> list[Problem]:
-    """Every finding about what an environment renders: schema and rules against the pinned CRDs (with the
-    autoscaler's view when given), and (given the project) its Argo CD objects against the Argo CD CRDs it names
-    or `argocd_crds`. A view without a generator is an error: CI must not pass as if it had been checked."""
-    context = dataclasses.replace(validated.context, autoscaler=view) if view is not None else validated.context
-    findings = lint_validated(context, list(validated.schema_problems))
+def validated_findings(validated: Validated, project: Project | None = None,
+                       argocd_crds: str | None = None) -> list[Problem]:
+    """Every finding about what an environment renders without Ray's view: schema and rules against the pinned
+    CRDs, and (given the project) its Argo CD objects against the Argo CD CRDs it names or `argocd_crds`."""
+    findings = lint_validated(validated.context, list(validated.schema_problems))
     render = validated.render
-    if view is not None and view.unavailable:
-        findings.append(_generator_missing(render, view))
     if project is not None:
         findings += environment_problems(project, render.environment, render.objects, argocd_crds)
     return sorted_problems(findings)
@@ -95,7 +91,8 @@ def validated_findings(validated: Validated, project: Project | None = None, arg
 
 def findings_with_view(validated: Validated, findings: Sequence[Problem], view: AutoscalerView) -> list[Problem]:
     """validated_findings with Ray's view, from `findings`, the ones validated_findings gave without it (the
-    compile's): only the rules that read the view find anything more with it (About.reads_autoscaler_view)."""
+    compile's): only the rules that read the view find anything more with it (About.reads_autoscaler_view). A view
+    without a generator is an error: CI must not pass as if it had been checked."""
     found = [*findings, *view_findings(dataclasses.replace(validated.context, autoscaler=view))]
     if view.unavailable:
         found.append(_generator_missing(validated.render, view))

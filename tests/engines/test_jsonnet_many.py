@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from compiler.diagnostics.problems import KrcError
+from compiler.engines import jsonnet
 from compiler.engines.jsonnet import JsonnetEngine
 
 
@@ -95,3 +96,13 @@ def test_an_import_read_before_and_then_swapped_for_a_link_outside_is_refused(te
     library.symlink_to(tmp_path / "secret.libsonnet")
     with pytest.raises(KrcError, match="leaves templates/"):
         engine.render(path, templates, CONTEXTS[2], templates.parent)
+
+
+def test_the_imports_kept_are_bounded(templates: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(jsonnet, "_FOUND", {})
+    monkeypatch.setattr(jsonnet, "_FOUND_LIMIT", 2)
+    engine = JsonnetEngine()
+    paths = [templates / "a.jsonnet", templates / "b.jsonnet"]  # three imports: the library and both templates
+    expected = engine.render(paths, templates, CONTEXTS[1], templates.parent)
+    assert 0 < len(jsonnet._FOUND) <= 2
+    assert engine.render(paths, templates, CONTEXTS[1], templates.parent) == expected
