@@ -62,6 +62,9 @@ func (c *crdLRU) get(raw json.RawMessage, named string) (*compiledCRD, string, e
 			oldest := c.order.Back()
 			c.order.Remove(oldest)
 			delete(c.entries, oldest.Value.(*crdEntry).digest)
+			if schemaShare != nil {
+				schemaShare.forget()
+			}
 		}
 	}
 	entry := element.Value.(*crdEntry)

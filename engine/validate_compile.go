@@ -15,7 +15,9 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/registry/rest"
+	openapi "k8s.io/kube-openapi/pkg/validation/spec"
 )
 
 // Compiling a CRD for the validate op, as the server's crdHandler.getOrCreateServingInfoFor does.
@@ -55,6 +57,7 @@ type compiledCRD struct {
 // cost neither time nor memory until then.
 type lazyVersion struct {
 	spec     apiextensionsv1.CustomResourceDefinitionVersion
+	schema   json.RawMessage // the version's schema as sent, decoded only to compile it
 	once     sync.Once
 	compiled *compiledVersion
 	err      error
@@ -69,7 +72,10 @@ func (c *compiledCRD) version(name string) (compiled *compiledVersion, defined b
 	lazy.once.Do(func() {
 		c.compiling.Lock()
 		defer c.compiling.Unlock()
-		lazy.compiled, lazy.err = compileVersion(c.spec, lazy.spec, c, crdserverscheme.NewUnstructuredObjectTyper())
+		lazy.err = c.decodeSchema(lazy)
+		if lazy.err == nil {
+			lazy.compiled, lazy.err = compileVersion(c.spec, lazy.spec, c, crdserverscheme.NewUnstructuredObjectTyper())
+		}
 		if lazy.err != nil {
 			lazy.err = fmt.Errorf("validate: CRD %s version %s: %v", c.name, lazy.spec.Name, lazy.err)
 		}
@@ -78,8 +84,27 @@ func (c *compiledCRD) version(name string) (compiled *compiledVersion, defined b
 	return lazy.compiled, true, lazy.err
 }
 
+// decodeSchema puts the version's schema, decoded from what was sent, where the compile reads it.
+func (c *compiledCRD) decodeSchema(lazy *lazyVersion) error {
+	if len(lazy.schema) == 0 || string(lazy.schema) == "null" {
+		return nil
+	}
+	schema := &apiextensionsv1.CustomResourceValidation{}
+	if err := json.Unmarshal(lazy.schema, schema); err != nil {
+		return fmt.Errorf("its schema is not a CustomResourceValidation: %v", err)
+	}
+	lazy.spec.Schema = schema
+	for i := range c.spec.Spec.Versions {
+		if c.spec.Spec.Versions[i].Name == lazy.spec.Name {
+			c.spec.Spec.Versions[i].Schema = schema
+		}
+	}
+	return nil
+}
+
 // dropSchema forgets the decoded schema of a version compiled now (or refused for good: the error is kept).
 func (c *compiledCRD) dropSchema(lazy *lazyVersion) {
+	lazy.schema = nil
 	lazy.spec.Schema = nil
 	for i := range c.spec.Spec.Versions {
 		if c.spec.Spec.Versions[i].Name == lazy.spec.Name {
@@ -88,10 +113,36 @@ func (c *compiledCRD) dropSchema(lazy *lazyVersion) {
 	}
 }
 
+// crdDocument is a CRD as sent with each version's schema left undecoded: a version's schema is decoded when an
+// object asks for that version (decoded schemas of versions never asked for, such as a RayCluster's v1alpha1,
+// were a tenth of the engine's live memory). The fields named here hide the embedded ones of the same name.
+type crdDocument struct {
+	apiextensionsv1.CustomResourceDefinition
+	Spec crdSpecDocument `json:"spec"`
+}
+
+type crdSpecDocument struct {
+	apiextensionsv1.CustomResourceDefinitionSpec
+	Versions []crdVersionDocument `json:"versions"`
+}
+
+type crdVersionDocument struct {
+	apiextensionsv1.CustomResourceDefinitionVersion
+	Schema json.RawMessage `json:"schema,omitempty"`
+}
+
 func compileCRD(raw []byte) (*compiledCRD, error) {
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := json.Unmarshal(raw, crd); err != nil {
+	document := &crdDocument{}
+	if err := json.Unmarshal(raw, document); err != nil {
 		return nil, fmt.Errorf("validate: the CRD is not a CustomResourceDefinition: %v", err)
+	}
+	crd := &document.CustomResourceDefinition
+	crd.Spec = document.Spec.CustomResourceDefinitionSpec
+	crd.Spec.Versions = make([]apiextensionsv1.CustomResourceDefinitionVersion, len(document.Spec.Versions))
+	schemas := map[string]json.RawMessage{}
+	for i, version := range document.Spec.Versions {
+		crd.Spec.Versions[i] = version.CustomResourceDefinitionVersion
+		schemas[version.Name] = version.Schema
 	}
 	if crd.APIVersion != "apiextensions.k8s.io/v1" || crd.Kind != "CustomResourceDefinition" {
 		return nil, fmt.Errorf("validate: the CRD must be apiextensions.k8s.io/v1 CustomResourceDefinition, not %s %s",
@@ -112,7 +163,7 @@ func compileCRD(raw []byte) (*compiledCRD, error) {
 	}
 	out.spec = crd
 	for _, v := range crd.Spec.Versions {
-		out.versions[v.Name] = &lazyVersion{spec: v}
+		out.versions[v.Name] = &lazyVersion{spec: v, schema: schemas[v.Name]}
 		if v.Served {
 			out.served = append(out.served, v.Name)
 		}
@@ -155,10 +206,15 @@ func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensio
 				return nil, fmt.Errorf("pruning defaults: %v", err)
 			}
 		}
+		if structural != nil && schemaShare != nil {
+			if err := schemaShare.shareStructural(structural); err != nil {
+				return nil, err
+			}
+		}
 		compiled.structural = structural
 		collectCELMessages(structural, compiled.celMessages)
 	}
-	validator, _, err := apiservervalidation.NewSchemaValidator(internalProps)
+	validator, err := sharedSchemaValidator(internalProps)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +232,7 @@ func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensio
 		}
 		if internalProps != nil && internalProps.Properties != nil {
 			if statusSchema, ok := internalProps.Properties["status"]; ok {
-				if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&statusSchema); err != nil {
+				if statusValidator, err = sharedSchemaValidator(&statusSchema); err != nil {
 					return nil, err
 				}
 			}
@@ -194,6 +250,24 @@ func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensio
 	compiled.strategy = customresource.NewStrategy(typer, out.namespaced, kind, validator, statusValidator,
 		compiled.structural, statusSpec, scaleSpec, v.SelectableFields)
 	return compiled, nil
+}
+
+// sharedSchemaValidator is apiservervalidation.NewSchemaValidator with the converted schema's subtrees shared
+// (validate_share.go) before the validator is made from it.
+func sharedSchemaValidator(props *apiextensionsinternal.JSONSchemaProps) (apiservervalidation.SchemaValidator, error) {
+	openAPI := &openapi.Schema{}
+	if props != nil {
+		strip := apiservervalidation.StripUnsupportedFormatsPostProcessorForVersion(environment.DefaultCompatibilityVersion())
+		if err := apiservervalidation.ConvertJSONSchemaPropsWithPostProcess(props, openAPI, strip); err != nil {
+			return nil, err
+		}
+		if schemaShare != nil {
+			if err := schemaShare.shareOpenAPI(openAPI); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return apiservervalidation.NewSchemaValidatorFromOpenAPI(openAPI), nil
 }
 
 // collectCELMessages records what a failing rule's error detail is (its message, or "failed rule: <rule>").

@@ -521,8 +521,8 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
-// A compiled version's decoded schema is let go (the compiled forms are what validation reads); a version no
-// object asked for keeps its own until it is compiled, and then validates as well.
+// A version's schema is decoded only when an object asks for that version, and let go once compiled (the
+// compiled forms are what validation reads); a version compiled later validates as well.
 func TestACompiledVersionLetsItsDecodedSchemaGo(t *testing.T) {
 	compiled, err := compileCRD(chartCRDs(t, "1.7.0")["ray.io_rayclusters.yaml"])
 	if err != nil {
@@ -537,16 +537,21 @@ func TestACompiledVersionLetsItsDecodedSchemaGo(t *testing.T) {
 		t.Fatalf("no version %s", name)
 		return nil
 	}
-	if schemaOf("v1") == nil || schemaOf("v1alpha1") == nil {
-		t.Fatal("the decoded CRD lacks a version's schema")
+	for _, name := range []string{"v1", "v1alpha1"} {
+		if schemaOf(name) != nil || compiled.versions[name].spec.Schema != nil {
+			t.Errorf("version %s's schema is decoded before an object asks for it", name)
+		}
+		if len(compiled.versions[name].schema) == 0 {
+			t.Fatalf("version %s's schema is not kept as sent", name)
+		}
 	}
 	for _, name := range []string{"v1", "v1alpha1"} {
 		version, defined, err := compiled.version(name)
 		if err != nil || !defined || version.structural == nil {
 			t.Fatalf("version %s: %v", name, err)
 		}
-		if schemaOf(name) != nil || compiled.versions[name].spec.Schema != nil {
-			t.Errorf("version %s keeps its decoded schema after compiling", name)
+		if schemaOf(name) != nil || compiled.versions[name].spec.Schema != nil || compiled.versions[name].schema != nil {
+			t.Errorf("version %s keeps its schema after compiling", name)
 		}
 	}
 	// this very CRD, its schemas let go, still judges objects
@@ -557,5 +562,26 @@ func TestACompiledVersionLetsItsDecodedSchemaGo(t *testing.T) {
 	}
 	if found := errorAt(result, "spec.headGroupSpec.serviceType"); found == nil {
 		t.Errorf("a wrong type was not reported after the schema was let go: %+v", result.Errors)
+	}
+}
+
+// A version whose schema cannot be decoded is refused, naming the version, when an object asks for it; the CRD's
+// other versions still compile.
+func TestAVersionWithABrokenSchemaIsRefusedWhenAsked(t *testing.T) {
+	raw := []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+	"metadata":{"name":"things.x.io"},"spec":{"group":"x.io","scope":"Namespaced",
+	"names":{"kind":"Thing","plural":"things"},"versions":[
+	{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}},
+	{"name":"v2","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":7}}}]}}`)
+	compiled, err := compileCRD(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := compiled.version("v1"); err != nil {
+		t.Fatalf("v1: %v", err)
+	}
+	_, defined, err := compiled.version("v2")
+	if !defined || err == nil || !strings.Contains(err.Error(), "version v2") {
+		t.Fatalf("v2 should be refused, naming it: %v", err)
 	}
 }

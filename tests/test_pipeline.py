@@ -144,11 +144,11 @@ def test_rendered_crds_are_the_charts_as_shipped_and_the_lock_names_their_digest
         lock = yamlio.load((folder / "crds.lock.yaml").read_text(), "crds.lock.yaml")
         chart = vendored.load_vendored_chart(project.vendor_dir, lock["chart"], lock["version"])
         assert {c["name"]: c["sha256"] for c in lock["crds"]} == {crd.name: crd.digest for crd in chart.crds}
-        assert {p.name: p.read_text() for p in (folder / "crds").iterdir()} == {
-            f"{crd.name}.yaml": crd.text for crd in chart.crds}
+        assert {p.name: p.read_bytes() for p in (folder / "crds").iterdir()} == {
+            f"{crd.name}.yaml": crd.shipped_bytes for crd in chart.crds}
         # the record's digest is that of the shipped file's canonical form (checked on one: each is 1 MB of YAML)
-        smallest = min(chart.crds, key=lambda crd: len(crd.text))
-        assert crd_digest(yamlio.load(smallest.text, smallest.source)) == smallest.digest
+        smallest = min(chart.crds, key=lambda crd: len(crd.shipped_bytes))
+        assert crd_digest(yamlio.load(smallest.shipped_bytes.decode(), smallest.source)) == smallest.digest
 
 
 def test_render_is_byte_identical_across_runs_and_paths(tmp_path: Path, vendor_cache: Path, project: Project):

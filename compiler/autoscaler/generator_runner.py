@@ -5,7 +5,9 @@ This file is not imported by krc: krc runs it with the Python of an isolated env
 package of one Ray version (`.venv-ray/<version>/`), so krc itself never imports Ray. It uses only the standard
 library and Ray, and prints nothing but its JSON answers.
 
-It exits when stdin closes, or after $KRC_HELPER_IDLE_SECONDS without a request.
+It exits when stdin closes, or after $KRC_HELPER_IDLE_SECONDS without a request. With `--socket PATH` it answers
+the same lines on every connection to a Unix socket there instead (one run's processes share it:
+native/shared_helper.py), one request at a time, until stdin closes.
 
 a line in:  {"clusters": {"<key>": <RayCluster object>, ...}}
 a line out: {"rayVersion": "2.58.0", "results": {"<key>": {"config": {...}, "nodeTypeOrder": [...],
@@ -22,7 +24,9 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
+import threading
 from typing import Any
 
 GENERATOR_MODULE = "ray.autoscaler._private.kuberay.autoscaling_config"
@@ -52,6 +56,33 @@ def _one(generate: Any, forget_logged: Any, cluster: Any, collect: _Collect) -> 
     return answer
 
 
+def _serve_socket(path: str, answer: Any) -> int:
+    """Answer JSON lines on every connection to a Unix socket at `path`, one request at a time, until stdin (the
+    pipe of the krc process that started it) closes; `ready` on stdout once connections are taken."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(16)
+    one_at_a_time = threading.Lock()
+
+    def connection(conn: socket.socket) -> None:
+        with conn, conn.makefile("rb") as reader:
+            for line in reader:
+                with one_at_a_time:
+                    out = answer(json.loads(line))
+                conn.sendall(out.encode() + b"\n")
+
+    def accept() -> None:
+        while True:
+            conn, _ = server.accept()
+            threading.Thread(target=connection, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    sys.stdin.buffer.read()
+    return 0
+
+
 def main() -> int:
     ray = importlib.import_module("ray")
     generate = importlib.import_module(GENERATOR_MODULE)._derive_autoscaling_config_from_ray_cr
@@ -60,6 +91,14 @@ def main() -> int:
     root = logging.getLogger("ray")
     root.addHandler(collect)
     root.propagate = False  # nothing on stderr but real failures
+
+    def answer(request: Any) -> str:
+        results = {key: _one(generate, forget_logged, cluster, collect)
+                   for key, cluster in sorted(request["clusters"].items())}
+        return json.dumps({"rayVersion": ray.__version__, "results": results}, sort_keys=True, default=str)
+
+    if sys.argv[1:2] == ["--socket"] and len(sys.argv) == 3:
+        return _serve_socket(sys.argv[2], answer)
     # idle for longer than krc asked: exit (krc starts another when it needs one)
     idle = float(os.environ.get("KRC_HELPER_IDLE_SECONDS") or "2")
     signal.signal(signal.SIGALRM, lambda *_: os._exit(0))
@@ -69,11 +108,7 @@ def main() -> int:
         signal.setitimer(signal.ITIMER_REAL, 0)
         if not line:
             return 0
-        request = json.loads(line)
-        results = {key: _one(generate, forget_logged, cluster, collect)
-                   for key, cluster in sorted(request["clusters"].items())}
-        sys.stdout.write(json.dumps({"rayVersion": ray.__version__, "results": results}, sort_keys=True,
-                                    default=str) + "\n")
+        sys.stdout.write(answer(json.loads(line)) + "\n")
         sys.stdout.flush()
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from ..cache import CacheKind, cache_key
 from ..diagnostics.problems import KrcError
 from ..k8s.crds import canonical_json
-from ..native import helper_process
+from ..native import client, helper_process, shared_helper
 from ..rules.support.autoscaler_view import GeneratedConfig, config_from_answer
 from .generators import Generator
 
@@ -54,12 +54,18 @@ def _read_cached(key: str) -> dict[str, Any] | None:
 
 def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     """The generator's answers: one request to the helper process of this Ray version, started once per krc
-    process (importing Ray costs about 0.9 s) and kept up for the next request (helper_process)."""
+    process (importing Ray costs about 0.9 s) and kept up for the next request (helper_process), or once per
+    run when the run compiles in several processes (shared_helper)."""
     env = helper_process.helper_environment(RAY_USAGE_STATS_ENABLED="0")
     what = f"the autoscaler config generator of Ray {generator.ray_version} ({generator.python})"
+    argv = [str(generator.python), "-I", str(RUNNER)]
+    folder = client.run_folder()
     try:
-        answer = helper_process.ask([str(generator.python), "-I", str(RUNNER)], env, {"clusters": clusters},
-                                    TIMEOUT_SECONDS)
+        if folder is not None:  # one generator for the run's processes
+            answer = shared_helper.ask(folder, f"ray-{generator.ray_version}", argv, env, {"clusters": clusters},
+                                       TIMEOUT_SECONDS)
+        else:
+            answer = helper_process.ask(argv, env, {"clusters": clusters}, TIMEOUT_SECONDS)
     except OSError as err:
         raise KrcError(f"could not start {what}: {err.strerror}; reinstall it with 'make ray-generators'") from None
     except helper_process.HelperTimeout:
@@ -85,6 +91,7 @@ def end_idle_generators() -> None:
         return
     runner = str(RUNNER)
     helper_process.POOL.end_idle(lambda argv: runner in argv)
+    shared_helper.end(lambda name: name.startswith("ray-"))
 
 
 def generate(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, GeneratedConfig]:

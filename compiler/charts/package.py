@@ -28,7 +28,10 @@ class Crd:
 
     name: str  # metadata.name, e.g. rayclusters.ray.io
     source: str  # file name inside the chart, e.g. crds/ray.io_rayclusters.yaml
-    text: str  # the file exactly as shipped
+    # The file exactly as shipped, the archive member's bytes themselves (no decoded copy is kept: for KubeRay it is
+    # megabytes per chart in every process): every environment's rendered/ copy is this one object, which lets a
+    # run hard-link the copies after the first (shared_files).
+    shipped_bytes: bytes
     canonical: str  # canonical JSON (sorted keys, compact)
     group: str
     kind: str
@@ -41,12 +44,6 @@ class Crd:
         return document
 
     @functools.cached_property
-    def shipped_bytes(self) -> bytes:
-        """The file as shipped, encoded once: every environment's rendered/ copy is this one object, which lets a
-        run hard-link the copies after the first (shared_files)."""
-        return self.text.encode("utf-8")
-
-    @functools.cached_property
     def digest(self) -> str:
         return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()  # = k8s.crds.crd_digest(document)
 
@@ -54,11 +51,11 @@ class Crd:
         return self.digest
 
     @classmethod
-    def from_document(cls, document: dict[str, Any], source: str, text: str) -> Crd:
+    def from_document(cls, document: dict[str, Any], source: str, shipped: bytes) -> Crd:
         try:
             spec = document["spec"]
             versions = spec["versions"]
-            return cls(str(document["metadata"]["name"]), source, text, canonical_json(document),
+            return cls(str(document["metadata"]["name"]), source, shipped, canonical_json(document),
                        str(spec["group"]), str(spec["names"]["kind"]),
                        tuple(str(v["name"]) for v in versions if v.get("served")),
                        next((str(v["name"]) for v in versions if v.get("storage")), ""))
@@ -115,11 +112,11 @@ def _members(data: bytes, origin: str) -> dict[str, bytes]:
     return members
 
 
-def parse_crd_documents(text: str, source: str) -> list[Crd]:
+def parse_crd_documents(shipped: bytes, source: str) -> list[Crd]:
     crds = []
-    for doc in yamlio.load_all(text, source):
+    for doc in yamlio.load_all(shipped.decode("utf-8"), source):
         if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
-            crds.append(Crd.from_document(doc, source, text))
+            crds.append(Crd.from_document(doc, source, shipped))
     return crds
 
 
@@ -137,12 +134,14 @@ def _crds_from_cache(root: str, members: dict[str, bytes], names: list[str], dig
     crds: list[Crd] = []
     try:
         for name, documents in zip(names, cached, strict=True):
-            text = members[name].decode("utf-8")
+            shipped = members[name]
+            shipped.decode("utf-8")  # as the parse would: a file that is not UTF-8 text is refused
             for crd_name, group, kind, served, storage, canonical in documents:
                 if not isinstance(served, list) \
                         or not all(isinstance(v, str) for v in (crd_name, group, kind, storage, canonical, *served)):
                     return None
-                crds.append(Crd(crd_name, name[len(root) + 1:], text, canonical, group, kind, tuple(served), storage))
+                crds.append(Crd(crd_name, name[len(root) + 1:], shipped, canonical, group, kind, tuple(served),
+                                storage))
     except (ValueError, TypeError):  # not a list of six facts
         return None
     return crds
@@ -153,7 +152,7 @@ def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd,
     names = sorted(n for n in members if n.startswith(f"{root}/crds/") and n.endswith((".yaml", ".yml")))
     crds = _crds_from_cache(root, members, names, digest)
     if crds is None:
-        per_file = [parse_crd_documents(members[n].decode("utf-8"), n[len(root) + 1:]) for n in names]
+        per_file = [parse_crd_documents(members[n], n[len(root) + 1:]) for n in names]
         CRD_CACHE.write_json(digest, [[c.facts() for c in file_crds] for file_crds in per_file])
         crds = [c for file_crds in per_file for c in file_crds]
     return tuple(sorted(crds, key=lambda c: c.name))

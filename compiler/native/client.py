@@ -152,6 +152,13 @@ def close_engine() -> None:
         engine.close()
 
 
+def run_folder() -> str | None:
+    """The private folder of the run this process works in with others (its engine's socket is there), while
+    there is one: helpers shared by the run's processes listen there too (shared_helper)."""
+    shared = variables.value(SOCKET_VARIABLE)
+    return os.path.dirname(shared) if shared else None
+
+
 @contextlib.contextmanager
 def shared_with_workers() -> Iterator[None]:
     """While inside, worker processes this process starts connect to its engine (started here if need be)

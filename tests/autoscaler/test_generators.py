@@ -15,7 +15,7 @@ from compiler import pipeline
 from compiler.autoscaler import Batch, autoscaler_views, end_idle_generators
 from compiler.cli import main
 from compiler.documents.yamlio import load
-from compiler.native import helper_process
+from compiler.native import helper_process, shared_helper
 from compiler.project.paths import Project
 
 REAL_ENVS = Path(os.environ["KRC_RAY_ENVS"])
@@ -232,3 +232,27 @@ def test_ending_idle_generators_ends_the_process_kept_up(project: Project, tmp_p
         assert wait_until_ended(pid, within=10)
     finally:
         pool.close()
+
+
+def test_a_run_of_several_processes_shares_one_generator_answering_as_its_own(
+        project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a run compiles in several processes, its generator listens in the run's folder (shared_helper): the
+    answers are the ones a generator of the process's own gives, and krc lint's end of the generators ends it."""
+    envs = _counting_envs(tmp_path, "2.58.0")
+    monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
+    batches = [Batch("2.58.0", _documents(project, "dev")), Batch("2.58.0", _documents(project, "prod-eks-gpu"))]
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    own = autoscaler_views(project.root, batches)
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    monkeypatch.setenv("KRC_ENGINE_SOCKET", str(run / "engine.sock"))
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "another-cache"))
+    try:
+        assert autoscaler_views(project.root, batches) == own
+        assert (run / "ray-2.58.0.sock").is_socket() and _starts(envs) == 2
+        pid = int((envs / "pids.log").read_text().split()[-1])
+        monkeypatch.setenv("KRC_HELPER_IDLE_SECONDS", "2")  # krc's default (the test session keeps its own up)
+        end_idle_generators()
+        assert wait_until_ended(pid, within=10)
+    finally:
+        shared_helper.end(lambda _name: True)

@@ -1,5 +1,5 @@
 // Package glue is the protocol every KubeRay build of krc speaks: JSON lines on two pipes krc hands over (the
-// engine's protocol, engine/README.md), answered one at a time. KubeRay's code reads process-wide state (feature
+// engine's protocol, engine/README.md), or on the connections to a Unix socket (--socket), answered one at a time. KubeRay's code reads process-wide state (feature
 // gates, environment variables) that each request sets for itself, so two requests never run side by side.
 package glue
 
@@ -9,7 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"sync"
 )
 
 // Handler answers one op: its result, or an error that becomes the request's.
@@ -30,6 +32,9 @@ type answer struct {
 // maxMessageBytes caps one request line, as the engine does.
 const maxMessageBytes = 100 << 20
 
+// oneAtATime keeps requests from running side by side, whichever connection they come on.
+var oneAtATime sync.Mutex
+
 // Serve answers requests in the order they come until the request stream ends.
 func Serve(in io.Reader, out io.Writer, handlers map[string]Handler) error {
 	scanner := bufio.NewScanner(in)
@@ -43,7 +48,10 @@ func Serve(in io.Reader, out io.Writer, handlers map[string]Handler) error {
 			}
 			continue
 		}
-		if err := encoder.Encode(answerOne(req, handlers)); err != nil {
+		oneAtATime.Lock()
+		ans := answerOne(req, handlers)
+		oneAtATime.Unlock()
+		if err := encoder.Encode(ans); err != nil {
 			return err
 		}
 	}
@@ -72,6 +80,34 @@ func answerOne(req request, handlers map[string]Handler) (ans answer) {
 	return ans
 }
 
+// ServeSocket answers the requests of every connection to a Unix socket at path (krc's worker processes share
+// one build: compiler/native/shared_helper.py), one request at a time, until the starter's pipe on stdin
+// closes. It says "ready" on stdout once connections are taken.
+func ServeSocket(path string, stdin io.Reader, stdout io.Writer, handlers map[string]Handler) error {
+	listener, err := net.Listen("unix", path)
+	if err != nil {
+		return err
+	}
+	defer listener.Close()
+	go func() {
+		for {
+			conn, err := listener.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				_ = Serve(conn, conn, handlers)
+			}()
+		}
+	}()
+	if _, err := fmt.Fprintln(stdout, "ready"); err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, stdin)
+	return err
+}
+
 func isPipe(f *os.File) bool {
 	info, err := f.Stat()
 	return err == nil && info.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
@@ -84,12 +120,20 @@ func Main(name string, version func() any, handlers map[string]Handler) {
 	showVersion := flags.Bool("version", false, "print the KubeRay version and modules this build holds, as JSON")
 	requestsFD := flags.Int("requests-fd", 3, "the pipe krc writes requests to")
 	answersFD := flags.Int("answers-fd", 4, "the pipe krc reads answers from")
+	socketPath := flags.String("socket", "", "serve a run's processes on this Unix socket instead, until stdin closes")
 	if err := flags.Parse(os.Args[1:]); err != nil || flags.NArg() != 0 {
 		os.Exit(2)
 	}
 	if *showVersion {
 		data, _ := json.Marshal(version())
 		fmt.Println(string(data))
+		return
+	}
+	if *socketPath != "" {
+		if err := ServeSocket(*socketPath, os.Stdin, os.Stdout, handlers); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			os.Exit(3)
+		}
 		return
 	}
 	in, out := os.NewFile(uintptr(*requestsFD), "requests"), os.NewFile(uintptr(*answersFD), "answers")
