@@ -1,7 +1,9 @@
 """KubeRay's own code, one build per KubeRay version (engine/kuberay/vX.Y.Z, engine/kuberay/README.md): what its
 validators and webhooks say of a defaulted custom resource, and the Pods and Services its controllers create.
 
-One process per KubeRay version per krc process, started when first asked and ended with krc. It speaks the
+One process per KubeRay version per krc process (per run, when the run compiles in several processes: the
+first to ask starts it, the others connect to it, shared_helper), started when first asked and ended with krc.
+It speaks the
 engine's protocol (channel.py) on two pipes of its own; it answers one request at a time, each with the feature
 gates and environment of the operator the request describes, so nothing of one request leaks into the next.
 An answer depends on nothing else, so each object's is kept in krc's cache (ANSWERS): the compile asks about
@@ -20,8 +22,10 @@ from typing import Any
 from ..cache import CacheKind, cache_key, canonical_text
 from ..diagnostics.problems import KrcError, Location
 from ..settings import limits
-from .channel import EngineEnded
+from . import client, shared_helper
+from .channel import Answer, EngineEnded
 from .child import ChildProcess
+from .helper_process import HelperFailed, HelperTimeout
 
 BUILDS = Path(__file__).resolve().parents[2] / "engine" / "kuberay"
 TIMEOUT_SECONDS = 120.0
@@ -67,13 +71,17 @@ def builds_identity() -> str:
     return "; ".join(build_identity(version) for version in built_versions())
 
 
+def _environment() -> dict[str, str]:
+    """A build's whole environment: nothing of krc's (what KubeRay's code reads of it comes from the operator,
+    per request) but its memory limit."""
+    return {"GOMEMLIMIT": f"{limits.ENGINE_MEMORY_MB.value}MiB", "HOME": "/nonexistent"}
+
+
 class KubeRayProcess(ChildProcess):
     """One KubeRay build running: its pipes and its log (what Go or KubeRay print)."""
 
     def __init__(self, binary: Path) -> None:
-        # nothing of krc's environment: what KubeRay's code reads of it comes from the operator, per request
-        env = {"GOMEMLIMIT": f"{limits.ENGINE_MEMORY_MB.value}MiB", "HOME": "/nonexistent"}
-        super().__init__(str(binary), [], env, lambda err: KrcError(
+        super().__init__(str(binary), [], _environment(), lambda err: KrcError(
             f"{binary} could not start ({err.strerror or err}); rebuild it with 'make kuberay'"))
 
     def why_ended(self) -> EngineEnded:
@@ -152,16 +160,35 @@ def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]
     return found
 
 
-def _ask(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
-         where: Location | None) -> list[dict[str, Any]]:
+def _answer(version: str, args: dict[str, Any], where: Location | None) -> Answer:
+    """The build's answer to one `build` request: from the run's shared build when the run compiles in several
+    processes (shared_helper: one build, not one per process), else from this process's own."""
+    slow = KrcError(f"KubeRay {version}'s builders did not answer within {TIMEOUT_SECONDS:g} s; run again with "
+                    "fewer environments", where)
+    folder = client.run_folder()
+    if folder is not None:
+        binary = str(require_build(version, where))
+        try:
+            raw = shared_helper.ask(folder, f"kuberay-v{version}", [binary], _environment(),
+                                    {"id": 1, "op": "build", "args": args}, TIMEOUT_SECONDS)
+        except HelperTimeout:
+            raise slow from None
+        except HelperFailed as failed:
+            raise EngineEnded(f"KubeRay's build ended: {failed.last_line}") from None
+        error = raw.get("error")
+        return Answer(raw.get("result"), None if error is None else str(error))
     process = _process(version, where)
-    future = process.submit("build", {"operator": operator, "objects": documents})
+    future = process.submit("build", args)
     try:
-        answer = future.result(timeout=TIMEOUT_SECONDS)
+        return future.result(timeout=TIMEOUT_SECONDS)
     except TimeoutError:
         process.kill()
-        raise KrcError(f"KubeRay {version}'s builders did not answer within {TIMEOUT_SECONDS:g} s; run again with "
-                       "fewer environments", where) from None
+        raise slow from None
+
+
+def _ask(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
+         where: Location | None) -> list[dict[str, Any]]:
+    answer = _answer(version, {"operator": operator, "objects": documents}, where)
     if answer.error is not None and answer.error.startswith("internal error in "):
         raise EngineEnded(f"KubeRay {version}'s build failed: {answer.error}")  # a panic in KubeRay's code: exit 3
     if answer.error is not None:

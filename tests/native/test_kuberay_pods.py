@@ -11,7 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from compiler.cli import main
-from compiler.native import kuberay
+from compiler.native import kuberay, shared_helper
 from compiler.project.paths import Project
 
 
@@ -110,6 +110,28 @@ def test_one_process_per_version_serves_every_request():
     [service] = answer["clusters"][0]["services"]
     assert service["metadata"]["name"] == "c-head-svc"
     assert kuberay.binary_for("1.6.2") == Path(kuberay.BUILDS, "bin", "krc-kuberay-v1.6.2")
+
+
+def test_a_run_of_several_processes_shares_one_build_answering_as_its_own(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch):
+    """Where a run compiles in several processes, KubeRay's build listens in the run's folder (shared_helper):
+    its answers, refusals included, are those of a build of the process's own."""
+    cluster = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "c", "namespace": "n"},
+               "spec": {"headGroupSpec": {"template": {"spec": {"containers": [{"name": "h", "image": "i"}]}}}}}
+    nameless = {**cluster, "metadata": {"namespace": "n"}}
+    operator = {"args": [], "env": [{"name": "CLUSTER_DOMAIN", "value": "corp.local"}]}
+    own = kuberay._ask("1.6.2", operator, [cluster, nameless], None)
+    run_folder = tmp_path / "run"
+    run_folder.mkdir(mode=0o700)
+    monkeypatch.setenv("KRC_ENGINE_SOCKET", str(run_folder / "engine.sock"))
+    try:
+        assert kuberay._ask("1.6.2", operator, [cluster, nameless], None) == own
+        assert (run_folder / "kuberay-v1.6.2.sock").is_socket() and "kuberay-v1.6.2" in shared_helper._STARTED
+        assert own[1]["refusals"] and not own[0]["refusals"]
+        with pytest.raises(kuberay.OperatorRefused, match="RayNope"):
+            kuberay._ask("1.6.2", {"args": ["--feature-gates=RayNope=true"], "env": []}, [cluster], None)
+    finally:
+        shared_helper.end(lambda _name: True)
 
 
 def test_the_pod_view_marks_what_the_operator_overrides(project: Project):
