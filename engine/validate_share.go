@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash"
+	"reflect"
 	"sort"
 	"sync"
 
@@ -20,8 +21,9 @@ import (
 // held once. The trees are only read from then on (validation, pruning, defaulting, CEL), and a subtree's
 // content decides everything that is read of it, so sharing changes no answer.
 //
-// Content is a subtree's sha256: the node's own fields (its JSON, children left out) and its children's hashes,
-// with whether each child field is absent or empty, so two subtrees share only when they are identical.
+// Content is a subtree's sha256: the node's own fields (the common ones written as they are, any others as JSON)
+// and its children's hashes, with whether each field is absent or empty, so two subtrees share only when they
+// are identical.
 
 type sharedSchemas struct {
 	mu         sync.Mutex
@@ -84,12 +86,16 @@ func presence(h hash.Hash, tag byte, isNil bool, count int) {
 func (s *sharedSchemas) openAPINode(node *openapi.Schema) ([32]byte, error) {
 	h := sha256.New()
 	own := *node
+	// the fields most nodes have are written as they are; the rest (rare) as JSON, when there are any
+	writeString(h, own.Description)
+	writeStrings(h, own.Type)
+	writeString(h, own.Format)
+	writeStrings(h, own.Required)
+	own.Description, own.Type, own.Format, own.Required = "", nil, "", nil
 	own.Properties, own.Items, own.AdditionalProperties = nil, nil, nil
-	data, err := json.Marshal(own)
-	if err != nil {
+	if err := writeRest(h, own); err != nil {
 		return [32]byte{}, err
 	}
-	h.Write(data)
 	presence(h, 'P', node.Properties == nil, len(node.Properties))
 	for _, name := range sortedKeys(node.Properties) {
 		child := node.Properties[name]
@@ -165,12 +171,31 @@ func (s *sharedSchemas) openAPIShared(node *openapi.Schema) (*openapi.Schema, [3
 func (s *sharedSchemas) structuralNode(node *structuralschema.Structural) ([32]byte, error) {
 	h := sha256.New()
 	own := *node
+	writeString(h, own.Description)
+	writeString(h, own.Type)
+	writeString(h, own.Title)
+	h.Write([]byte{boolByte(own.Nullable), boolByte(own.XPreserveUnknownFields), boolByte(own.XEmbeddedResource),
+		boolByte(own.XIntOrString)})
+	writeStrings(h, own.XListMapKeys)
+	writeOptionalString(h, own.XListType)
+	writeOptionalString(h, own.XMapType)
+	own.Description, own.Type, own.Title, own.Nullable = "", "", "", false
+	own.Extensions = structuralschema.Extensions{}
+	presence(h, 'V', own.ValueValidation == nil, 0)
+	if own.ValueValidation != nil {
+		values := *own.ValueValidation
+		writeString(h, values.Format)
+		writeStrings(h, values.Required)
+		values.Format, values.Required = "", nil
+		if err := writeRest(h, values); err != nil {
+			return [32]byte{}, err
+		}
+		own.ValueValidation = nil
+	}
 	own.Properties, own.Items, own.AdditionalProperties = nil, nil, nil
-	data, err := json.Marshal(own)
-	if err != nil {
+	if err := writeRest(h, own); err != nil {
 		return [32]byte{}, err
 	}
-	h.Write(data)
 	presence(h, 'P', node.Properties == nil, len(node.Properties))
 	for _, name := range sortedKeys(node.Properties) {
 		child := node.Properties[name]
@@ -222,6 +247,41 @@ func (s *sharedSchemas) structuralShared(node *structuralschema.Structural) (*st
 	}
 	s.structural[sum] = node
 	return node, sum, nil
+}
+
+func writeString(h hash.Hash, text string) {
+	_ = binary.Write(h, binary.LittleEndian, int64(len(text)))
+	h.Write([]byte(text))
+}
+
+func writeStrings(h hash.Hash, texts []string) {
+	presence(h, 'L', texts == nil, len(texts))
+	for _, text := range texts {
+		writeString(h, text)
+	}
+}
+
+func writeOptionalString(h hash.Hash, text *string) {
+	presence(h, 'O', text == nil, 0)
+	if text != nil {
+		writeString(h, *text)
+	}
+}
+
+// writeRest writes what is left of a node once its common fields are written and cleared: nothing when that is
+// all it had (most nodes), else its JSON.
+func writeRest(h hash.Hash, rest any) error {
+	if reflect.ValueOf(rest).IsZero() {
+		h.Write([]byte{0})
+		return nil
+	}
+	data, err := json.Marshal(rest)
+	if err != nil {
+		return err
+	}
+	h.Write([]byte{1})
+	writeString(h, string(data))
+	return nil
 }
 
 func boolByte(b bool) byte {
