@@ -44,8 +44,8 @@ var prepares = map[string]func(json.RawMessage) error{
 	"render": storeArchive,
 }
 
-// slots bound the requests under way in the whole process, whichever connection they came on: as many as the
-// runtime has processors.
+// slots bound the requests running in the whole process, whichever connection they came on: as many as the
+// runtime has processors (the others wait, read and decoded, for a slot).
 var slots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // serve answers requests as they come, several at a time (as many as the runtime has processors): krc sends a
@@ -79,10 +79,12 @@ func serve(in io.Reader, out io.Writer) error {
 				continue
 			}
 		}
-		slots <- struct{}{}
+		// the slot is taken by the request's goroutine, not here: the next lines are read (and their senders
+		// unblocked) while every slot is busy, as when krc sends a chart's CRDs ahead to compile
 		running.Add(1)
 		go func() {
 			defer running.Done()
+			slots <- struct{}{}
 			defer func() { <-slots }()
 			write(answerOne(req))
 		}()

@@ -25,6 +25,10 @@ type validateArgs struct {
 	CRD       json.RawMessage `json:"crd"`
 	CRDDigest string          `json:"crdDigest"`
 	Objects   []validateItem  `json:"objects"`
+	// Compile names versions to compile now, before any object asks for them: krc sends a chart's CRDs ahead,
+	// with no objects, while the environments still render. A version that does not compile is left for the
+	// first object of that version to report.
+	Compile []string `json:"compile"`
 }
 
 type validateItem struct {
@@ -75,6 +79,9 @@ func validateOp(raw json.RawMessage) (any, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	for _, name := range args.Compile {
+		_, _, _ = crd.version(name)
 	}
 	out := validateResult{CRDDigest: digest, Results: make([]objectResult, 0, len(args.Objects))}
 	for i, item := range args.Objects {

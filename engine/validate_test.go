@@ -585,3 +585,25 @@ func TestAVersionWithABrokenSchemaIsRefusedWhenAsked(t *testing.T) {
 		t.Fatalf("v2 should be refused, naming it: %v", err)
 	}
 }
+
+// A CRD sent ahead with versions to compile is compiled before any object asks: the answer names its digest,
+// and an object sent after by digest finds the version compiled.
+func TestACRDSentAheadIsCompiledBeforeItsObjects(t *testing.T) {
+	saved := crdCache
+	crdCache = newCRDLRU(crdCacheSize) // of its own: no other test's objects compiled its versions
+	defer func() { crdCache = saved }()
+	crd := chartCRDs(t, "1.6.2")["ray.io_rayclusters.yaml"]
+	args, _ := json.Marshal(map[string]any{"crd": crd, "objects": []any{}, "compile": []string{"v1", "v9"}})
+	answer, err := validateOp(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := answer.(validateResult)
+	compiled, _, err := crdCache.get(nil, result.CRDDigest)
+	if err != nil || len(result.Results) != 0 {
+		t.Fatalf("the CRD sent ahead is not held: %v", err)
+	}
+	if compiled.versions["v1"].compiled == nil || compiled.versions["v1alpha1"].compiled != nil {
+		t.Fatal("only the version asked for should be compiled ahead")
+	}
+}

@@ -183,6 +183,10 @@ class Pending:
         self._engine = _engine()
         self._future: Future[Answer] = self._engine.submit(op, args)
 
+    def done(self) -> bool:
+        """Whether the answer is in (or the request failed): answer() would not wait."""
+        return self._future.done()
+
     def answer(self) -> Answer:
         """The engine's answer; KrcError when it ran past its deadline or its memory limit, EngineEnded (exit 3)
         when the engine failed on its own."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..charts import vendored
+from ..charts import crds_ahead, vendored
 from ..charts.helm_template import TemplateRequest, start_ahead, template_chart
 from ..charts.package import Chart
 from ..diagnostics.problems import KrcError, Location, Problem
@@ -130,6 +130,7 @@ def render_environment(project: Project, env: Environment, chart: Chart, prepare
     """`prepared`: what a batch (prepare_templates) already rendered of this environment; `templates`: the
     object templates as object_templates listed them for the batch."""
     prepared = prepared or {}
+    crds_ahead.send(chart.crds)  # compiled by the engine while this renders and the validation is loaded
     context = template_context(env, chart)
     templates_dir = project.templates_dir
     values_template = _values_template(project)
@@ -220,6 +221,8 @@ def _start_helm_ahead(project: Project, pairs: list[tuple[Environment, Chart]],
     except KrcError:
         return  # each environment's own run reports it
     start_ahead(requests)
+    charts = {chart.name + chart.version: chart for _, chart in pairs}
+    crds_ahead.send(crd for chart in charts.values() for crd in chart.crds)
 
 
 def chart_objects(project: Project, env: Environment, chart: Chart,

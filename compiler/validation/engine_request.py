@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..charts import crds_ahead
 from ..native import client
 from ..native.channel import RawJSON
 
@@ -26,7 +27,8 @@ class ValidateRequest:
         megabytes per CRD), else the document."""
         self._crd = crd
         self._digest, self._items, self._what = digest, items, what
-        known = client.engine_name("crd", digest)  # sent once, then named by the engine's digest
+        crds_ahead.take(digest)
+        known = client.engine_name("crd", digest)  # sent once (maybe ahead), then named by the engine's digest
         self._by_digest = known is not None
         args: dict[str, Any] = {"objects": items, **({"crdDigest": known} if known else {"crd": crd})}
         self._pending = client.Pending("validate", args, what, TIMEOUT_SECONDS)

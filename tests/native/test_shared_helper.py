@@ -80,7 +80,9 @@ def test_a_helper_whose_starter_ended_is_replaced(folder: str, server: list[str]
 
 def test_a_helper_that_ends_between_requests_is_started_again(folder: str, server: list[str]) -> None:
     first = shared_helper.ask(folder, "echo", server, None, {}, 10)["pid"]
-    shared_helper._STARTED["echo"].process.kill()
+    ended = shared_helper._STARTED["echo"].process
+    ended.kill()
+    ended.wait()
     assert shared_helper.ask(folder, "echo", server, None, {}, 10)["pid"] != first
 
 
