@@ -20,6 +20,7 @@ cluster's warnings would depend on which clusters came before it.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import json
 import logging
 import os
@@ -83,8 +84,37 @@ def _serve_socket(path: str, answer: Any) -> int:
     return 0
 
 
+def check_each_schema_once(jsonschema: Any) -> None:
+    """Make jsonschema.validate check a schema against its metaschema once per schema content, not on every call.
+    Ray's validate_config loads the same schema file and validates each cluster's config with it, and checking
+    that schema again is most of the generator's time. Only the check is remembered (it depends on the schema
+    alone: a schema that fails it fails it every time, since only a passing one is remembered); every config is
+    validated as jsonschema.validate does (jsonschema 4's own steps), so every answer is the same."""
+    version = importlib.metadata.version("jsonschema")
+    if not version.startswith("4."):
+        return  # another validate(): left as it is
+    validators = importlib.import_module("jsonschema.validators")
+    exceptions = importlib.import_module("jsonschema.exceptions")
+    checked: set[tuple[Any, str]] = set()
+
+    def validate(instance: Any, schema: Any, cls: Any = None, *args: Any, **kwargs: Any) -> None:
+        if cls is None:
+            cls = validators.validator_for(schema)
+        key = (cls, json.dumps(schema, sort_keys=True, default=repr))
+        if key not in checked:
+            cls.check_schema(schema)
+            checked.add(key)
+        validator = cls(schema, *args, **kwargs)
+        error = exceptions.best_match(validator.iter_errors(instance))
+        if error is not None:
+            raise error
+
+    jsonschema.validate = validate
+
+
 def main() -> int:
     ray = importlib.import_module("ray")
+    check_each_schema_once(importlib.import_module("jsonschema"))
     generate = importlib.import_module(GENERATOR_MODULE)._derive_autoscaling_config_from_ray_cr
     forget_logged = importlib.import_module("ray.util.debug").reset_log_once
     collect = _Collect()
