@@ -81,6 +81,8 @@ def main() -> None:
         projects["new"] = Path(shutil.copytree(projects["old"], scratch / "project-new", symlinks=True))
         base = dict(os.environ)
         base.setdefault("KRC_CHART_REPOSITORY", (ROOT.parent / "shared" / "kuberay" / "charts").resolve().as_uri())
+        if (ROOT / ".venv-ray").is_dir():  # lint runs Ray's autoscaler generator, as make bench's figures do
+            base.setdefault("KRC_RAY_ENVS", str(ROOT / ".venv-ray"))
 
         def run(who: str, command: str, cold: bool) -> bench_scale.Run:
             cache = scratch / f"cache-{who}"

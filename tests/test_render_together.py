@@ -18,7 +18,7 @@ from compiler.pipeline import context as pipeline_context
 from compiler.pipeline import environments as pipeline_environments
 from compiler.pipeline.environments import chart_pin
 from compiler.project.paths import Project
-from compiler.render.templates import Render, prepare_templates, render_environment
+from compiler.render.templates import JSONNET_BATCH, Render, prepare_templates, render_environment
 
 
 def render_environments(project: Project, pairs: list) -> list:
@@ -149,3 +149,24 @@ def test_lint_and_diff_evaluate_a_jobs_templates_in_one_jsonnet_run(command: str
     with pytest.raises(KrcError) as together:
         run_command(project, tuple(names), run=uncached)
     assert own.value.problems[0] in together.value.problems
+
+
+def test_a_long_job_is_evaluated_a_few_environments_at_a_time(project: Project,
+                                                             monkeypatch: pytest.MonkeyPatch):
+    """A lint job holds 25 environments; go-jsonnet's memory grows with a run's batch, so they are evaluated
+    JSONNET_BATCH at a time, each environment prepared as in a run of its own."""
+    pairs = _pairs(project)
+    long_job = (pairs * (JSONNET_BATCH + 1))[:JSONNET_BATCH + 2]
+    runs: list[int] = []
+    real = jsonnet.JsonnetEngine.render_many
+
+    def counting(self: Any, paths: Any, templates_dir: Any, contexts: list, *args: Any) -> Any:
+        runs.append(len(contexts))
+        return real(self, paths, templates_dir, contexts, *args)
+
+    monkeypatch.setattr(jsonnet.JsonnetEngine, "render_many", counting)
+    prepared = prepare_templates(project, long_job)
+    # the values of 5, then of 2, each followed by their objects
+    assert runs == [JSONNET_BATCH, JSONNET_BATCH, 2, 2]
+    for (env, chart), mine in zip(long_job, prepared, strict=True):
+        assert render_environment(project, env, chart, mine).objects == render_environment(project, env, chart).objects

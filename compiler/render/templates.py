@@ -156,12 +156,25 @@ def render_environment(project: Project, env: Environment, chart: Chart, prepare
                   chart_objects=chart_objects(project, env, chart, helm_values))
 
 
+# Environments per Jsonnet run of prepare_templates: go-jsonnet's memory grows with a run's batch (a run of 25
+# environments, a lint job's, held three times the heap of a run of 5 in every compiling process), while
+# parsing the templates once per 5 environments instead of once per 25 costs no measurable CPU.
+JSONNET_BATCH = 5
+
+
 def prepare_templates(project: Project, pairs: list[tuple[Environment, Chart]],
                       templates: tuple[ObjectTemplate, ...] | None = None) -> list[Prepared]:
-    """The Jsonnet templates of many environments evaluated together, one engine run for the values of all and
-    one for the objects of all (templates and libraries parsed once), for render_environment to take: the same
-    results as its own runs. An environment gets nothing where a run failed: render_environment then evaluates
-    its templates itself, so its error is exactly the one its own run reports."""
+    """The Jsonnet templates of many environments evaluated together, JSONNET_BATCH at a time: one engine run for
+    the values of those and one for their objects (templates and libraries parsed once), for render_environment
+    to take: the same results as its own runs. An environment gets nothing where a run failed:
+    render_environment then evaluates its templates itself, so its error is exactly the one its own run
+    reports."""
+    return [prepared for start in range(0, len(pairs), JSONNET_BATCH)
+            for prepared in _prepare_together(project, pairs[start:start + JSONNET_BATCH], templates)]
+
+
+def _prepare_together(project: Project, pairs: list[tuple[Environment, Chart]],
+                      templates: tuple[ObjectTemplate, ...] | None) -> list[Prepared]:
     prepared: list[Prepared] = [{} for _ in pairs]
     jsonnet = engine_of_suffix(".jsonnet")
     try:
