@@ -209,6 +209,9 @@ def main() -> None:
                     # Kapitan's Helm runs with the Go runtime settings krc's and the floor's run with
                     runs[label] = measure(kapitan.compile_command(kapitan_bin, go), inventory,
                                           {**os.environ, **HELM_GO_RUNTIME})
+                    if runs[label].code != 0:  # Kapitan's 1 is a failed compile, not findings
+                        raise SystemExit(f"{label} failed to compile (exit {runs[label].code}): run it in "
+                                         f"{inventory} to see why (is {HELM_CLI} built? make helm-cli)")
             report(n, runs)
             shutil.rmtree(project)
             shutil.rmtree(floor_out, ignore_errors=True)

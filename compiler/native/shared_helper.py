@@ -19,6 +19,7 @@ import contextlib
 import fcntl
 import json
 import os
+import select
 import socket
 import subprocess
 import tempfile
@@ -34,12 +35,17 @@ _STDERR_TAIL = 4000
 class _Started:
     """A helper this process started: its pipe (its life) and what it printed."""
 
-    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None, path: str) -> None:
+    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None, path: str, timeout: float) -> None:
         self.path = path
         self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen([*argv, "--socket", path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=self._stderr, env=None if env is None else dict(env))
         assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)  # not for ever: a lock is held
+        if not ready:
+            self.process.kill()
+            self.end()
+            raise HelperTimeout
         if self.process.stdout.readline().strip() != b"ready":
             self.end()
             raise HelperFailed(self.stderr_tail())
@@ -107,7 +113,8 @@ def _forget_after_fork() -> None:
         _PID = os.getpid()
 
 
-def _connect_or_start(folder: str, name: str, argv: Sequence[str], env: Mapping[str, str] | None) -> _Connection:
+def _connect_or_start(folder: str, name: str, argv: Sequence[str], env: Mapping[str, str] | None,
+                      timeout: float) -> _Connection:
     path = os.path.join(folder, f"{name}.sock")
     with contextlib.suppress(OSError):
         return _Connection(path)
@@ -120,7 +127,7 @@ def _connect_or_start(folder: str, name: str, argv: Sequence[str], env: Mapping[
         started = _STARTED.pop(name, None)
         if started is not None:
             started.end()
-        _STARTED[name] = _Started(argv, env, path)
+        _STARTED[name] = _Started(argv, env, path, timeout)
         return _Connection(path)
 
 
@@ -131,7 +138,7 @@ def ask(folder: str, name: str, argv: Sequence[str], env: Mapping[str, str] | No
     with _LOCK:
         _forget_after_fork()
         for attempt in (1, 2):
-            connection = _CONNECTIONS.pop(name, None) or _connect_or_start(folder, name, argv, env)
+            connection = _CONNECTIONS.pop(name, None) or _connect_or_start(folder, name, argv, env, timeout)
             try:
                 answer = connection.ask(request, timeout)
             except HelperTimeout:

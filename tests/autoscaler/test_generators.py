@@ -238,6 +238,8 @@ def test_a_run_of_several_processes_shares_one_generator_answering_as_its_own(
         project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where a run compiles in several processes, its generator listens in the run's folder (shared_helper): the
     answers are the ones a generator of the process's own gives, and krc lint's end of the generators ends it."""
+    pool = helper_process.HelperPool()  # of its own: the test process's generator stays up for the other tests
+    monkeypatch.setattr(helper_process, "POOL", pool)
     envs = _counting_envs(tmp_path, "2.58.0")
     monkeypatch.setenv("KRC_RAY_ENVS", str(envs))
     batches = [Batch("2.58.0", _documents(project, "dev")), Batch("2.58.0", _documents(project, "prod-eks-gpu"))]
@@ -256,3 +258,4 @@ def test_a_run_of_several_processes_shares_one_generator_answering_as_its_own(
         assert wait_until_ended(pid, within=10)
     finally:
         shared_helper.end(lambda _name: True)
+        pool.close()

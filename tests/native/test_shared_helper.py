@@ -99,3 +99,11 @@ def test_a_helper_that_cannot_start_says_why(folder: str, tmp_path: Path) -> Non
     with pytest.raises(HelperFailed) as failed:
         shared_helper.ask(folder, "broken", [sys.executable, "-I", str(broken)], None, {}, 10)
     assert failed.value.last_line == "cannot work here"
+
+
+def test_a_helper_that_never_gets_ready_is_stopped(folder: str, tmp_path: Path) -> None:
+    silent = tmp_path / "silent.py"
+    silent.write_text("import time\ntime.sleep(60)\n", encoding="utf-8")
+    with pytest.raises(HelperTimeout):
+        shared_helper.ask(folder, "silent", [sys.executable, "-I", str(silent)], None, {}, 0.5)
+    assert "silent" not in shared_helper._STARTED
