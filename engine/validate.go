@@ -29,6 +29,10 @@ type validateArgs struct {
 	// with no objects, while the environments still render. A version that does not compile is left for the
 	// first object of that version to report.
 	Compile []string `json:"compile"`
+	// Share asks for the CRD's versions compiled from now on to share their identical subtrees with the other
+	// CRDs' (validate_share.go): krc asks in a run of many environments, where the memory matters; sharing
+	// costs compile time, which a run of a few environments waits for.
+	Share bool `json:"share"`
 }
 
 type validateItem struct {
@@ -79,6 +83,9 @@ func validateOp(raw json.RawMessage) (any, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if args.Share {
+		crd.share.Store(true)
 	}
 	for _, name := range args.Compile {
 		_, _, _ = crd.version(name)

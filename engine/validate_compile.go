@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apihelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -51,6 +52,7 @@ type compiledCRD struct {
 	// compiling serializes the versions' compiles, which read spec and drop their schema from it.
 	spec      *apiextensionsv1.CustomResourceDefinition
 	compiling sync.Mutex
+	share     atomic.Bool // versions compiled from now on share their subtrees (validateArgs.Share)
 }
 
 // lazyVersion is compiled the first time an object asks for it: a CRD's other versions (v1alpha1 beside v1)
@@ -174,6 +176,10 @@ func compileCRD(raw []byte) (*compiledCRD, error) {
 func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensionsv1.CustomResourceDefinitionVersion,
 	out *compiledCRD, typer *crdserverscheme.UnstructuredObjectTyper) (*compiledVersion, error) {
 	compiled := &compiledVersion{name: v.Name, served: v.Served, celMessages: map[string]bool{}}
+	var table *sharedSchemas
+	if out.share.Load() {
+		table = schemaShare
+	}
 	if v.Deprecated {
 		compiled.deprecation = fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
 		if v.DeprecationWarning != nil {
@@ -206,15 +212,15 @@ func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensio
 				return nil, fmt.Errorf("pruning defaults: %v", err)
 			}
 		}
-		if structural != nil && schemaShare != nil {
-			if err := schemaShare.shareStructural(structural); err != nil {
+		if structural != nil && table != nil {
+			if err := table.shareStructural(structural); err != nil {
 				return nil, err
 			}
 		}
 		compiled.structural = structural
 		collectCELMessages(structural, compiled.celMessages)
 	}
-	validator, err := sharedSchemaValidator(internalProps)
+	validator, err := sharedSchemaValidator(internalProps, table)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +238,7 @@ func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensio
 		}
 		if internalProps != nil && internalProps.Properties != nil {
 			if statusSchema, ok := internalProps.Properties["status"]; ok {
-				if statusValidator, err = sharedSchemaValidator(&statusSchema); err != nil {
+				if statusValidator, err = sharedSchemaValidator(&statusSchema, table); err != nil {
 					return nil, err
 				}
 			}
@@ -253,16 +259,17 @@ func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensio
 }
 
 // sharedSchemaValidator is apiservervalidation.NewSchemaValidator with the converted schema's subtrees shared
-// (validate_share.go) before the validator is made from it.
-func sharedSchemaValidator(props *apiextensionsinternal.JSONSchemaProps) (apiservervalidation.SchemaValidator, error) {
+// through table (validate_share.go; nil: not shared) before the validator is made from it.
+func sharedSchemaValidator(props *apiextensionsinternal.JSONSchemaProps, table *sharedSchemas) (
+	apiservervalidation.SchemaValidator, error) {
 	openAPI := &openapi.Schema{}
 	if props != nil {
 		strip := apiservervalidation.StripUnsupportedFormatsPostProcessorForVersion(environment.DefaultCompatibilityVersion())
 		if err := apiservervalidation.ConvertJSONSchemaPropsWithPostProcess(props, openAPI, strip); err != nil {
 			return nil, err
 		}
-		if schemaShare != nil {
-			if err := schemaShare.shareOpenAPI(openAPI); err != nil {
+		if table != nil {
+			if err := table.shareOpenAPI(openAPI); err != nil {
 				return nil, err
 			}
 		}

@@ -31,7 +31,7 @@ type sharedSchemas struct {
 	structural map[[32]byte]*structuralschema.Structural
 }
 
-// schemaShare is the engine's table; nil compiles without sharing (a test compares the two).
+// schemaShare is the engine's table, for the CRDs krc asks to share (validateArgs.Share); nil: none shares.
 var schemaShare = newSharedSchemas()
 
 func newSharedSchemas() *sharedSchemas {

@@ -109,6 +109,7 @@ func answers(t *testing.T, crd json.RawMessage, objects []json.RawMessage, share
 	if err != nil {
 		t.Fatal(err)
 	}
+	compiled.share.Store(share != nil)
 	var results []objectResult
 	for _, object := range objects {
 		for _, old := range []json.RawMessage{nil, object} {
@@ -178,6 +179,7 @@ func TestAPodTemplateSchemaIsHeldOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		compiled.share.Store(true)
 		version, _, err := compiled.version("v1")
 		if err != nil {
 			t.Fatal(err)
@@ -213,6 +215,7 @@ func TestSubtreesDifferingInANameAreNotShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	compiled.share.Store(true)
 	object := []byte(`{"apiVersion":"x.io/v1","kind":"Thing","metadata":{"name":"t","namespace":"n"},
 	"spec":{"x":{"a":"1"},"y":{"b":2,"a":"3"},"p":["s"],"q":["s"]}}`)
 	result, err := compiled.validate(validateItem{Object: object})
@@ -226,5 +229,40 @@ func TestSubtreesDifferingInANameAreNotShared(t *testing.T) {
 	if found["spec.y.a"] != "UnknownField" || found["spec.y.b"] != "TypeInvalid" || found["spec.q[0]"] != "TypeInvalid" ||
 		len(found) != 3 {
 		t.Fatalf("want spec.y.a unknown, spec.y.b and spec.q[0] of the wrong type, got %v", found)
+	}
+}
+
+// Only a request that asks for sharing has its CRD's versions share their subtrees: a run of a few environments
+// does not wait for it.
+func TestSchemasAreSharedOnlyWhenAsked(t *testing.T) {
+	savedCache, savedShare := crdCache, schemaShare
+	crdCache, schemaShare = newCRDLRU(crdCacheSize), newSharedSchemas()
+	defer func() { crdCache, schemaShare = savedCache, savedShare }()
+	crds := chartCRDs(t, "1.7.0")
+	templates := func(file string, share bool) (any, any) {
+		args, _ := json.Marshal(map[string]any{"crd": crds[file], "objects": []any{}, "compile": []string{"v1"},
+			"share": share})
+		answer, err := validateOp(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compiled, _, err := crdCache.get(nil, answer.(validateResult).CRDDigest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := compiled.versions["v1"].compiled.structural.Properties["spec"]
+		if file == "ray.io_rayjobs.yaml" {
+			spec = spec.Properties["rayClusterSpec"]
+		}
+		return spec.Properties["headGroupSpec"].Properties["template"].Properties,
+			spec.Properties["workerGroupSpecs"].Items.Properties["template"].Properties
+	}
+	head, worker := templates("ray.io_rayclusters.yaml", false)
+	if mapIdentity(head) == mapIdentity(worker) {
+		t.Fatal("shared without being asked")
+	}
+	head, worker = templates("ray.io_rayjobs.yaml", true)
+	if mapIdentity(head) != mapIdentity(worker) {
+		t.Fatal("not shared when asked")
 	}
 }

@@ -33,7 +33,8 @@ def send(crds: Iterable[Crd]) -> None:
             continue
         try:
             _AHEAD[key] = client.Pending("validate", {"crd": RawJSON(crd.canonical), "objects": [],
-                                                      "compile": [crd.storage_version]},
+                                                      "compile": [crd.storage_version],
+                                                      "share": client.shares_schemas()},
                                          f"compiling CRD {crd.name}", TIMEOUT_SECONDS)
         except (KrcError, EngineEnded):
             return  # no engine: the validation reports it

@@ -18,6 +18,7 @@ import contextlib
 import os
 import shutil
 import socket
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -154,9 +155,25 @@ def close_engine() -> None:
 
 def run_folder() -> str | None:
     """The private folder of the run this process works in with others (its engine's socket is there), while
-    there is one: helpers shared by the run's processes listen there too (shared_helper)."""
+    there is one: helpers shared by the run's processes listen there too (shared_helper). Only a folder of this
+    user's that no one else may enter (as _socket_folder makes it) is one."""
     shared = variables.value(SOCKET_VARIABLE)
-    return os.path.dirname(shared) if shared else None
+    if not shared:
+        return None
+    folder = os.path.dirname(shared)
+    try:
+        facts = os.lstat(folder)
+    except OSError:
+        return None
+    private = stat.S_ISDIR(facts.st_mode) and facts.st_uid == os.getuid() and not facts.st_mode & 0o077
+    return folder if private else None
+
+
+def shares_schemas() -> bool:
+    """Whether the engine should share the compiled CRD schemas' identical subtrees (engine/validate_share.go):
+    in a run of many environments (one with workers), where it keeps the engine's memory down; a run of a few
+    would only wait for the sharing (about 0.1 s)."""
+    return run_folder() is not None
 
 
 @contextlib.contextmanager

@@ -30,13 +30,15 @@ class ValidateRequest:
         crds_ahead.take(digest)
         known = client.engine_name("crd", digest)  # sent once (maybe ahead), then named by the engine's digest
         self._by_digest = known is not None
-        args: dict[str, Any] = {"objects": items, **({"crdDigest": known} if known else {"crd": crd})}
+        args: dict[str, Any] = {"objects": items, **({"crdDigest": known} if known else {"crd": crd}),
+                                "share": client.shares_schemas()}
         self._pending = client.Pending("validate", args, what, TIMEOUT_SECONDS)
 
     def results(self) -> list[dict[str, Any]]:
         result = self._pending.result()
         if result.get("needCRD") and self._by_digest:
-            result = client.call("validate", {"objects": self._items, "crd": self._crd}, what=self._what,
+            result = client.call("validate", {"objects": self._items, "crd": self._crd,
+                                              "share": client.shares_schemas()}, what=self._what,
                                  timeout=TIMEOUT_SECONDS)
         client.remember("crd", self._digest, str(result["crdDigest"]))
         results = list(result["results"])

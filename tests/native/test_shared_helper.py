@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.native import shared_helper
+from compiler.native import client, shared_helper
 from compiler.native.helper_process import HelperFailed, HelperTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,3 +107,16 @@ def test_a_helper_that_never_gets_ready_is_stopped(folder: str, tmp_path: Path) 
     with pytest.raises(HelperTimeout):
         shared_helper.ask(folder, "silent", [sys.executable, "-I", str(silent)], None, {}, 0.5)
     assert "silent" not in shared_helper._STARTED
+
+
+def test_only_a_private_folder_of_this_user_is_a_run_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    private, shared = tmp_path / "private", tmp_path / "shared"
+    private.mkdir(mode=0o700)
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    monkeypatch.setenv("KRC_ENGINE_SOCKET", str(private / "engine.sock"))
+    assert client.run_folder() == str(private)
+    monkeypatch.setenv("KRC_ENGINE_SOCKET", str(shared / "engine.sock"))
+    assert client.run_folder() is None
+    monkeypatch.setenv("KRC_ENGINE_SOCKET", str(tmp_path / "absent" / "engine.sock"))
+    assert client.run_folder() is None

@@ -42,6 +42,6 @@ def test_crds_sent_ahead_are_named_by_digest_and_judge_as_before(project: Projec
 
     monkeypatch.setattr(client, "Pending", recording)
     ahead = schemas.validate(CLUSTER)
-    assert [sorted(a) for a in asked] == [["crdDigest", "objects"]]  # named, not sent again
+    assert [sorted(a) for a in asked] == [["crdDigest", "objects", "share"]]  # named, not sent again
     assert ahead == sent_with_objects and not ahead.ok
     assert any("containerPort" in str(p.segments) for p in ahead.problems)
