@@ -27,15 +27,25 @@ import (
 
 type sharedSchemas struct {
 	mu         sync.Mutex
-	openAPI    map[[32]byte]*openapi.Schema
-	structural map[[32]byte]*structuralschema.Structural
+	openAPI    *nodeTable[openapi.Schema]
+	structural *nodeTable[structuralschema.Structural]
+}
+
+// nodeTable holds the first node seen with each content hash; hash shares a node's children and gives its hash.
+type nodeTable[T any] struct {
+	nodes map[[32]byte]*T
+	hash  func(*T) ([32]byte, error)
 }
 
 // schemaShare is the engine's table, for the CRDs krc asks to share (validateArgs.Share); nil: none shares.
 var schemaShare = newSharedSchemas()
 
 func newSharedSchemas() *sharedSchemas {
-	return &sharedSchemas{openAPI: map[[32]byte]*openapi.Schema{}, structural: map[[32]byte]*structuralschema.Structural{}}
+	s := &sharedSchemas{}
+	s.openAPI = &nodeTable[openapi.Schema]{nodes: map[[32]byte]*openapi.Schema{}, hash: s.openAPINode}
+	s.structural = &nodeTable[structuralschema.Structural]{nodes: map[[32]byte]*structuralschema.Structural{},
+		hash: s.structuralNode}
+	return s
 }
 
 // forget drops the table (the compiled CRD cache calls it when it lets a CRD go, so the table never keeps a
@@ -43,8 +53,8 @@ func newSharedSchemas() *sharedSchemas {
 func (s *sharedSchemas) forget() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.openAPI = map[[32]byte]*openapi.Schema{}
-	s.structural = map[[32]byte]*structuralschema.Structural{}
+	clear(s.openAPI.nodes)
+	clear(s.structural.nodes)
 }
 
 // shareOpenAPI makes root's subtrees the shared ones (root itself stays the caller's).
@@ -61,6 +71,57 @@ func (s *sharedSchemas) shareStructural(root *structuralschema.Structural) error
 	defer s.mu.Unlock()
 	_, err := s.structuralNode(root)
 	return err
+}
+
+// shared is the table's node with node's content: node itself, its children shared, when it is the first.
+func (t *nodeTable[T]) shared(node *T) (*T, [32]byte, error) {
+	sum, err := t.hash(node)
+	if err != nil {
+		return nil, sum, err
+	}
+	if known, ok := t.nodes[sum]; ok {
+		return known, sum, nil
+	}
+	t.nodes[sum] = node
+	return node, sum, nil
+}
+
+// shareChild replaces *child (when there is one) by the shared node and writes whether it is there and its hash.
+func (t *nodeTable[T]) shareChild(h hash.Hash, tag byte, child **T) error {
+	presence(h, tag, *child == nil, 0)
+	if *child == nil {
+		return nil
+	}
+	shared, sum, err := t.shared(*child)
+	if err != nil {
+		return err
+	}
+	*child = shared
+	h.Write(sum[:])
+	return nil
+}
+
+// shareProperties replaces each property by the shared node and writes the names and hashes, in name order.
+func (t *nodeTable[T]) shareProperties(h hash.Hash, properties map[string]T) error {
+	presence(h, 'P', properties == nil, len(properties))
+	for _, name := range sortedKeys(properties) {
+		child := properties[name]
+		shared, sum, err := t.shared(&child)
+		if err != nil {
+			return err
+		}
+		properties[name] = *shared
+		writeString(h, name)
+		h.Write(sum[:])
+	}
+	return nil
+}
+
+// contentHash is what h has been given.
+func contentHash(h hash.Hash) [32]byte {
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -82,7 +143,8 @@ func presence(h hash.Hash, tag byte, isNil bool, count int) {
 	_ = binary.Write(h, binary.LittleEndian, int64(count))
 }
 
-// openAPINode shares node's children and returns node's content hash.
+// openAPINode shares node's children and returns node's content hash (structuralNode: the same for the
+// structural schema).
 func (s *sharedSchemas) openAPINode(node *openapi.Schema) ([32]byte, error) {
 	h := sha256.New()
 	own := *node
@@ -96,35 +158,21 @@ func (s *sharedSchemas) openAPINode(node *openapi.Schema) ([32]byte, error) {
 	if err := writeRest(h, own); err != nil {
 		return [32]byte{}, err
 	}
-	presence(h, 'P', node.Properties == nil, len(node.Properties))
-	for _, name := range sortedKeys(node.Properties) {
-		child := node.Properties[name]
-		shared, sum, err := s.openAPIShared(&child)
-		if err != nil {
-			return [32]byte{}, err
-		}
-		node.Properties[name] = *shared
-		h.Write([]byte(name))
-		h.Write(sum[:])
+	if err := s.openAPI.shareProperties(h, node.Properties); err != nil {
+		return [32]byte{}, err
 	}
 	presence(h, 'I', node.Items == nil, 0)
 	if node.Items != nil {
 		items := *node.Items // a copy: the SchemaOrArray may be another node's
-		presence(h, 'S', items.Schema == nil, 0)
-		if items.Schema != nil {
-			shared, sum, err := s.openAPIShared(items.Schema)
-			if err != nil {
-				return [32]byte{}, err
-			}
-			items.Schema = shared
-			h.Write(sum[:])
+		if err := s.openAPI.shareChild(h, 'S', &items.Schema); err != nil {
+			return [32]byte{}, err
 		}
 		presence(h, 'T', items.Schemas == nil, len(items.Schemas))
 		if items.Schemas != nil {
 			schemas := make([]openapi.Schema, len(items.Schemas))
 			for i := range items.Schemas {
 				child := items.Schemas[i]
-				shared, sum, err := s.openAPIShared(&child)
+				shared, sum, err := s.openAPI.shared(&child)
 				if err != nil {
 					return [32]byte{}, err
 				}
@@ -139,33 +187,12 @@ func (s *sharedSchemas) openAPINode(node *openapi.Schema) ([32]byte, error) {
 	if node.AdditionalProperties != nil {
 		additional := *node.AdditionalProperties
 		h.Write([]byte{boolByte(additional.Allows)})
-		presence(h, 'S', additional.Schema == nil, 0)
-		if additional.Schema != nil {
-			shared, sum, err := s.openAPIShared(additional.Schema)
-			if err != nil {
-				return [32]byte{}, err
-			}
-			additional.Schema = shared
-			h.Write(sum[:])
+		if err := s.openAPI.shareChild(h, 'S', &additional.Schema); err != nil {
+			return [32]byte{}, err
 		}
 		node.AdditionalProperties = &additional
 	}
-	var sum [32]byte
-	copy(sum[:], h.Sum(nil))
-	return sum, nil
-}
-
-// openAPIShared is the shared node with node's content (node itself, its children shared, when it is the first).
-func (s *sharedSchemas) openAPIShared(node *openapi.Schema) (*openapi.Schema, [32]byte, error) {
-	sum, err := s.openAPINode(node)
-	if err != nil {
-		return nil, sum, err
-	}
-	if known, ok := s.openAPI[sum]; ok {
-		return known, sum, nil
-	}
-	s.openAPI[sum] = node
-	return node, sum, nil
+	return contentHash(h), nil
 }
 
 func (s *sharedSchemas) structuralNode(node *structuralschema.Structural) ([32]byte, error) {
@@ -196,57 +223,22 @@ func (s *sharedSchemas) structuralNode(node *structuralschema.Structural) ([32]b
 	if err := writeRest(h, own); err != nil {
 		return [32]byte{}, err
 	}
-	presence(h, 'P', node.Properties == nil, len(node.Properties))
-	for _, name := range sortedKeys(node.Properties) {
-		child := node.Properties[name]
-		shared, sum, err := s.structuralShared(&child)
-		if err != nil {
-			return [32]byte{}, err
-		}
-		node.Properties[name] = *shared
-		h.Write([]byte(name))
-		h.Write(sum[:])
+	if err := s.structural.shareProperties(h, node.Properties); err != nil {
+		return [32]byte{}, err
 	}
-	presence(h, 'I', node.Items == nil, 0)
-	if node.Items != nil {
-		shared, sum, err := s.structuralShared(node.Items)
-		if err != nil {
-			return [32]byte{}, err
-		}
-		node.Items = shared
-		h.Write(sum[:])
+	if err := s.structural.shareChild(h, 'I', &node.Items); err != nil {
+		return [32]byte{}, err
 	}
 	presence(h, 'A', node.AdditionalProperties == nil, 0)
 	if node.AdditionalProperties != nil {
 		additional := *node.AdditionalProperties
 		h.Write([]byte{boolByte(additional.Bool)})
-		presence(h, 'S', additional.Structural == nil, 0)
-		if additional.Structural != nil {
-			shared, sum, err := s.structuralShared(additional.Structural)
-			if err != nil {
-				return [32]byte{}, err
-			}
-			additional.Structural = shared
-			h.Write(sum[:])
+		if err := s.structural.shareChild(h, 'S', &additional.Structural); err != nil {
+			return [32]byte{}, err
 		}
 		node.AdditionalProperties = &additional
 	}
-	var sum [32]byte
-	copy(sum[:], h.Sum(nil))
-	return sum, nil
-}
-
-func (s *sharedSchemas) structuralShared(node *structuralschema.Structural) (*structuralschema.Structural, [32]byte,
-	error) {
-	sum, err := s.structuralNode(node)
-	if err != nil {
-		return nil, sum, err
-	}
-	if known, ok := s.structural[sum]; ok {
-		return known, sum, nil
-	}
-	s.structural[sum] = node
-	return node, sum, nil
+	return contentHash(h), nil
 }
 
 func writeString(h hash.Hash, text string) {

@@ -337,11 +337,6 @@ func TestArgoCDApplication(t *testing.T) {
 
 // Every sample of KubeRay 1.7.0 is accepted by its CRDs (the samples are meant to be valid).
 func TestKubeRaySamplesAreValid(t *testing.T) {
-	dir := filepath.Join(chartRepository(t), "..", "samples")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if len(files) == 0 {
-		t.Skip("no samples beside the chart repository")
-	}
 	crds := map[string]json.RawMessage{}
 	for name, crd := range chartCRDs(t, "1.7.0") {
 		kind := map[string]string{"ray.io_rayclusters.yaml": "RayCluster", "ray.io_rayjobs.yaml": "RayJob",
@@ -349,17 +344,10 @@ func TestKubeRaySamplesAreValid(t *testing.T) {
 		crds[kind] = crd
 	}
 	byKind := map[string][]validateItem{}
-	for _, file := range files {
-		data, _ := os.ReadFile(file)
-		for _, document := range strings.Split(string(data), "\n---") {
-			converted, err := yaml.YAMLToJSON([]byte(document))
-			if err != nil || string(converted) == "null" {
-				continue
-			}
-			var head struct{ APIVersion, Kind string }
-			_ = json.Unmarshal(converted, &head)
-			if strings.HasPrefix(head.APIVersion, "ray.io/") && crds[head.Kind] != nil {
-				byKind[head.Kind] = append(byKind[head.Kind], validateItem{Object: converted})
+	for kind, samples := range samplesByKind(t) {
+		for _, sample := range samples {
+			if crds[kind] != nil {
+				byKind[kind] = append(byKind[kind], validateItem{Object: sample})
 			}
 		}
 	}

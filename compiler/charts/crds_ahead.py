@@ -1,13 +1,13 @@
 """A chart's CRDs sent to the engine ahead, to compile while the environments still render.
 
-Compiling a CRD version for the API server's validation (engine/validate_compile.go) takes tens of
-milliseconds per KubeRay CRD; asked for only when the first objects are validated, that time is spent while
-this process waits. The first batch that renders a chart sends its CRDs with their storage versions to compile
-(`validate` with no objects), right after its Helm renders, so the engine compiles them on its own threads
+Compiling a CRD version for the API server's validation (engine/validate_compile.go) takes tens of milliseconds per
+KubeRay CRD; asked for only when the first objects are validated, that time is spent while this process waits. The
+first environment (or batch of them, right after its Helm renders) a process renders sends its chart's CRDs with
+their storage versions to compile (`validate` with no objects), so the engine compiles them on its own threads
 meanwhile; `take` then hands the engine's name for a CRD to the validation, which names it by digest instead of
-sending it again. Nothing waits for these requests: one not answered yet, or answered with an error, is left to
-the validation, which sends the CRD itself and gets its own answer (and the engine compiles each version once
-whoever asks first).
+sending it again. Nothing waits for these requests: one not answered yet, or answered with an error, is left to the
+validation, which sends the CRD itself and gets its own answer (and the engine compiles each version once whoever
+asks first).
 """
 from __future__ import annotations
 

@@ -134,8 +134,7 @@ def _crds_from_cache(root: str, members: dict[str, bytes], names: list[str], dig
     crds: list[Crd] = []
     try:
         for name, documents in zip(names, cached, strict=True):
-            shipped = members[name]
-            shipped.decode("utf-8")  # as the parse would: a file that is not UTF-8 text is refused
+            shipped = members[name]  # UTF-8: the parse that wrote these facts read this archive's bytes as text
             for crd_name, group, kind, served, storage, canonical in documents:
                 if not isinstance(served, list) \
                         or not all(isinstance(v, str) for v in (crd_name, group, kind, storage, canonical, *served)):

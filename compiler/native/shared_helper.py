@@ -36,7 +36,6 @@ class _Started:
     """A helper this process started: its pipe (its life) and what it printed."""
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None, path: str, timeout: float) -> None:
-        self.path = path
         self._stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen([*argv, "--socket", path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=self._stderr, env=None if env is None else dict(env))
