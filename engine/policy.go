@@ -84,23 +84,19 @@ type builtPolicy struct {
 }
 
 func evaluatePolicies(args policyArgs) (*policyResult, error) {
-	ctx := cuecontext.New()
 	result := &policyResult{Broken: []policyError{}, Findings: make([][]policyError, len(args.Inputs))}
-	policies := make([]builtPolicy, 0, len(args.Policies))
-	for _, source := range args.Policies {
-		value, err := buildPolicy(ctx, source)
-		if err != nil {
-			result.Broken = append(result.Broken, policyErrors(source, err)...)
-			continue
-		}
-		policies = append(policies, builtPolicy{source, value, namesObjects.MatchString(source.Source)})
-	}
-	if len(result.Broken) > 0 {
+	// the policies are built in a context of their own first, to report a broken one before any input
+	if _, broken := buildPolicies(cuecontext.New(), args.Policies); len(broken) > 0 {
+		result.Broken = broken
 		result.Findings = [][]policyError{}
 		return result, nil
 	}
 	for i, input := range args.Inputs {
-		withObjects, withoutObjects, err := inputValues(ctx, input)
+		// a context per input: CUE keeps every value a context made until the context goes, so one context for
+		// the whole request would hold every input's objects (as CUE's vertices) to its end
+		ctx := cuecontext.New()
+		policies, _ := buildPolicies(ctx, args.Policies)
+		withObjects, withoutObjects, err := inputValues(ctx, input, policies)
 		if err != nil {
 			return nil, err
 		}
@@ -117,6 +113,21 @@ func evaluatePolicies(args policyArgs) (*policyResult, error) {
 		result.Findings[i] = found
 	}
 	return result, nil
+}
+
+// buildPolicies builds each policy in ctx; the errors of those that do not build.
+func buildPolicies(ctx *cue.Context, sources []policySource) ([]builtPolicy, []policyError) {
+	policies := make([]builtPolicy, 0, len(sources))
+	var broken []policyError
+	for _, source := range sources {
+		value, err := buildPolicy(ctx, source)
+		if err != nil {
+			broken = append(broken, policyErrors(source, err)...)
+			continue
+		}
+		policies = append(policies, builtPolicy{source, value, namesObjects.MatchString(source.Source)})
+	}
+	return policies, broken
 }
 
 // buildPolicy compiles a policy with `env` and `objects` declared (as top, `_`) after its own declarations, so it
@@ -150,8 +161,10 @@ func buildPolicy(ctx *cue.Context, source policySource) (cue.Value, error) {
 	return value, nil
 }
 
-// inputValues compiles one input twice: with its objects, and with an empty list in their place.
-func inputValues(ctx *cue.Context, input policyInput) (withObjects, withoutObjects cue.Value, err error) {
+// inputValues compiles one input as the policies read it: with its objects, and with an empty list in their place
+// (each only when some policy reads it that way).
+func inputValues(ctx *cue.Context, input policyInput, policies []builtPolicy) (withObjects, withoutObjects cue.Value,
+	err error) {
 	env, objects := []byte(input.Env), []byte(input.Objects)
 	if len(objects) == 0 {
 		objects = []byte("[]")
@@ -171,10 +184,17 @@ func inputValues(ctx *cue.Context, input policyInput) (withObjects, withoutObjec
 		}
 		return value, nil
 	}
-	if withObjects, err = compile(objects); err != nil {
-		return
+	for _, policy := range policies {
+		if policy.objects && !withObjects.Exists() {
+			if withObjects, err = compile(objects); err != nil {
+				return
+			}
+		} else if !policy.objects && !withoutObjects.Exists() {
+			if withoutObjects, err = compile([]byte("[]")); err != nil {
+				return
+			}
+		}
 	}
-	withoutObjects, err = compile([]byte("[]"))
 	return
 }
 

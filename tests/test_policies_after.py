@@ -1,6 +1,7 @@
-"""Beside worker processes, `krc lint` and `krc policy` leave their policy requests to the main process once the
-workers are gone; the findings are those of a sequential run, and the finished results are kept as a sequential
-run keeps them."""
+"""Where `krc lint` and `krc policy` send their policy requests: beside worker processes, each job's from the process
+that compiled it (the run's one engine answers them beside its other requests); without workers, a few environments
+spread over several jobs leave theirs to the main process at the end (policies_after). The findings are those of a
+sequential run either way, and the finished results are kept as a sequential run keeps them."""
 from __future__ import annotations
 
 import dataclasses
@@ -40,9 +41,9 @@ def _policy_requests(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     return sent
 
 
-def test_the_policies_run_in_the_main_process_after_the_workers(tmp_path: Path, project: Project,
-                                                                private_cache: Path,
-                                                                monkeypatch: pytest.MonkeyPatch):
+def test_each_job_sends_its_policies_from_the_process_that_compiled_it(tmp_path: Path, project: Project,
+                                                                        private_cache: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch):
     project = policy_project(project)
     copy_environment(project, "dev")
     names = project.environment_names()
@@ -50,7 +51,9 @@ def test_the_policies_run_in_the_main_process_after_the_workers(tmp_path: Path, 
     sent = _policy_requests(monkeypatch)
 
     pooled = policy_and_lint(project, names, POOLED, None, with_findings=True, engine=real)
-    assert sorted(name for request in sent for name in request) == sorted(names)  # none left to a worker
+    # three jobs of one environment: this process compiled the first and the third, a worker the second, and each
+    # job's policies went with it (none waited for the workers to end)
+    assert sent == [(names[0],), (names[2],)]
     sequential = policy_and_lint(project, names, pipeline.RunOptions(cache=False, workers=1), None,
                                  with_findings=True, engine=real)
     assert pooled == sequential
@@ -69,20 +72,23 @@ def test_the_policies_run_in_the_main_process_after_the_workers(tmp_path: Path, 
     assert policies == pipeline.check_policies(project, (), real, pipeline.RunOptions(cache=False, workers=1))
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 def test_a_broken_policy_stops_the_engine_runs_and_is_reported_once(tmp_path: Path, project: Project,
                                                                      private_cache: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch):
+                                                                     monkeypatch: pytest.MonkeyPatch, workers: int):
     copy_environment(project, "dev")
     (project.policies_dir / "broken.cue").write_text("package policy\n\nenv: name: strings.MaxRunes(3)\n")
     sent = _policy_requests(monkeypatch)
     monkeypatch.setattr(policies_after, "ENGINE_BATCH", 1)  # three requests of one environment, two at a time
     with pytest.raises(KrcError) as raised:
-        policy_and_lint(project, project.environment_names(), POOLED, None, with_findings=True,
-                        engine=find_engine())
+        policy_and_lint(project, project.environment_names(), dataclasses.replace(POOLED, workers=workers), None,
+                        with_findings=True, engine=find_engine())
     assert [p.one_line() for p in raised.value.problems] == [
         'policies/broken.cue:3:12: error: CUE cannot evaluate this policy: reference "strings" not found; '
         "fix the policy"]
-    assert len(sent) == 2  # the first two requests failed; the third was never sent
+    # without workers the three jobs left their policies to the end, where the first two requests failed and the
+    # third was never sent; beside a worker, this process sent its own two jobs' requests
+    assert len(sent) == 2
 
 
 def test_a_few_environments_over_several_jobs_share_engine_runs_at_the_end(project: Project, private_cache: Path,

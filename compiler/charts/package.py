@@ -6,8 +6,9 @@ import hashlib
 import io
 import json
 import tarfile
+import threading
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,25 @@ from ..diagnostics.problems import KrcError
 from ..documents import yamlio
 from ..k8s.crds import canonical_json
 from ..settings import limits
+
+
+class ShippedFiles:
+    """A chart's crds/ files as shipped, unpacked from the archive's bytes (held: a few hundred kB) when first
+    asked for, then held. A command that never writes rendered/ (lint, policy, diff) never holds the megabytes of
+    YAML a KubeRay chart's CRDs are in every process."""
+
+    def __init__(self, archive: bytes, origin: str) -> None:
+        self._archive = archive
+        self._origin = origin
+        self._files: dict[str, bytes] | None = None
+        self._lock = threading.Lock()
+
+    def file(self, member: str) -> bytes:
+        with self._lock:
+            if self._files is None:
+                self._files = {name: data for name, data in _members(self._archive, self._origin).items()
+                               if "/crds/" in name}
+            return self._files[member]
 
 
 @dataclass(frozen=True)
@@ -28,15 +48,19 @@ class Crd:
 
     name: str  # metadata.name, e.g. rayclusters.ray.io
     source: str  # file name inside the chart, e.g. crds/ray.io_rayclusters.yaml
-    # The file exactly as shipped, the archive member's bytes themselves (no decoded copy is kept: for KubeRay it is
-    # megabytes per chart in every process): every environment's rendered/ copy is this one object, which lets a
-    # run hard-link the copies after the first (shared_files).
-    shipped_bytes: bytes
+    shipped: ShippedFiles = field(repr=False, compare=False)  # where its file is
+    member: str  # the file's name in the archive, e.g. kuberay-operator/crds/ray.io_rayclusters.yaml
     canonical: str  # canonical JSON (sorted keys, compact)
     group: str
     kind: str
     served_versions: tuple[str, ...]
     storage_version: str
+
+    @property
+    def shipped_bytes(self) -> bytes:
+        """The file exactly as shipped: one object per CRD file in this process, so every environment's rendered/
+        copy after the first can be a hard link (shared_files)."""
+        return self.shipped.file(self.member)
 
     @functools.cached_property
     def document(self) -> dict[str, Any]:
@@ -51,11 +75,11 @@ class Crd:
         return self.digest
 
     @classmethod
-    def from_document(cls, document: dict[str, Any], source: str, shipped: bytes) -> Crd:
+    def from_document(cls, document: dict[str, Any], source: str, shipped: ShippedFiles, member: str) -> Crd:
         try:
             spec = document["spec"]
             versions = spec["versions"]
-            return cls(str(document["metadata"]["name"]), source, shipped, canonical_json(document),
+            return cls(str(document["metadata"]["name"]), source, shipped, member, canonical_json(document),
                        str(spec["group"]), str(spec["names"]["kind"]),
                        tuple(str(v["name"]) for v in versions if v.get("served")),
                        next((str(v["name"]) for v in versions if v.get("storage")), ""))
@@ -112,11 +136,11 @@ def _members(data: bytes, origin: str) -> dict[str, bytes]:
     return members
 
 
-def parse_crd_documents(shipped: bytes, source: str) -> list[Crd]:
+def parse_crd_documents(text: bytes, source: str, shipped: ShippedFiles, member: str) -> list[Crd]:
     crds = []
-    for doc in yamlio.load_all(shipped.decode("utf-8"), source):
+    for doc in yamlio.load_all(text.decode("utf-8"), source):
         if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
-            crds.append(Crd.from_document(doc, source, shipped))
+            crds.append(Crd.from_document(doc, source, shipped, member))
     return crds
 
 
@@ -125,7 +149,7 @@ def parse_crd_documents(shipped: bytes, source: str) -> list[Crd]:
 CRD_CACHE = CacheKind("crds", 1)
 
 
-def _crds_from_cache(root: str, members: dict[str, bytes], names: list[str], digest: str) -> list[Crd] | None:
+def _crds_from_cache(root: str, shipped: ShippedFiles, names: list[str], digest: str) -> list[Crd] | None:
     """The CRDs as the JSON cache holds their facts; None when absent or not what this krc writes (never believed:
     a served-versions string would otherwise become a tuple of characters)."""
     cached = CRD_CACHE.read_json(digest)
@@ -134,24 +158,26 @@ def _crds_from_cache(root: str, members: dict[str, bytes], names: list[str], dig
     crds: list[Crd] = []
     try:
         for name, documents in zip(names, cached, strict=True):
-            shipped = members[name]  # UTF-8: the parse that wrote these facts read this archive's bytes as text
             for crd_name, group, kind, served, storage, canonical in documents:
                 if not isinstance(served, list) \
                         or not all(isinstance(v, str) for v in (crd_name, group, kind, storage, canonical, *served)):
                     return None
-                crds.append(Crd(crd_name, name[len(root) + 1:], shipped, canonical, group, kind, tuple(served),
+                crds.append(Crd(crd_name, name[len(root) + 1:], shipped, name, canonical, group, kind, tuple(served),
                                 storage))
     except (ValueError, TypeError):  # not a list of six facts
         return None
     return crds
 
 
-def _chart_crds(root: str, members: dict[str, bytes], digest: str) -> tuple[Crd, ...]:
-    """CRDs parsed from YAML once per chart digest (megabytes of YAML take a second), then read from a JSON cache."""
+def _chart_crds(root: str, members: dict[str, bytes], data: bytes, origin: str) -> tuple[Crd, ...]:
+    """CRDs parsed from YAML once per chart digest (megabytes of YAML take a second), then read from a JSON cache
+    (its facts are of this archive's files, which the parse that wrote them read as UTF-8 text)."""
     names = sorted(n for n in members if n.startswith(f"{root}/crds/") and n.endswith((".yaml", ".yml")))
-    crds = _crds_from_cache(root, members, names, digest)
+    digest = hashlib.sha256(data).hexdigest()
+    shipped = ShippedFiles(data, origin)
+    crds = _crds_from_cache(root, shipped, names, digest)
     if crds is None:
-        per_file = [parse_crd_documents(members[n], n[len(root) + 1:]) for n in names]
+        per_file = [parse_crd_documents(members[n], n[len(root) + 1:], shipped, n) for n in names]
         CRD_CACHE.write_json(digest, [[c.facts() for c in file_crds] for file_crds in per_file])
         crds = [c for file_crds in per_file for c in file_crds]
     return tuple(sorted(crds, key=lambda c: c.name))
@@ -183,7 +209,7 @@ def _read_chart_members(data: bytes, origin: str) -> Chart:
         raise KrcError(f"{origin}: Chart.yaml and values.yaml must be YAML maps; use the published chart")
     templates = tuple(sorted((n[len(root) + 11:], members[n].decode("utf-8"))
                              for n in members if n.startswith(f"{root}/templates/")))
-    crds = _chart_crds(root, members, hashlib.sha256(data).hexdigest())
+    crds = _chart_crds(root, members, data, origin)
     return Chart(str(meta.get("name")), str(meta.get("version")), str(meta.get("appVersion", "")),
                  values or {}, templates, crds)
 

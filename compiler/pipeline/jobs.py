@@ -143,9 +143,8 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
             jobs = _policies_deferred(jobs)
         yield from (run_job(job, context) for job in jobs)
         return
-    # a lint job's engine runs wait for this process once the workers are gone (policies_after: memory); they
-    # need the compile cache to find the workers' renders again
-    jobs = _policies_deferred(jobs)
+    # each lint job's policies go to the shared engine from the process that compiled it, while the job's renders
+    # are still in hand (CUE runs in the engine beside the other requests)
     spawn = multiprocessing.get_context("spawn")
     context.alone = False  # this process runs its own jobs meanwhile
     _start_worker()
@@ -164,7 +163,8 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
 
 
 def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
-    """Lint jobs that leave their engine runs to policies_after (which finds their renders in the compile cache)."""
+    """Lint jobs that leave their engine runs to the end of the run (policies_after, which finds their renders in
+    the compile cache)."""
     return [dataclasses.replace(job, plan=dataclasses.replace(job.plan, defer_policies=True))
             if isinstance(job.plan, LintPlan) and job.plan.engine is not None and job.cache else job for job in jobs]
 

@@ -152,7 +152,7 @@ def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], name
                 results[-1] = dataclasses.replace(results[-1], findings=tuple(kept))
     if problems:
         return Outcome(problems=tuple(problems)), {}
-    if plan.defer_policies:  # the main process runs them once the workers are gone (policies_after)
+    if plan.defer_policies:  # the main process runs them at the end of the run (policies_after)
         for index, _, _, _ in pending:
             results[index] = dataclasses.replace(results[index], policies_pending=True)
         pending = []

@@ -58,9 +58,10 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
 def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, argocd_crds: str | None,
                      with_findings: bool, engine: CueEngine | None = None, settings: bool = True) -> list[Problem]:
     """Batches of environments, each compiled (or taken from the cache) and put through the policies in one
-    engine run for what the policy cache lacks; batches run in parallel (their engine runs then wait for the
-    workers to finish: policies_after). Without the engine (which renders the charts too) nothing is checked:
-    KrcError saying how to build it."""
+    engine run for what the policy cache lacks; batches run in parallel, each sending its engine run from the process
+    that compiled it (a few environments spread over several jobs without workers share runs at the end instead:
+    policies_after). Without the engine (which renders the charts too) nothing is checked: KrcError saying how to
+    build it."""
     if not names:
         return []
     if engine is None and policy_files(project.policies_dir):

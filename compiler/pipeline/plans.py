@@ -74,7 +74,7 @@ class Reviewed(EnvironmentResult):
 @dataclass(frozen=True, kw_only=True)
 class Linted(EnvironmentResult):
     """`krc lint` and `krc policy`: findings and policy results (`findings`); `policies_pending`: its policies are
-    still to run, by the main process once the workers are gone (LintPlan.defer_policies)."""
+    still to run, by the main process at the end of the run (LintPlan.defer_policies)."""
 
     policies_pending: bool = False
 
@@ -119,7 +119,7 @@ class ReviewPlan:
 class LintPlan:
     """`krc lint` and `krc policy`: schema and rule findings (`findings`), the policies in `engine` (None: no
     policies to run), the environments' `lint.rules` settings for policies (`policy_settings`); `defer_policies`:
-    engine runs wait for the main process (policies_after); `argocd_crds`: the Argo CD CRDs the command names."""
+    engine runs wait for the end of the run (policies_after); `argocd_crds`: the Argo CD CRDs the command names."""
 
     work: ClassVar[Work] = Work.LINT
     record: ClassVar[type[EnvironmentResult]] = Linted

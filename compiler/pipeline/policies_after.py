@@ -1,13 +1,14 @@
-"""The policies a parallel `krc lint` / `krc policy` left for later: run by the main process once its workers are
-gone. A run without workers leaves them here too when it lints a few environments spread over several jobs (a
-pull request's): their policies go to the engine as a few requests at the end, two under way at a time (the
-engine answers them side by side), instead of one request per job.
+"""The policies a `krc lint` / `krc policy` without workers left for later: when it lints a few environments spread
+over several jobs (a pull request's), their policies go to the engine as a few requests at the end, two under way
+at a time (the engine answers them side by side), instead of one request per job.
 
-This was built for CUE in WebAssembly (114 MB per engine run plus about 2 MB per environment, so none ran beside
-the workers); CUE inside krc-engine (engine/policy.go) takes about 7 ms per environment under the four shipped
-policies, and the batches (ENGINE_BATCH) are kept because they still bound one request's size. Ray's generators
-are done by then: ended first, not left to their idle time, unless the caller asked for a longer idle time. The
-inputs come back from the compile cache the workers filled, so a job defers its policies only when the cache is on.
+A run with workers does not come here: each job sends its policies from the process that compiled it, while its
+renders are in hand, and the run's engine evaluates them beside its other requests (each input in a CUE context of
+its own: engine/policy.go). Sending them all from the main process once the workers were gone (as krc did for CUE
+in WebAssembly, 114 MB per engine run) left the end of the run to one core, and loaded every environment again.
+The batches (ENGINE_BATCH) bound one request's size. Ray's generators are done by then: ended first, not left to
+their idle time, unless the caller asked for a longer idle time. The inputs come back from the compile cache, so a
+job defers its policies only when the cache is on.
 """
 from __future__ import annotations
 

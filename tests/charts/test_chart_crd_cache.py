@@ -86,3 +86,24 @@ def test_the_same_archive_under_another_path_is_read_once(tmp_path: Path, archiv
     second.write_bytes(other)  # the same path, other bytes: read again
     assert read_chart(second) is not read_chart(first)
     assert read_chart(second).version == "1.6.2" and read_chart(first).version == "1.7.0"
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_crd_files_are_unpacked_again_only_when_asked_for(private_cache: Path, small_archive: bytes, cached: bool):
+    """A chart keeps its archive, not its CRD files: they are unpacked again the first time one is asked for (to
+    write rendered/), each then one object, and exactly the archive's member, whether its facts came from the
+    cache or from a parse."""
+    if not cached:
+        CRD_CACHE.write_json(hashlib.sha256(small_archive).hexdigest(), "not facts")
+    else:
+        read_chart_bytes(small_archive, "first")  # its facts in the cache
+    chart = read_chart_bytes(small_archive, "kuberay-operator-1.7.0.tgz")
+    shipped = chart.crds[0].shipped
+    assert all(c.shipped is shipped for c in chart.crds)
+    assert shipped._files is None  # nothing held but the archive
+    with tarfile.open(fileobj=io.BytesIO(small_archive), mode="r:gz") as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}  # type: ignore[union-attr]
+    for crd in chart.crds:
+        assert crd.shipped_bytes == members[crd.member] and crd.member.endswith(crd.source)
+        assert crd.shipped_bytes is crd.shipped_bytes  # one object: later copies are hard links (shared_files)
+    assert set(shipped._files or {}) == {name for name in members if "/crds/" in name}
