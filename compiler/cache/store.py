@@ -15,7 +15,6 @@ read-only or full cache only costs speed.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import stat
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import jsontext
 from ..files.atomic_file import write_atomically
 from .location import cache_dir
 
@@ -59,11 +59,11 @@ def _folder_trusted(folder: str) -> bool:
 
 def canonical_text(value: Any) -> str:
     """`value` as canonical JSON (sorted keys, no spaces): what an entry holds, and how a key names a document."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return jsontext.canonical(value)
 
 
 def _dump(value: Any) -> bytes:
-    return canonical_text(value).encode("utf-8")
+    return jsontext.canonical_bytes(value)
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ class CacheKind:
         if payload is None:
             return None
         try:
-            return json.loads(payload)
+            return jsontext.loads(payload)
         except ValueError:
             return None
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import json
 import tarfile
 import threading
 import zlib
@@ -12,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import jsontext
 from ..cache import CacheKind
 from ..diagnostics.problems import KrcError
 from ..documents import yamlio
@@ -64,7 +64,7 @@ class Crd:
 
     @functools.cached_property
     def document(self) -> dict[str, Any]:
-        document: dict[str, Any] = json.loads(self.canonical)
+        document: dict[str, Any] = jsontext.loads(self.canonical)
         return document
 
     @functools.cached_property

@@ -25,6 +25,7 @@ from typing import Any
 
 import _gojsonnet as _jsonnet
 
+from .. import jsontext
 from ..diagnostics.problems import KrcError, Location
 from ..documents import yamlio
 from ..environment.layering import merge_values
@@ -215,7 +216,7 @@ def _evaluate_within_deadline(filename: str, snippet: str, importer: _Importer, 
 # batch), read by std.parseJson: go-jsonnet's JSON decoder is faster than its Jsonnet parser over the same text as
 # external code.
 def _context_strings(contexts: list[dict[str, Any]]) -> dict[str, str]:
-    return {f"krc{i}_{key}": json.dumps(value, sort_keys=True)
+    return {f"krc{i}_{key}": jsontext.canonical(value)
             for i, context in enumerate(contexts) for key, value in context.items()}
 
 
@@ -256,7 +257,7 @@ class JsonnetEngine:
             return None
         if importer.refused:
             return None
-        results = json.loads(text)
+        results = jsontext.loads(text)
         return [[r if isinstance(r, list) else [r] for r in (result[k] for k in keys)] for result in results]
 
     def render(self, templates: list[Path], templates_dir: Path, context: dict[str, Any],
@@ -287,5 +288,5 @@ class JsonnetEngine:
                 where = None
             raise KrcError(f"{reason} (in a template in this folder); a refused import is an error, never content",
                            where)
-        results = json.loads(text)
+        results = jsontext.loads(text)
         return [r if isinstance(r, list) else [r] for r in (results[k] for k in keys)]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
+from .. import jsontext
 from ..diagnostics.problems import KrcError, Location
 from ..documents import yamlio
 
@@ -16,7 +16,7 @@ CRD_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 
 def canonical_json(document: Any) -> str:
     """The canonical form of a document: insensitive to key order, comments and whitespace."""
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return jsontext.canonical(document, default=str)
 
 
 def crd_digest(document: Any) -> str:

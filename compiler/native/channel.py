@@ -7,11 +7,12 @@ engine's own pipes, or a worker's connection to its run's engine) is the subclas
 """
 from __future__ import annotations
 
-import json
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import IO, Any
+
+from .. import jsontext
 
 
 class EngineEnded(Exception):
@@ -30,7 +31,7 @@ class RawJSON(str):
 
 def _encoded(op: str, ident: int, args: dict[str, Any]) -> bytes:
     def dump(value: Any) -> str:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return jsontext.compact(value)
 
     fields = ",".join(f"{dump(k)}:{v if isinstance(v, RawJSON) else dump(v)}" for k, v in args.items())
     return f'{{"id":{ident},"op":{dump(op)},"args":{{{fields}}}}}\n'.encode("utf-8", "surrogatepass")
@@ -76,7 +77,7 @@ class Channel:
         try:
             for line in self._answers:
                 try:
-                    message = json.loads(line)
+                    message = jsontext.loads(line)
                     ident = message["id"]
                 except (ValueError, KeyError, TypeError):
                     message, ident = None, None

@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
-import json
 import os
 import select
 import socket
@@ -27,6 +26,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .. import jsontext
 from .helper_process import HelperFailed, HelperTimeout
 
 _STDERR_TAIL = 4000
@@ -81,13 +81,13 @@ class _Connection:
     def ask(self, request: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         self.socket.settimeout(timeout)
         try:
-            self.socket.sendall(json.dumps(request, separators=(",", ":")).encode() + b"\n")
+            self.socket.sendall(jsontext.compact(request).encode() + b"\n")
             line = self.reader.readline()
         except TimeoutError:
             raise HelperTimeout from None
         answer = None
         with contextlib.suppress(ValueError):
-            answer = json.loads(line)
+            answer = jsontext.loads(line)
         if not isinstance(answer, dict):
             raise ConnectionError("the shared helper ended before it answered")
         return answer

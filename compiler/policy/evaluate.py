@@ -6,13 +6,13 @@ that constrains it, and is placed at the environment line that set the value whe
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import jsontext
 from ..diagnostics.fieldpath import item_name
 from ..diagnostics.problems import KrcError, Location, Problem, sorted_problems
 from ..native import client
@@ -89,7 +89,7 @@ def read_policy(path: Path, shown: str) -> Policy:
 def _cue_json(value: Any, what: str) -> Any:
     """`value` as the engine takes it (JSON); KrcError for what JSON cannot hold (NaN, infinities)."""
     try:
-        json.dumps(value, allow_nan=False)
+        jsontext.finite(value)
     except (TypeError, ValueError) as err:
         raise KrcError(f"{what} cannot be given to CUE: {err}") from None
     return value

@@ -1,0 +1,114 @@
+"""compiler.jsontext gives exactly the standard library's JSON text and values, over arbitrary data: the
+differences orjson has (NaN, small floats, ints past 64 bits, lone surrogates, dates) are where it asks json."""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from compiler import jsontext
+
+SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow])
+
+keys = st.text(max_size=12)
+scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(min_value=-(2**70), max_value=2**70),
+                    st.floats(), st.floats(min_value=-1e-3, max_value=1e-3), st.text(max_size=40),
+                    st.sampled_from(["null", "0.00001", "1e-9", "9" * 25]))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
+                                                      st.dictionaries(keys, inner, max_size=4)), max_leaves=30)
+
+
+def _std(value: Any, sort_keys: bool, default: Any = None) -> str | type[Exception]:
+    try:
+        return json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False, default=default)
+    except (TypeError, ValueError) as err:
+        return type(err)
+
+
+def _ours(encode: Any, value: Any, *args: Any) -> str | type[Exception]:
+    try:
+        return str(encode(value, *args))
+    except (TypeError, ValueError) as err:
+        return type(err)
+
+
+@SETTINGS
+@given(values)
+@example(float("nan"))
+@example([float("inf"), None])
+@example(1e-05)
+@example([2.5e-07, 1.5e-300])
+@example(2**64)
+@example({"a": "\ud800"})
+@example("\x00\x1f\x7f\u2028\U0001f600\"\\/")
+def test_encoding_is_the_standard_librarys(value: Any) -> None:
+    assert _ours(jsontext.canonical, value) == _std(value, True)
+    assert _ours(jsontext.compact, value) == _std(value, False)
+    canonical = _std(value, True)
+    if isinstance(canonical, str):
+        try:
+            want: bytes | type[Exception] = canonical.encode("utf-8")
+        except UnicodeEncodeError as err:  # a lone surrogate: no UTF-8 for it, as before
+            want = type(err)
+        assert _ours(jsontext.canonical_bytes, value) == (str(want) if isinstance(want, bytes) else want)
+
+
+@SETTINGS
+@given(values)
+def test_decoding_is_the_standard_librarys(value: Any) -> None:
+    canonical = _std(value, True)
+    if not isinstance(canonical, str):
+        return
+    for text in (canonical, json.dumps(value, ensure_ascii=True)):
+        want = json.loads(text)
+        got = jsontext.loads(text)
+        assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)  # NaN == NaN here
+        assert [type(x) for x in _leaves(got)] == [type(x) for x in _leaves(want)]  # an int stays an int
+        if not any("\ud800" <= c <= "\udfff" for c in text):
+            assert json.dumps(jsontext.loads(text.encode("utf-8")), sort_keys=True) == json.dumps(want, sort_keys=True)
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+@pytest.mark.parametrize("text", ["[1,]", "{'a': 1}", "\"a\nb\"", "01", "[1] x", "", "\ufeff[1]", "NaN", "-Infinity",
+                                  "[1e400]", "\"\\ud800\"", "123456789012345678901234567890"])
+def test_text_the_standard_library_refuses_or_reads_oddly_is_its_answer(text: str) -> None:
+    try:
+        want: Any = json.loads(text)
+    except ValueError as err:
+        with pytest.raises(ValueError) as raised:
+            jsontext.loads(text)
+        assert type(raised.value) is type(err)
+        return
+    assert json.dumps(jsontext.loads(text)) == json.dumps(want)
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+
+
+@pytest.mark.parametrize("value", [datetime.date(2026, 12, 4), datetime.datetime(2026, 12, 4, 5, 6, 7), _Point(1),
+                                   b"bytes", {1, 2}, {1: "int key"}, {1: "a", "b": 2}])
+def test_what_json_hands_to_default_goes_to_default(value: Any) -> None:
+    assert _ours(jsontext.canonical, value, str) == _std(value, True, str)
+    assert _ours(jsontext.canonical, value) == _std(value, True)
+
+
+def test_nesting_past_orjsons_limit_is_encoded_by_the_standard_library() -> None:
+    deep: Any = 1
+    for _ in range(400):
+        deep = [deep]
+    assert jsontext.canonical(deep) == json.dumps(deep, separators=(",", ":"))
+    assert jsontext.loads(jsontext.canonical(deep)) == deep
