@@ -153,7 +153,7 @@ def test_lint_and_diff_evaluate_a_jobs_templates_in_one_jsonnet_run(command: str
 
 def test_a_long_job_is_evaluated_a_few_environments_at_a_time(project: Project,
                                                              monkeypatch: pytest.MonkeyPatch):
-    """A lint job holds 25 environments; go-jsonnet's memory grows with a run's batch, so they are evaluated
+    """A lint job holds 10 environments; go-jsonnet's memory grows with a run's batch, so they are evaluated
     JSONNET_BATCH at a time, each environment prepared as in a run of its own."""
     pairs = _pairs(project)
     long_job = (pairs * (JSONNET_BATCH + 1))[:JSONNET_BATCH + 2]

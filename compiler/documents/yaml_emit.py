@@ -71,6 +71,36 @@ def _float_text(value: float) -> str:
     return text
 
 
+# The events are read, never changed, by the emitter: each distinct one is made once and handed out again
+_MAP_START = yaml.MappingStartEvent(None, MAP, True, flow_style=False)
+_MAP_END = yaml.MappingEndEvent()
+_SEQ_START = yaml.SequenceStartEvent(None, SEQ, True, flow_style=False)
+_SEQ_END = yaml.SequenceEndEvent()
+_EVENTS_KEPT = 200_000  # per kind, as _Resolver's: a long-lived process (the Argo CD plugin) stays bounded
+
+
+def _scalar_event(tag: str, value: str, style: str | None = None) -> yaml.ScalarEvent:
+    plain = _RESOLVER.plain_tag(value) == tag
+    if tag == STR:
+        implicit = _STR_IMPLICIT if plain else _STR_QUOTED
+    else:  # a number, boolean or null reads back as itself only when plain
+        implicit = (plain, False)
+    return yaml.ScalarEvent(None, tag, implicit, value, style=style)
+
+
+_TEXT_EVENTS: dict[str, yaml.ScalarEvent] = {}
+_INT_EVENTS: dict[int, yaml.ScalarEvent] = {}  # by int, never bool (True == 1): bools have events of their own
+_FIXED_EVENTS = {True: _scalar_event(BOOL, "true"), False: _scalar_event(BOOL, "false"),
+                 None: _scalar_event(NULL, "null")}
+
+
+def _kept(events: dict[Any, yaml.ScalarEvent], key: Any, event: yaml.ScalarEvent) -> yaml.ScalarEvent:
+    if len(events) >= _EVENTS_KEPT:
+        events.clear()
+    events[key] = event
+    return event
+
+
 class _Events:
     """One document's events, handed to the emitter as they come."""
 
@@ -78,26 +108,18 @@ class _Events:
         self.emit = emit
         self.containers: set[int] = set()  # ids of the maps and lists seen: a second sighting would be an alias
 
-    def scalar(self, tag: str, value: str, style: str | None = None) -> None:
-        plain = _RESOLVER.plain_tag(value) == tag
-        if tag == STR:
-            implicit = _STR_IMPLICIT if plain else _STR_QUOTED
-        else:  # a number, boolean or null reads back as itself only when plain
-            implicit = (plain, False)
-        self.emit(yaml.ScalarEvent(None, tag, implicit, value, style=style))
-
     def add(self, data: Any) -> None:
         kind = type(data)
         if kind is str:
-            self.scalar(STR, data, "|" if "\n" in data else None)
-        elif kind is bool:
-            self.scalar(BOOL, "true" if data else "false")
+            event = _TEXT_EVENTS.get(data) or _kept(_TEXT_EVENTS, data,
+                                                    _scalar_event(STR, data, "|" if "\n" in data else None))
+            self.emit(event)
         elif kind is int:
-            self.scalar(INT, str(data))
-        elif data is None:
-            self.scalar(NULL, "null")
+            self.emit(_INT_EVENTS.get(data) or _kept(_INT_EVENTS, data, _scalar_event(INT, str(data))))
+        elif kind is bool or data is None:
+            self.emit(_FIXED_EVENTS[data])
         elif kind is float:
-            self.scalar(FLOAT, _float_text(data))
+            self.emit(_scalar_event(FLOAT, _float_text(data)))
         elif kind is dict or kind is list:
             if id(data) in self.containers:
                 raise _Unsupported
@@ -105,10 +127,10 @@ class _Events:
             if kind is dict:
                 self._mapping(data)
             else:
-                self.emit(yaml.SequenceStartEvent(None, SEQ, True, flow_style=False))
+                self.emit(_SEQ_START)
                 for item in data:
                     self.add(item)
-                self.emit(yaml.SequenceEndEvent())
+                self.emit(_SEQ_END)
         else:
             raise _Unsupported
 
@@ -117,11 +139,11 @@ class _Events:
             items = sorted(data.items())
         except TypeError:  # keys of types that do not compare: PyYAML writes them in their order; left to it
             raise _Unsupported from None
-        self.emit(yaml.MappingStartEvent(None, MAP, True, flow_style=False))
+        self.emit(_MAP_START)
         for key, value in items:
             self.add(key)
             self.add(value)
-        self.emit(yaml.MappingEndEvent())
+        self.emit(_MAP_END)
 
 
 def plain_text(data: Any, width: int) -> str | None:

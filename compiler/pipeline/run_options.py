@@ -13,10 +13,11 @@ from ..diagnostics.problems import KrcError
 from ..settings import variables
 from .work import Work
 
-# Environments per policy request to the engine (CUE inside krc-engine): one request's inputs and answer stay small
-# beside the engine's memory limit; each environment is unified with each policy on its own, so batching changes
-# nothing.
-POLICY_BATCH = 25
+# Environments per `krc lint` / `krc policy` job, and so per policy request to the engine (CUE inside krc-engine;
+# each environment is unified with each policy on its own, so batching changes no finding). A job's renders,
+# validations and findings are held until it ends, in its process and in the engine's requests under way: at N=500
+# jobs of 10 took the run's peak from about 405 MB to 390 MB against jobs of 25, in the same time.
+POLICY_BATCH = 10
 # Environments per `krc render`, `krc golden` and `krc check` job: a job's environments are rendered together
 # (prepare_templates: one Jsonnet run for all of them). Small, because the Jsonnet run's memory grows with its
 # batch, while parsing the templates once per 5 environments instead of once per 25 costs no measurable CPU
