@@ -18,10 +18,12 @@ from ..policy import PolicyRun
 from ..project.paths import Project
 from ..render.templates import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
 from ..results.compile_cache import CompileCache, Compiled, inputs_digest
+from . import workers_ahead
 from .environments import (
     Validated,
     chart_pin,
     compile_environment,
+    destinations_to_read,
     project_destinations,
     validate_render,
     validated_findings,
@@ -55,10 +57,15 @@ class Context:
         self.policies_ahead: PoliciesAhead | None = None  # at most one engine run under way (policies_ahead)
 
     @classmethod
-    def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True) -> Context:
+    def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True,
+           workers: int = 1) -> Context:
         """With peers, findings compare each environment's destination with the others', so what each one reads of
-        the others' destinations joins its cache key (its findings change when one it collides with moves)."""
+        the others' destinations joins its cache key (its findings change when one it collides with moves).
+        `workers`: the processes the command would compile in, were nothing cached; when most destinations must be
+        read, its workers are started first (workers_ahead)."""
         plain = CompileCache(project, run.cache)
+        if with_peers and workers > 1 and destinations_to_read(project, plain) * 2 >= len(project.environment_names()):
+            workers_ahead.start(workers - 1, workers_ahead.worker_setup)
         peers = project_destinations(project, plain) if with_peers else ()
         cache = CompileCache(project, run.cache, options, peers=peer_digests(peers))
         cache.share_digests(plain)  # every environment file was just read for its destination

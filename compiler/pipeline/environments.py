@@ -99,6 +99,16 @@ def findings_with_view(validated: Validated, findings: Sequence[Problem], view: 
     return sorted_problems(found)
 
 
+def destinations_to_read(project: Project, cache: CompileCache) -> int:
+    """How many environments' destinations project_destinations would have to read (their index has no entry for
+    them: a cold cache; without a cache, every one)."""
+    names = project.environment_names()
+    if not cache.enabled:
+        return len(names)
+    entries = DestinationIndex(cache).entries
+    return sum(name not in entries for name in names)
+
+
 def project_destinations(project: Project, cache: CompileCache | None = None) -> tuple[Destination, ...]:
     """Where every environment of the project deploys (files that fail to load are reported on their own); from
     `cache` for environments whose layers kept their bytes."""

@@ -36,7 +36,7 @@ def _write_environments_locked(project: Project, names: Sequence[str], work: Wor
         project.checked_output_dir(target / name)
     folders.clean_debris(target)  # what an interrupted run left beside its targets
     stamps = OutputStamps(target, run.cache) if work is Work.RENDER else None
-    context = Context.of(project, run)
+    context = Context.of(project, run, workers=run.workers_for(work, len(names)))
     jobs = [Job(RenderPlan({n: k for n in group if (k := stamps.current(n))}) if stamps is not None
                 else AcceptPlan(), project.root, group, run.cache, context.cache.shared)
             for group in run.batches(names, RENDER_BATCH)]
@@ -90,7 +90,7 @@ def removed_environments(project: Project, source: WorkingTreeGolden | GitGolden
 
 def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[GoldenMismatch]:
     """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
-    context = Context.of(project, run)
+    context = Context.of(project, run, workers=run.workers_for(Work.CHECK, len(names)))
     jobs = [Job(CheckPlan(), project.root, group, run.cache, context.cache.shared)
             for group in run.batches(names, RENDER_BATCH)]
     mismatches = [r.mismatch for r in outcomes(context, jobs, run, Checked)]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TypeVar
 
 from ..diagnostics.problems import KrcError, Problem, errors_among, has_errors, sorted_problems
@@ -16,6 +17,7 @@ from ..project.paths import Project
 from ..results.compile_cache import CompileCache
 from ..results.tree_digests import tree_digests
 from ..validation.server_updates import update_rejections
+from . import workers_ahead
 from .context import Context, Rendered, compile_cached, golden_mismatch, rendered_together
 from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .plans import (
@@ -137,6 +139,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     heavy = [i for i, count in enumerate(counts) if count]
     workers = min(run.workers_for(jobs[0].work, sum(counts)), len(heavy)) if heavy else 1
     if workers < 2:
+        workers_ahead.discard()
         if len(heavy) > 1 and sum(counts) <= SHARED_AT_MOST:
             # a few environments to lint, spread over several jobs (a pull request's): their policies in one
             # engine run at the end (policies_after) instead of one run per job, each paying CUE's start
@@ -145,21 +148,44 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
         return
     # each lint job's policies go to the shared engine from the process that compiled it, while the job's renders
     # are still in hand (CUE runs in the engine beside the other requests)
-    spawn = multiprocessing.get_context("spawn")
     context.alone = False  # this process runs its own jobs meanwhile
-    _start_worker()
-    sent = [i for n, i in enumerate(heavy) if n % workers]  # every workers-th heavy job stays here
+    workers_ahead.worker_setup()
+    started = workers_ahead.take(workers - 1)  # spawned while this process read the destinations
     try:
         # the workers talk to this process's engine: one engine (one copy of the compiled CRDs) for the run
-        with client.shared_with_workers(), \
-                ProcessPoolExecutor(max_workers=workers - 1, mp_context=spawn, initializer=_start_worker) as pool:
-            futures = {i: pool.submit(run_job, dataclasses.replace(jobs[i], peers=context.peers)) for i in sent}
-            for i, job in enumerate(jobs):
-                future = futures.pop(i, None)
-                yield future.result() if future is not None else run_job(job, context)
+        with client.shared_with_workers(), started or ProcessPoolExecutor(
+                max_workers=workers - 1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=workers_ahead.worker_setup) as pool:
+            yield from _shared(jobs, [i for i, count in enumerate(counts) if not count], heavy, workers - 1,
+                               lambda job: pool.submit(run_job, dataclasses.replace(job, peers=context.peers)),
+                               lambda job: run_job(job, context))
     finally:
         context.alone = True
         helper_process.POOL.keep_idle(True)
+
+
+def _shared(jobs: Sequence[Job], light: Sequence[int], heavy: Sequence[int], workers: int,
+            submit: Callable[[Job], Future[Outcome]], here: Callable[[Job], Outcome]) -> Iterator[Outcome]:
+    """Every job's outcome, in order, the jobs taken as processes come free: each worker has one job and the next
+    one waiting (taken from the front), this process the cache hits and then the heavy jobs from the back. No
+    process waits for another while a job is left, whichever started late or drew the slower jobs."""
+    queue, futures, done = deque(heavy), dict[int, Future[Outcome]](), dict[int, Outcome]()
+    mine = deque(light)
+    for first in range(len(jobs)):
+        while first not in done:
+            for i in [i for i, future in futures.items() if future.done()]:
+                done[i] = futures.pop(i).result()
+            while queue and len(futures) < 2 * workers:
+                i = queue.popleft()
+                futures[i] = submit(jobs[i])
+            if first in done:
+                break
+            if mine or queue:
+                i = mine.popleft() if mine else queue.pop()
+                done[i] = here(jobs[i])
+            else:
+                wait(futures.values(), return_when=FIRST_COMPLETED)
+        yield done.pop(first)
 
 
 def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
@@ -167,12 +193,6 @@ def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:
     the compile cache)."""
     return [dataclasses.replace(job, plan=dataclasses.replace(job.plan, defer_policies=True))
             if isinstance(job.plan, LintPlan) and job.plan.engine is not None and job.cache else job for job in jobs]
-
-
-def _start_worker() -> None:
-    """A process of a pool (this one too): no helper process (Ray's generator) stays idle after its answer, as
-    one per process would add up to the peak memory."""
-    helper_process.POOL.keep_idle(False)
 
 
 def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions, record: type[R]) -> Iterator[R]:

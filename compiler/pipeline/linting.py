@@ -18,6 +18,7 @@ from .context import Context
 from .jobs import outcomes
 from .plans import Job, Linted, LintPlan
 from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
+from .work import Work
 
 
 def _looks_like_path(target: str) -> bool:
@@ -67,7 +68,7 @@ def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, arg
     if engine is None and policy_files(project.policies_dir):
         engine = find_engine()
     options = argocd_crds_option(argocd_crds)
-    context = Context.of(project, run, options)
+    context = Context.of(project, run, options, workers=run.workers_for(Work.LINT, len(names)))
     plan = LintPlan(with_findings, engine, settings, argocd_crds=argocd_crds)
     jobs = [Job(plan, project.root, batch, run.cache, context.cache.shared, options)
             for batch in run.batches(names, run.policy_batch)]

@@ -1,0 +1,62 @@
+"""Worker processes started before a command reads every environment's destination, so they import krc meanwhile.
+
+A command compares each environment's Argo CD destination with every other's (the destination-collision rule), so
+before any job runs, this process reads where every environment deploys: on a cold cache at 500 environments, the
+main process alone parses 500 files while the other core waits, and only then starts the workers, which spend
+their first second importing krc. When the destinations must be read and the command has enough environments to
+want workers, `start` spawns them first; jobs.parallel then `take`s them when it wants that many, and a pool it
+does not want is shut down (`discard`), as is one nobody took when the command ends.
+
+A worker started here gets the same pool a parallel run starts (spawn, the same initializer), and the engine's
+socket is exported while it is spawned, so it connects to this process's engine like the others.
+"""
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+
+from ..native import client, helper_process
+
+_STARTED: list[tuple[ProcessPoolExecutor, int]] = []  # at most one pool: (pool, its worker count)
+
+
+def worker_setup() -> None:
+    """A process of a pool (the main process too): no helper process (Ray's generator) stays idle after its answer,
+    as one per process would add up to the peak memory."""
+    helper_process.POOL.keep_idle(False)
+
+
+def start(count: int, initializer: Callable[[], None]) -> None:
+    """Spawn `count` worker processes now (none when `count` < 1, or when a pool was started already)."""
+    if count < 1 or _STARTED:
+        return
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=initializer)
+    with client.shared_with_workers():  # a spawned process keeps the environment it was started with
+        for _ in range(count):
+            pool.submit(os.getpid)  # a process is spawned per task while none is idle
+    _STARTED.append((pool, count))
+
+
+def take(count: int) -> ProcessPoolExecutor | None:
+    """The pool started ahead when it has `count` workers (the caller shuts it down); None otherwise (a pool of
+    another size is shut down)."""
+    if not _STARTED:
+        return None
+    pool, started = _STARTED.pop()
+    if started == count:
+        return pool
+    pool.shutdown(wait=False, cancel_futures=True)
+    return None
+
+
+def discard() -> None:
+    """Shut down a pool nobody took (the command wants no workers, or ended before its jobs)."""
+    while _STARTED:
+        _STARTED.pop()[0].shutdown(wait=False, cancel_futures=True)
+
+
+atexit.register(discard)

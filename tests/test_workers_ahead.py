@@ -1,0 +1,91 @@
+"""Worker processes spawned before the environments' destinations are read, and jobs taken as processes come free."""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from project_support import copy_environment
+
+from compiler import pipeline
+from compiler.output import folders
+from compiler.pipeline import jobs as jobs_module
+from compiler.pipeline import workers_ahead
+from compiler.project.paths import Project
+
+POOLED = pipeline.RunOptions(cache=True, workers=2, repaid_by=1)
+
+
+def test_a_cold_run_takes_the_workers_started_before_it_read_the_destinations(project: Project,
+                                                                              private_cache: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch):
+    copy_environment(project, "dev")
+    names = project.environment_names()
+    taken: list[bool] = []
+    real_take = workers_ahead.take
+
+    def take(count: int) -> Any:
+        pool = real_take(count)
+        taken.append(pool is not None)
+        return pool
+
+    monkeypatch.setattr(workers_ahead, "take", take)
+    pooled = [(w.name, w.objects) for w in pipeline.render_to_disk(project, names, POOLED)]
+    tree = folders.read_tree(project.root / "rendered")
+    assert taken == [True]  # started ahead (the cache was cold), then taken by the jobs
+    assert not workers_ahead._STARTED
+    # the same output as one process gives; a warm run reads its destinations from the cache: nothing ahead
+    sequential = pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=False, workers=1))
+    assert [(w.name, w.objects) for w in sequential] == pooled
+    assert folders.read_tree(project.root / "rendered") == tree
+    taken.clear()
+    started: list[int] = []
+    monkeypatch.setattr(workers_ahead, "start", lambda count, setup: started.append(count))
+    pipeline.render_to_disk(project, names, POOLED)
+    assert started == []
+
+
+def test_a_pool_nobody_takes_is_shut_down():
+    workers_ahead.start(1, workers_ahead.worker_setup)
+    pool = workers_ahead._STARTED[0][0]
+    assert workers_ahead.take(2) is None  # another size than the run wants: shut down
+    assert not workers_ahead._STARTED
+    with pytest.raises(RuntimeError):
+        pool.submit(print)  # "cannot schedule new futures after shutdown"
+    workers_ahead.start(1, workers_ahead.worker_setup)
+    workers_ahead.discard()
+    assert not workers_ahead._STARTED
+
+
+def test_jobs_go_to_whichever_process_is_free_and_come_back_in_order():
+    """A worker that starts late (or draws slow jobs) leaves more jobs to this process, which takes the cache hits
+    first and then heavy jobs from the back; every outcome is given in job order."""
+    jobs: list[Any] = [f"job{i}" for i in range(10)]
+    light, heavy = [0, 5], [1, 2, 3, 4, 6, 7, 8, 9]
+    ran_here: list[str] = []
+    worker_started = threading.Event()
+
+    def in_worker(job: str) -> str:
+        worker_started.wait(5)
+        time.sleep(0.05)
+        return f"{job} by the worker"
+
+    def here(job: str) -> Any:
+        ran_here.append(job)
+        if len(ran_here) == 3:
+            worker_started.set()  # the worker begins only now: this process has taken three jobs meanwhile
+        return f"{job} here"
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        def submit(job: str) -> Future[str]:
+            return pool.submit(in_worker, job)
+
+        out = list(jobs_module._shared(jobs, light, heavy, 1, submit, here))  # type: ignore[arg-type]
+    assert [o.split()[0] for o in out] == jobs
+    assert ran_here[:3] == ["job0", "job5", "job9"]  # the cache hits, then the last heavy job
+    assert {o for o in out if o.endswith("here")} == {f"{j} here" for j in ran_here}
+    assert 3 <= len(ran_here) < len(jobs)  # both did some
+    assert "job1 by the worker" in out  # the worker took from the front
