@@ -85,17 +85,21 @@ type builtPolicy struct {
 
 func evaluatePolicies(args policyArgs) (*policyResult, error) {
 	result := &policyResult{Broken: []policyError{}, Findings: make([][]policyError, len(args.Inputs))}
-	// the policies are built in a context of their own first, to report a broken one before any input
-	if _, broken := buildPolicies(cuecontext.New(), args.Policies); len(broken) > 0 {
+	// a context per input: CUE keeps every value a context made until the context goes, so one context for the
+	// whole request would hold every input's objects (as CUE's vertices) to its end; the first input's context is
+	// the one the policies are first built in, which reports a broken one before any input is read
+	ctx := cuecontext.New()
+	policies, broken := buildPolicies(ctx, args.Policies)
+	if len(broken) > 0 {
 		result.Broken = broken
 		result.Findings = [][]policyError{}
 		return result, nil
 	}
 	for i, input := range args.Inputs {
-		// a context per input: CUE keeps every value a context made until the context goes, so one context for
-		// the whole request would hold every input's objects (as CUE's vertices) to its end
-		ctx := cuecontext.New()
-		policies, _ := buildPolicies(ctx, args.Policies)
+		if i > 0 {
+			ctx = cuecontext.New()
+			policies, _ = buildPolicies(ctx, args.Policies)
+		}
 		withObjects, withoutObjects, err := inputValues(ctx, input, policies)
 		if err != nil {
 			return nil, err

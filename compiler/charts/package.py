@@ -7,6 +7,7 @@ import io
 import tarfile
 import threading
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,11 @@ class ShippedFiles:
     asked for, then held. A command that never writes rendered/ (lint, policy, diff) never holds the megabytes of
     YAML a KubeRay chart's CRDs are in every process."""
 
-    def __init__(self, archive: bytes, origin: str) -> None:
+    def __init__(self, archive: bytes, origin: str, members: Sequence[str]) -> None:
+        """`members`: the archive's CRD files (the names _chart_crds selects), the only ones ever held."""
         self._archive = archive
         self._origin = origin
+        self._members = frozenset(members)
         self._files: dict[str, bytes] | None = None
         self._lock = threading.Lock()
 
@@ -34,7 +37,7 @@ class ShippedFiles:
         with self._lock:
             if self._files is None:
                 self._files = {name: data for name, data in _members(self._archive, self._origin).items()
-                               if "/crds/" in name}
+                               if name in self._members}
             return self._files[member]
 
 
@@ -174,7 +177,7 @@ def _chart_crds(root: str, members: dict[str, bytes], data: bytes, origin: str) 
     (its facts are of this archive's files, which the parse that wrote them read as UTF-8 text)."""
     names = sorted(n for n in members if n.startswith(f"{root}/crds/") and n.endswith((".yaml", ".yml")))
     digest = hashlib.sha256(data).hexdigest()
-    shipped = ShippedFiles(data, origin)
+    shipped = ShippedFiles(data, origin, names)
     crds = _crds_from_cache(root, shipped, names, digest)
     if crds is None:
         per_file = [parse_crd_documents(members[n], n[len(root) + 1:], shipped, n) for n in names]

@@ -80,6 +80,16 @@ def finite(value: Any) -> str:
     return encoded.decode("utf-8")
 
 
+def line(value: Any) -> bytes:
+    """compact(value) as UTF-8 bytes, for another process to read; a lone surrogate (which has no UTF-8) is sent
+    as the \\u escape json.dumps writes for it by default, so every value it encodes reaches the peer."""
+    text = compact(value)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
 def loads(text: str | bytes) -> Any:
     """json.loads(text), raising ValueError (json.JSONDecodeError) as it does."""
     data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")

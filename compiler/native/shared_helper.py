@@ -81,7 +81,7 @@ class _Connection:
     def ask(self, request: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         self.socket.settimeout(timeout)
         try:
-            self.socket.sendall(jsontext.compact(request).encode() + b"\n")
+            self.socket.sendall(jsontext.line(request) + b"\n")
             line = self.reader.readline()
         except TimeoutError:
             raise HelperTimeout from None

@@ -18,12 +18,12 @@ from ..policy import PolicyRun
 from ..project.paths import Project
 from ..render.templates import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
 from ..results.compile_cache import CompileCache, Compiled, inputs_digest
+from ..results.destination_cache import DestinationIndex
 from . import workers_ahead
 from .environments import (
     Validated,
     chart_pin,
     compile_environment,
-    destinations_to_read,
     project_destinations,
     validate_render,
     validated_findings,
@@ -64,9 +64,13 @@ class Context:
         `workers`: the processes the command would compile in, were nothing cached; when most destinations must be
         read, its workers are started first (workers_ahead)."""
         plain = CompileCache(project, run.cache)
-        if with_peers and workers > 1 and destinations_to_read(project, plain) * 2 >= len(project.environment_names()):
-            workers_ahead.start(workers - 1, workers_ahead.worker_setup)
-        peers = project_destinations(project, plain) if with_peers else ()
+        peers: tuple[Destination, ...] = ()
+        if with_peers:
+            names = project.environment_names()
+            index = DestinationIndex(plain)
+            if workers > 1 and index.unread(names) * 2 >= len(names):
+                workers_ahead.start(workers - 1, workers_ahead.worker_setup)
+            peers = project_destinations(project, index, names)
         cache = CompileCache(project, run.cache, options, peers=peer_digests(peers))
         cache.share_digests(plain)  # every environment file was just read for its destination
         context = cls(project, cache, with_peers)

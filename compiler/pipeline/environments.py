@@ -23,7 +23,6 @@ from ..lint import (
 from ..project.lock import project_lock
 from ..project.paths import Project
 from ..render.templates import Render, render_environment
-from ..results.compile_cache import CompileCache
 from ..results.destination_cache import DestinationIndex
 
 
@@ -99,22 +98,13 @@ def findings_with_view(validated: Validated, findings: Sequence[Problem], view: 
     return sorted_problems(found)
 
 
-def destinations_to_read(project: Project, cache: CompileCache) -> int:
-    """How many environments' destinations project_destinations would have to read (their index has no entry for
-    them: a cold cache; without a cache, every one)."""
-    names = project.environment_names()
-    if not cache.enabled:
-        return len(names)
-    entries = DestinationIndex(cache).entries
-    return sum(name not in entries for name in names)
-
-
-def project_destinations(project: Project, cache: CompileCache | None = None) -> tuple[Destination, ...]:
-    """Where every environment of the project deploys (files that fail to load are reported on their own); from
-    `cache` for environments whose layers kept their bytes."""
+def project_destinations(project: Project, index: DestinationIndex | None = None,
+                         names: Sequence[str] | None = None) -> tuple[Destination, ...]:
+    """Where every environment of the project (`names`, when already listed) deploys (files that fail to load are
+    reported on their own); from `index` (the cache's DestinationIndex) for environments whose layers kept their
+    bytes."""
     found = []
-    names = project.environment_names()
-    index = DestinationIndex(cache) if cache is not None else None
+    names = project.environment_names() if names is None else names
     for name in names:
         known, destination = index.destination(name) if index is not None else (False, None)
         if not known:

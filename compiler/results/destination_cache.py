@@ -32,6 +32,13 @@ class DestinationIndex:
         # what every entry's key shares, read once per index (the input bounds come from the environment)
         self._common = (krc_fingerprint(), limit_settings())
 
+    def unread(self, names: Sequence[str]) -> int:
+        """How many of `names` have no entry (every one without a cache): their files must be read to know where
+        they deploy."""
+        if not self.cache.enabled:
+            return len(names)
+        return sum(name not in self.entries for name in names)
+
     def _entry_key(self, name: str) -> str:
         return cache_key(*self._common, name, self.cache.environment_digest(name))
 
