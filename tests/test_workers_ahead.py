@@ -1,6 +1,9 @@
 """Worker processes spawned before the environments' destinations are read, and jobs taken as processes come free."""
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -11,6 +14,8 @@ import pytest
 from project_support import copy_environment
 
 from compiler import pipeline
+from compiler.charts import crds_ahead, package, vendored
+from compiler.native import client
 from compiler.output import folders
 from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline import workers_ahead
@@ -43,9 +48,37 @@ def test_a_cold_run_takes_the_workers_started_before_it_read_the_destinations(pr
     assert folders.read_tree(project.root / "rendered") == tree
     taken.clear()
     started: list[int] = []
-    monkeypatch.setattr(workers_ahead, "start", lambda count, setup: started.append(count))
+    monkeypatch.setattr(workers_ahead, "start", lambda count, setup, vendor: started.append(count))
     pipeline.render_to_disk(project, names, POOLED)
     assert started == []
+
+
+def test_a_worker_started_ahead_reads_the_charts_and_sends_their_crds_first(project: Project, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch):
+    """What the worker does while the main process reads the destinations: every vendored chart read (the CRD
+    facts written to an empty cache, so the main process does not parse them too), its CRDs sent to the engine to
+    compile; a chart that does not load is left to the environments that pin it."""
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr(package, "_READ", {})  # nothing read in this process yet
+    locked = vendored.read_lock(project.vendor_dir)
+    assert locked
+    archives = {key: vendored.archive_path(project.vendor_dir, *key) for key in locked}
+    assert all(package.CRD_CACHE.read_json(hashlib.sha256(a.read_bytes()).hexdigest()) is None
+               for a in archives.values())
+    workers_ahead.load_charts(project.vendor_dir)
+    for archive in archives.values():
+        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+        assert package.CRD_CACHE.read_json(digest) is not None  # the facts, for the other processes
+        chart = package._READ[digest]  # held for this process's jobs
+        assert chart.crds
+        assert all((os.getpid(), crd.digest) in crds_ahead._AHEAD or client.engine_name("crd", crd.digest)
+                   for crd in chart.crds)
+    broken = tmp_path / "broken-vendor"
+    shutil.copytree(project.vendor_dir, broken)
+    first = vendored.archive_path(broken, *sorted(locked)[0])
+    first.write_bytes(b"not a chart")
+    workers_ahead.load_charts(broken)  # its digest does not match: nothing raised, nothing read
+    workers_ahead.load_charts(tmp_path / "no-vendor")
 
 
 def test_a_pool_nobody_takes_is_shut_down():

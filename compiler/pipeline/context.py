@@ -69,7 +69,7 @@ class Context:
             names = project.environment_names()
             index = DestinationIndex(plain)
             if workers > 1 and index.unread(names) * 2 >= len(names):
-                workers_ahead.start(workers - 1, workers_ahead.worker_setup)
+                workers_ahead.start(workers - 1, workers_ahead.worker_setup, project.vendor_dir)
             peers = project_destinations(project, index, names)
         cache = CompileCache(project, run.cache, options, peers=peer_digests(peers))
         cache.share_digests(plain)  # every environment file was just read for its destination

@@ -8,16 +8,24 @@ want workers, `start` spawns them first; jobs.parallel then `take`s them when it
 does not want is shut down (`discard`), as is one nobody took when the command ends.
 
 A worker started here gets the same pool a parallel run starts (spawn, the same initializer), and the engine's
-socket is exported while it is spawned, so it connects to this process's engine like the others.
+socket is exported while it is spawned, so it connects to this process's engine like the others. Its first task,
+before any job, reads the project's vendored charts (`load_charts`): on a cold cache their CRDs are megabytes of
+YAML to parse, which it does while this process reads the destinations; the facts it writes to the cache then
+spare this process the same parse, the worker's own jobs find the charts in memory, and the engine, idle until the
+first job, compiles their CRDs for validation meanwhile (crds_ahead).
 """
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
+from ..charts import crds_ahead, vendored
+from ..diagnostics.problems import KrcError
 from ..native import client, helper_process
 
 _STARTED: list[tuple[ProcessPoolExecutor, int]] = []  # at most one pool: (pool, its worker count)
@@ -29,8 +37,19 @@ def worker_setup() -> None:
     helper_process.POOL.keep_idle(False)
 
 
-def start(count: int, initializer: Callable[[], None]) -> None:
-    """Spawn `count` worker processes now (none when `count` < 1, or when a pool was started already)."""
+def load_charts(vendor_dir: Path) -> None:
+    """Every chart vendor/'s lock names, read as a job reads it (digest checked, CRDs parsed or their facts taken
+    from the cache) and kept in this process, its CRDs sent to the engine to compile. A chart that does not load
+    is left to the jobs that need it: their environments report why."""
+    with contextlib.suppress(KrcError):
+        for name, version in sorted(vendored.read_lock(vendor_dir)):
+            with contextlib.suppress(KrcError):
+                crds_ahead.send(vendored.load_vendored_chart(vendor_dir, name, version).crds)
+
+
+def start(count: int, initializer: Callable[[], None], vendor_dir: Path | None = None) -> None:
+    """Spawn `count` worker processes now (none when `count` < 1, or when a pool was started already); given
+    `vendor_dir`, the pool reads its charts before any job (load_charts)."""
     if count < 1 or _STARTED:
         return
     pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
@@ -38,6 +57,8 @@ def start(count: int, initializer: Callable[[], None]) -> None:
     with client.shared_with_workers():  # a spawned process keeps the environment it was started with
         for _ in range(count):
             pool.submit(os.getpid)  # a process is spawned per task while none is idle
+        if vendor_dir is not None:
+            pool.submit(load_charts, vendor_dir)
     _STARTED.append((pool, count))
 
 
