@@ -33,6 +33,56 @@ class Destination:
         return tuple(n for n in self.namespaces if n in other.namespaces)
 
 
+class PeerIndex:
+    """The project's destinations by where they deploy (cluster, namespace), by file and by environment: what an
+    environment's findings read of the others (`relevant_to`) is found without a pass over every one of them, so
+    a run's findings cost its environments once each, not each environment times all of them."""
+
+    def __init__(self, peers: tuple[Destination, ...]):
+        self.peers = peers
+        self.at_place: dict[tuple[str, str], list[int]] = {}  # positions in `peers`
+        for position, peer in enumerate(peers):
+            for namespace in peer.namespaces:
+                self.at_place.setdefault((peer.cluster, namespace), []).append(position)
+        self.by_file = {peer.file: position for position, peer in enumerate(peers)}
+        self.by_environment = {peer.environment: peer for peer in peers}
+
+    def _colliding(self, own: Destination) -> set[int]:
+        return {i for n in own.namespaces for i in self.at_place.get((own.cluster, n), ())
+                if self.peers[i].environment != own.environment}
+
+    def colliding(self, own: Destination) -> list[Destination]:
+        """The other environments sharing a cluster namespace with `own`, in the peers' order."""
+        return [self.peers[i] for i in sorted(self._colliding(own))]
+
+    def relevant_to(self, own: Destination | None) -> tuple[Destination, ...]:
+        """What environment/destination-collision reads for `own` (none without a destination): the peers it
+        collides with and those whose file is one of its layers (an inherited destination names them), in the
+        peers' order; the same peers its cache key covers (peer_digests)."""
+        if own is None:
+            return ()
+        found = self._colliding(own)
+        found.update(self.by_file[f] for f in own.layers if f in self.by_file)
+        return tuple(self.peers[i] for i in sorted(found))
+
+    def accepted(self, environment: str) -> bool:
+        """golden/ holds the environment's accepted render (as its peer entry says)."""
+        peer = self.by_environment.get(environment)
+        return peer is not None and peer.accepted
+
+
+# the index of the peers last asked about: a run's processes pass the one tuple of peers to every environment
+_LAST: list[PeerIndex] = []
+
+
+def peer_index(peers: tuple[Destination, ...]) -> PeerIndex:
+    """The PeerIndex of `peers`, built once for the same tuple (compared by identity: hashing hundreds of
+    destinations per environment would cost what the index saves)."""
+    if not _LAST or _LAST[0].peers is not peers:
+        _LAST[:] = [PeerIndex(peers)]
+    return _LAST[0]
+
+
 def peer_digests(peers: Sequence[Destination]) -> Mapping[str, str]:
     """Per environment, the digest of what its findings read of the other environments' destinations (the
     destination-collision rule): the peers it shares a cluster namespace with, and whether golden/ holds each side
@@ -44,16 +94,12 @@ def peer_digests(peers: Sequence[Destination]) -> Mapping[str, str]:
 
 @functools.lru_cache(maxsize=4)  # a run's main process and each job of a worker ask for the same peers
 def _peer_digests(peers: tuple[Destination, ...]) -> Mapping[str, str]:
-    at_place: dict[tuple[str, str], list[Destination]] = {}
-    for peer in peers:
-        for namespace in peer.namespaces:
-            at_place.setdefault((peer.cluster, namespace), []).append(peer)
-    by_file = {peer.file: peer for peer in peers}
+    index = PeerIndex(peers)
     digests = {}
     for own in peers:
-        colliding = sorted({repr(p) for n in own.namespaces for p in at_place[(own.cluster, n)]
-                            if p.environment != own.environment})
-        parents = sorted({repr(dataclasses.replace(by_file[f], accepted=False)) for f in own.layers if f in by_file})
+        colliding = sorted(repr(p) for p in index.colliding(own))
+        parents = sorted({repr(dataclasses.replace(peers[index.by_file[f]], accepted=False)) for f in own.layers
+                          if f in index.by_file})
         read = (own.accepted if colliding else False, colliding, parents)
         digests[own.environment] = hashlib.sha256(repr(read).encode()).hexdigest()[:16]
     return digests

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics.problems import KrcError, Location, Problem
-from ..k8s.destinations import Destination
+from ..k8s.destinations import Destination, destination_of, peer_index
 from ..render.provenance import object_positions
 from ..render.templates import Render, kubernetes_version
 from ..rules.support.context import LintContext, LintObject, RuleSetting
@@ -31,9 +31,11 @@ def rule_settings(render: Render) -> dict[str, RuleSetting]:
 
 
 def environment_context(render: Render, peers: tuple[Destination, ...] = ()) -> LintContext:
-    """The lint context of one environment; `peers` are where the project's other environments deploy."""
+    """The lint context of one environment; `peers` are where the project's environments deploy (the one tuple
+    for every environment of a run: indexed once), of which it keeps those its findings read."""
     env = render.environment
     file = env.files[-1] if env.files else f"environments/{env.name}.yaml"
+    index = peer_index(peers)
     objects = tuple(LintObject(o.document, o.location or Location(file),
                                object_positions(o.document, env.location_of, env.written_at))
                     for o in render.objects)
@@ -52,8 +54,8 @@ def environment_context(render: Render, peers: tuple[Destination, ...] = ()) -> 
         rule_settings=rule_settings(render),
         locate_environment=env.location_of,
         environment_file=file,
-        peer_destinations=tuple(p for p in peers if p.environment != env.name),
-        environment_accepted=any(p.environment == env.name and p.accepted for p in peers),
+        peer_destinations=index.relevant_to(destination_of(env.name, env.data, file, tuple(env.files[:-1]))),
+        environment_accepted=index.accepted(env.name),
         chart_objects=tuple(LintObject(o.document, o.location or Location(file)) for o in render.chart_objects),
         kubernetes_version=kubernetes_version(env),
     )

@@ -94,7 +94,8 @@ class LintContext:
     # where an environment path (tuple of keys) was written; None when unknown
     locate_environment: Callable[[Path], Location | None] | None = None
     environment_file: str = ""
-    # where the project's other environments deploy (environment/destination-collision)
+    # where the project's other environments deploy, those this one's findings read: the ones it shares a cluster
+    # namespace with and those its layers are (environment/destination-collision; PeerIndex.relevant_to)
     peer_destinations: tuple[Destination, ...] = ()
     environment_accepted: bool = False  # golden/<env>/ holds this environment's accepted render
     # the operator chart's objects as `helm template` renders them (environment mode), and the Kubernetes minor
