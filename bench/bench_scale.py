@@ -54,18 +54,26 @@ class Run:
     cpu: float
     peak_mb: float
     code: int
+    # CPU seconds of the krc engine processes of the tree, as last sampled (a process's last 20 ms may be missed);
+    # the rest of `cpu` is krc's Python and its helpers
+    engine_cpu: float = 0.0
 
     def __str__(self) -> str:
         return f"{self.wall:7.2f} s wall {self.cpu:7.2f} s cpu {self.peak_mb:6.0f} MB"
 
 
-def _tree_rss(root: int) -> int:
+ENGINE_BINARY = b"krc-engine"  # the engine's program name (engine/bin/krc-engine); others name its socket folder
+
+
+def _tree_rss(root: int, engine_cpu: dict[int, float] | None = None) -> int:
     """Resident bytes of `root` and its descendants, from /proc. A child caught between fork and exec (the same
     command line as its parent: subprocess starting Helm or Ray's generator) shares its parent's pages (vfork: the
     very same memory), so it is not counted again: sampled every 20 ms, such a child added a whole worker's 110 MB
-    to a peak now and then."""
+    to a peak now and then. Given `engine_cpu`, each engine process's CPU seconds so far are put there."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    ticks = os.sysconf("SC_CLK_TCK")
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -74,6 +82,7 @@ def _tree_rss(root: int) -> int:
                 fields = handle.read().rsplit(")", 1)[1].split()
             parents[int(entry)] = int(fields[1])
             rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+            cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
         except (OSError, IndexError, ValueError):
             continue
     members, frontier = {root}, [root]
@@ -83,6 +92,9 @@ def _tree_rss(root: int) -> int:
         members.update(children)
         frontier.extend(children)
     commands = {pid: _command_line(pid) for pid in members}  # the tree's only, not every process's
+    if engine_cpu is not None:
+        engine_cpu.update({pid: cpu.get(pid, 0.0) for pid in members
+                           if os.path.basename(commands[pid].split(b"\0", 1)[0]) == ENGINE_BINARY})
     return sum(rss.get(pid, 0) for pid in members
                if pid == root or commands[pid] != commands.get(parents.get(pid, -1)))
 
@@ -99,11 +111,12 @@ def measure(command: list[str], cwd: Path, env: dict[str, str], check: bool = Tr
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = [0]
+    engine_cpu: dict[int, float] = {}
     done = threading.Event()
 
     def sample() -> None:
         while not done.is_set():
-            peak[0] = max(peak[0], _tree_rss(process.pid))
+            peak[0] = max(peak[0], _tree_rss(process.pid, engine_cpu))
             done.wait(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -116,7 +129,7 @@ def measure(command: list[str], cwd: Path, env: dict[str, str], check: bool = Tr
     process.returncode = os.waitstatus_to_exitcode(status)
     if check and process.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{stderr[-3000:]}")
-    return Run(wall, usage.ru_utime + usage.ru_stime, peak[0] / 1e6, process.returncode)
+    return Run(wall, usage.ru_utime + usage.ru_stime, peak[0] / 1e6, process.returncode, sum(engine_cpu.values()))
 
 
 FEW = 8  # environments a "few changed" figure changes: fewer than repay a worker process (RunOptions.workers_for)

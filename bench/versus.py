@@ -10,7 +10,9 @@ Usage: .venv/bin/python bench/versus.py REVISION [--n 500] [--rounds 2] [--comma
 (--commands '' measures the one-changed render only)
 Prints, per command, each round's figures for both (cold: an empty cache folder of each one's own), the medians
 and new/old ratios, and the one-changed render (warm caches, one environment changed before each run, as
-bench_scale.py changes it).
+bench_scale.py changes it). For a change that leaves the engine's work alone, the ratio of the rest of the CPU
+(krc's Python and its helpers) to the engine's, new against old, cancels even a drift within a round: the same
+code measured twice here gave that ratio within 3 % while its wall time moved by a fifth.
 Not part of `make bench` (it needs a revision); the figures go in a closing note or a pull request.
 """
 from __future__ import annotations
@@ -63,7 +65,14 @@ def report(label: str, runs: dict[str, list[bench_scale.Run]]) -> None:
     new, old = runs["new"], runs["old"]
     print(f"  {label:22s} new/old (medians): {median_ratio(new, old, lambda r: r.wall):.2f} wall, "
           f"{median_ratio(new, old, lambda r: r.cpu):.2f} cpu, {median_ratio(new, old, lambda r: r.peak_mb):.2f} "
-          "memory", flush=True)
+          f"memory; {_beside_engine(new, old)}", flush=True)
+
+
+def _beside_engine(new: list[bench_scale.Run], old: list[bench_scale.Run]) -> str:
+    """The CPU besides the engine's per engine CPU second, new against old (medians): see the module's docstring."""
+    if not all(r.engine_cpu > 0 for r in (*new, *old)):
+        return "no engine CPU seen"
+    return f"{median_ratio(new, old, lambda r: (r.cpu - r.engine_cpu) / r.engine_cpu):.2f} rest per engine CPU"
 
 
 def main() -> None:

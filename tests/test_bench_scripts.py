@@ -3,6 +3,7 @@ that krc no longer has fails here, not at the next benchmark run)."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -21,3 +22,19 @@ def test_the_script_imports(script: str, monkeypatch: pytest.MonkeyPatch):
     spec.loader.exec_module(module)
     if script.startswith("bench_"):
         assert callable(getattr(module, "main", None)), f"{script} has no main()"
+
+
+def test_a_measured_run_counts_the_engines_cpu_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """bench_scale.measure: the tree's CPU, and the part of it spent in processes named like the engine (versus.py's
+    drift-cancelling ratio rests on it)."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import bench_scale
+
+    busy = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+    engine = tmp_path / "krc-engine"  # a stand-in named as the engine is: only the command line is read
+    engine.symlink_to(sys.executable)
+    parent = (f"import subprocess, sys\nsubprocess.run([{str(engine)!r}, '-c', {busy!r}], check=True)\n{busy}")
+    run = bench_scale.measure([sys.executable, "-c", parent], tmp_path, dict(os.environ))
+    assert run.code == 0
+    assert 0.15 < run.engine_cpu < 0.5  # the child's 0.3 s, as last sampled
+    assert run.cpu - run.engine_cpu > 0.2  # the parent's own
