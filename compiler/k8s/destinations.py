@@ -94,7 +94,7 @@ def peer_digests(peers: Sequence[Destination]) -> Mapping[str, str]:
 
 @functools.lru_cache(maxsize=4)  # a run's main process and each job of a worker ask for the same peers
 def _peer_digests(peers: tuple[Destination, ...]) -> Mapping[str, str]:
-    index = PeerIndex(peers)
+    index = peer_index(peers)  # the one environment_context then reads (the same tuple: tuple() of a tuple is it)
     digests = {}
     for own in peers:
         colliding = sorted(repr(p) for p in index.colliding(own))

@@ -70,6 +70,7 @@ class _Started:
 
 class _Connection:
     def __init__(self, path: str) -> None:
+        self.path = path
         self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.socket.connect(path)
@@ -112,9 +113,13 @@ def _forget_after_fork() -> None:
         _PID = os.getpid()
 
 
+def _socket_path(folder: str, name: str) -> str:
+    return os.path.join(folder, f"{name}.sock")
+
+
 def _connect_or_start(folder: str, name: str, argv: Sequence[str], env: Mapping[str, str] | None,
                       timeout: float) -> _Connection:
-    path = os.path.join(folder, f"{name}.sock")
+    path = _socket_path(folder, name)
     with contextlib.suppress(OSError):
         return _Connection(path)
     with open(os.path.join(folder, f"{name}.lock"), "a", encoding="utf-8") as lock:
@@ -137,7 +142,11 @@ def ask(folder: str, name: str, argv: Sequence[str], env: Mapping[str, str] | No
     with _LOCK:
         _forget_after_fork()
         for attempt in (1, 2):
-            connection = _CONNECTIONS.pop(name, None) or _connect_or_start(folder, name, argv, env, timeout)
+            connection = _CONNECTIONS.pop(name, None)
+            if connection is not None and connection.path != _socket_path(folder, name):
+                connection.close()  # to an earlier run's helper: this run's is in its own folder
+                connection = None
+            connection = connection or _connect_or_start(folder, name, argv, env, timeout)
             try:
                 answer = connection.ask(request, timeout)
             except HelperTimeout:

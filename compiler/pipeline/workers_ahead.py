@@ -41,10 +41,13 @@ def load_charts(vendor_dir: Path) -> None:
     """Every chart vendor/'s lock names, read as a job reads it (digest checked, CRDs parsed or their facts taken
     from the cache) and kept in this process, its CRDs sent to the engine to compile. A chart that does not load
     is left to the jobs that need it: their environments report why."""
-    with contextlib.suppress(KrcError):
-        for name, version in sorted(vendored.read_lock(vendor_dir)):
-            with contextlib.suppress(KrcError):
-                crds_ahead.send(vendored.load_vendored_chart(vendor_dir, name, version).crds)
+    try:
+        locked = sorted(vendored.read_lock(vendor_dir))
+    except KrcError:
+        return
+    for name, version in locked:
+        with contextlib.suppress(KrcError):
+            crds_ahead.send(vendored.load_vendored_chart(vendor_dir, name, version).crds)
 
 
 def start(count: int, initializer: Callable[[], None], vendor_dir: Path | None = None) -> None:

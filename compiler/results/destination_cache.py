@@ -33,10 +33,8 @@ class DestinationIndex:
         self._common = (krc_fingerprint(), limit_settings())
 
     def unread(self, names: Sequence[str]) -> int:
-        """How many of `names` have no entry (every one without a cache): their files must be read to know where
-        they deploy."""
-        if not self.cache.enabled:
-            return len(names)
+        """How many of `names` have no entry (every one without a cache, whose index is empty): their files must
+        be read to know where they deploy."""
         return sum(name not in self.entries for name in names)
 
     def _entry_key(self, name: str) -> str:

@@ -120,3 +120,14 @@ def test_only_a_private_folder_of_this_user_is_a_run_folder(tmp_path: Path, monk
     assert client.run_folder() is None
     monkeypatch.setenv("KRC_ENGINE_SOCKET", str(tmp_path / "absent" / "engine.sock"))
     assert client.run_folder() is None
+
+
+def test_a_later_run_in_the_same_process_gets_a_helper_of_its_own(folder: str, server: list[str], tmp_path: Path):
+    """A process that outlives a run (a test session, krc used as a library) must not send the next run's
+    requests to the earlier run's helper: each run's helper listens in its own folder."""
+    first = shared_helper.ask(folder, "echo", server, None, {"n": 1}, 10)
+    later = tmp_path / "later-run"
+    later.mkdir(mode=0o700)
+    second = shared_helper.ask(str(later), "echo", server, None, {"n": 2}, 10)
+    assert (later / "echo.sock").is_socket()
+    assert second["pid"] != first["pid"] and second["request"] == {"n": 2}
