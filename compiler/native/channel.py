@@ -1,12 +1,15 @@
 """One conversation with the engine: JSON lines out, answers back by id, in whatever order they finish.
 
-A reader thread hands each answer to its request. Requests are written outside the lock the reader takes, so a
-batch larger than the pipe holds never deadlocks: the engine answers the first requests while the rest are
-still being written, and it stops reading until those answers are read. How the conversation is carried (the
-engine's own pipes, or a worker's connection to its run's engine) is the subclass's business.
+A reader thread hands each answer to its request, and a writer thread writes the requests, in the order they
+were submitted: a caller never waits for the engine to read what it sends (a chart's CRDs are megabytes, and an
+engine just started reads them only once its runtime is up), and a batch larger than the pipe holds never
+deadlocks (the engine answers the first requests while the rest are still being written, and stops reading until
+those answers are read). How the conversation is carried (the engine's own pipes, or a worker's connection to
+its run's engine) is the subclass's business.
 """
 from __future__ import annotations
 
+import queue
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -29,12 +32,15 @@ class RawJSON(str):
     and encoded again (megabytes per CRD)."""
 
 
-def _encoded(op: str, ident: int, args: dict[str, Any]) -> bytes:
+def _encoded_args(args: dict[str, Any]) -> str:
     def dump(value: Any) -> str:
         return jsontext.compact(value)
 
-    fields = ",".join(f"{dump(k)}:{v if isinstance(v, RawJSON) else dump(v)}" for k, v in args.items())
-    return f'{{"id":{ident},"op":{dump(op)},"args":{{{fields}}}}}\n'.encode("utf-8", "surrogatepass")
+    return ",".join(f"{dump(k)}:{v if isinstance(v, RawJSON) else dump(v)}" for k, v in args.items())
+
+
+def _line(op: str, ident: int, fields: str) -> bytes:
+    return f'{{"id":{ident},"op":{jsontext.compact(op)},"args":{{{fields}}}}}\n'.encode("utf-8", "surrogatepass")
 
 
 @dataclass(frozen=True)
@@ -49,29 +55,54 @@ class Channel:
     def __init__(self, requests: IO[bytes], answers: IO[bytes]) -> None:
         self._requests, self._answers = requests, answers
         self._lock = threading.Lock()  # the requests under way and the id counter
-        self._write_lock = threading.Lock()  # one request line at a time
         self._pending: dict[int, Future[Answer]] = {}
         self._next_id = 1
         self._ended: EngineEnded | None = None
+        # request lines in the order submitted; None ends the writer once what came before it is written
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write_requests, name="krc-engine-requests", daemon=True)
+        self._writer.start()
         self._reader = threading.Thread(target=self._read_answers, name="krc-engine-answers", daemon=True)
         self._reader.start()
 
     def submit(self, op: str, args: dict[str, Any]) -> Future[Answer]:
         future: Future[Answer] = Future()
+        fields = _encoded_args(args)  # outside the lock: the reader thread takes it for every answer
         with self._lock:
             if self._ended is not None:
                 future.set_exception(self._ended)
                 return future
             ident, self._next_id = self._next_id, self._next_id + 1
             self._pending[ident] = future
-        line = _encoded(op, ident, args)
-        with self._write_lock:
+            # queued under the lock: lines go out in the order their ids were given
+            self._outbox.put(_line(op, ident, fields))
+        return future
+
+    def _write_requests(self) -> None:
+        broken = False
+        while (line := self._outbox.get()) is not None:
+            if broken:
+                continue  # drained unwritten: the reader thread fails every request under way
             try:
                 self._requests.write(line)
-                self._requests.flush()
+                if self._outbox.empty():  # lines queued meanwhile go out with the next flush
+                    self._requests.flush()
             except (OSError, ValueError):
-                pass  # the reader thread sees the engine end and fails every request under way
-        return future
+                broken = True
+
+    def finish_writing(self, timeout: float) -> bool:
+        """Write every request submitted so far, then close the requests' side (the engine ends once it has
+        answered them). False when that was not done within `timeout` seconds (the engine does not read: the
+        caller kills it, which ends the write under way)."""
+        self._outbox.put(None)
+        self._writer.join(timeout)
+        if self._writer.is_alive():
+            return False
+        try:
+            self._requests.close()
+        except (OSError, ValueError):
+            pass
+        return True
 
     def _read_answers(self) -> None:
         try:
@@ -113,7 +144,9 @@ class Channel:
 
     def kill(self) -> None:
         """Stop talking: no more requests (a subclass also ends what the reader thread reads from, which closing
-        the reader's file from another thread would not: it waits for the read under way)."""
+        the reader's file from another thread would not: it waits for the read under way; and what the writer
+        thread is writing, which then fails and drops the rest)."""
+        self._outbox.put(None)
         try:
             self._requests.close()
         except (OSError, ValueError):

@@ -60,8 +60,9 @@ class ChildProcess(Channel):
 
     def close(self) -> None:
         """End it once it has answered what is under way (closing its request pipe ends it)."""
-        with contextlib.suppress(OSError):
-            self._requests.close()
+        if not self.finish_writing(timeout=10):
+            self.kill()
+            return
         try:
             self._process.wait(timeout=10)
         except subprocess.TimeoutExpired:

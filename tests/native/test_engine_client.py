@@ -134,9 +134,33 @@ def test_workers_share_the_engine_of_their_run():
 
 
 def test_an_argument_already_encoded_goes_into_the_request_as_it_is():
-    from compiler.native.channel import RawJSON, _encoded
+    from compiler.native.channel import RawJSON, _encoded_args, _line
 
-    line = _encoded("validate", 7, {"objects": [{"a": "é"}], "crd": RawJSON('{"kind":"CustomResourceDefinition"}')})
-    assert json.loads(line) == {"id": 7, "op": "validate", "args": {"objects": [{"a": "é"}],
-                                                                   "crd": {"kind": "CustomResourceDefinition"}}}
-    assert json.loads(_encoded("version", 1, {})) == {"id": 1, "op": "version", "args": {}}
+    fields = _encoded_args({"objects": [{"a": "é"}], "crd": RawJSON('{"kind":"CustomResourceDefinition"}')})
+    assert json.loads(_line("validate", 7, fields)) == {
+        "id": 7, "op": "validate", "args": {"objects": [{"a": "é"}], "crd": {"kind": "CustomResourceDefinition"}}}
+    assert json.loads(_line("version", 1, _encoded_args({}))) == {"id": 1, "op": "version", "args": {}}
+
+
+def test_submitting_never_waits_for_the_other_side_to_read_and_lines_go_out_in_order():
+    """A request larger than the pipe holds is handed to the writer thread: the caller goes on (a chart's CRDs
+    sent to an engine that has not started reading yet), and every line goes out whole, in the order submitted."""
+    import os
+
+    from compiler.native.channel import Channel
+
+    requests_read, requests_write = os.pipe()
+    answers_read, answers_write = os.pipe()
+    channel = Channel(os.fdopen(requests_write, "wb"), os.fdopen(answers_read, "rb"))
+    big = "x" * (4 << 20)  # far more than a pipe holds: before the writer thread, submit blocked here
+    futures = [channel.submit("validate", {"crd": big, "n": i}) for i in range(3)]
+    assert not any(f.done() for f in futures)  # nothing read them yet, and this thread was not held up
+    with os.fdopen(requests_read, "rb") as other_side:
+        lines = [json.loads(other_side.readline()) for _ in futures]
+        assert [(line["id"], line["args"]["n"], len(line["args"]["crd"])) for line in lines] == \
+            [(1, 0, 4 << 20), (2, 1, 4 << 20), (3, 2, 4 << 20)]
+        assert channel.finish_writing(timeout=10)
+        assert other_side.read() == b""  # closed after the last line
+    os.close(answers_write)  # the reader thread sees the end: what was not answered fails
+    with pytest.raises(client.EngineEnded):
+        futures[0].result(timeout=10)
