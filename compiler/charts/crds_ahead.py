@@ -4,10 +4,11 @@ Compiling a CRD version for the API server's validation (engine/validate_compile
 KubeRay CRD; asked for only when the first objects are validated, that time is spent while this process waits. The
 first environment (or batch of them, right after its Helm renders) a process renders sends its chart's CRDs with
 their storage versions to compile (`validate` with no objects), so the engine compiles them on its own threads
-meanwhile; `take` then hands the engine's name for a CRD to the validation, which names it by digest instead of
-sending it again. Nothing waits for these requests: one not answered yet, or answered with an error, is left to the
-validation, which sends the CRD itself and gets its own answer (and the engine compiles each version once whoever
-asks first).
+meanwhile; `take` then gives the validation the engine's name for a CRD, which it names by digest instead of
+sending it again. Nothing waits for these requests: the engine names a CRD by the sha256 of the bytes sent
+(engine/README.md), so the name is known as soon as it is sent; a validation that reaches the engine first, or
+after a compile that failed (the engine keeps no failed CRD), is answered `needCRD` and sends the CRD itself (the
+engine compiles each version once whoever asks first).
 """
 from __future__ import annotations
 
@@ -40,15 +41,25 @@ def send(crds: Iterable[Crd]) -> None:
             return  # no engine: the validation reports it
 
 
-def take(digest: str) -> None:
-    """Remember the engine's name for a CRD sent ahead, if its answer is in (validate then names it by digest)."""
+def take(digest: str) -> str | None:
+    """The engine's name for a CRD this process sent ahead (None: not sent, or its compile failed). Its answer
+    need not be in: the name is the digest of what was sent."""
     pending = _AHEAD.get((os.getpid(), digest))
-    if pending is None or not pending.done():
-        return
+    if pending is None:
+        return None
+    if not pending.done():
+        return engine_name(digest)
     del _AHEAD[os.getpid(), digest]
     try:
         answer = pending.answer()
     except (KrcError, EngineEnded):
-        return  # the validation's own request meets what ended this one
+        return None  # the validation's own request meets what ended this one
     if answer.error is None and isinstance(answer.result, dict) and isinstance(answer.result.get("crdDigest"), str):
         client.remember("crd", digest, answer.result["crdDigest"])
+        return str(answer.result["crdDigest"])
+    return None
+
+
+def engine_name(digest: str) -> str:
+    """How the engine names the CRD whose canonical text has this sha256 (krc's Crd.digest), once it was sent."""
+    return f"sha256:{digest}"

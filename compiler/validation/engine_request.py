@@ -27,8 +27,8 @@ class ValidateRequest:
         megabytes per CRD), else the document."""
         self._crd = crd
         self._digest, self._items, self._what = digest, items, what
-        crds_ahead.take(digest)
-        known = client.engine_name("crd", digest)  # sent once (maybe ahead), then named by the engine's digest
+        # sent once (maybe ahead, maybe not compiled yet), then named by the engine's digest
+        known = client.engine_name("crd", digest) or crds_ahead.take(digest)
         self._by_digest = known is not None
         args: dict[str, Any] = {"objects": items, **({"crdDigest": known} if known else {"crd": crd}),
                                 "share": client.shares_schemas()}

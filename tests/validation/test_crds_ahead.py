@@ -45,3 +45,37 @@ def test_crds_sent_ahead_are_named_by_digest_and_judge_as_before(project: Projec
     assert [sorted(a) for a in asked] == [["crdDigest", "objects", "share"]]  # named, not sent again
     assert ahead == sent_with_objects and not ahead.ok
     assert any("containerPort" in str(p.segments) for p in ahead.problems)
+
+
+def test_a_crd_sent_ahead_is_named_by_digest_before_its_answer_is_in(project: Project,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine names a CRD by the sha256 of the bytes sent, so the validation right after the send names it
+    too (never sending megabytes twice), whether or not the engine finished compiling it."""
+    chart = vendored.load_vendored_chart(project.vendor_dir, "kuberay-operator", "1.7.0")
+    monkeypatch.setattr(client, "_KNOWN", {})
+    monkeypatch.setattr(crds_ahead, "_AHEAD", {})
+    schemas = SchemaSet.from_crds(chart.crds)
+    sent_with_objects = schemas.validate(CLUSTER)
+
+    monkeypatch.setattr(client, "_KNOWN", {})
+    monkeypatch.setattr(crds_ahead, "_AHEAD", {})
+    asked: list[dict[str, Any]] = []
+    real = client.Pending
+
+    def recording(op: str, args: dict[str, Any], what: str, timeout: float) -> client.Pending:
+        asked.append(args)
+        return real(op, args, what, timeout)
+
+    monkeypatch.setattr(client, "Pending", recording)
+    crds_ahead.send(chart.crds)
+    sent_ahead = list(crds_ahead._AHEAD.values())
+    ahead = schemas.validate(CLUSTER)  # at once: its CRD's compile may well be under way
+    validations = [a for a in asked if a.get("objects")]
+    assert [sorted(a) for a in validations] == [["crdDigest", "objects", "share"]]
+    assert ahead == sent_with_objects
+    assert all(p.answer().error is None for p in sent_ahead)
+    [cluster_crd] = [c for c in chart.crds if c.kind == "RayCluster"]
+    assert validations[0]["crdDigest"] == crds_ahead.engine_name(cluster_crd.digest)
+    # what the engine answered for each is the name used
+    answered = {a["crdDigest"] for a in (p.answer().result for p in sent_ahead)}
+    assert answered == {crds_ahead.engine_name(c.digest) for c in chart.crds}

@@ -113,6 +113,7 @@ def test_one_schema_set_can_hold_argocd_and_kuberay_crds():
 
 
 def test_crds_are_sent_once_then_named_by_digest(monkeypatch):
+    from compiler.charts import crds_ahead
     from compiler.native import client
 
     crd = read_chart(CHARTS / "kuberay-operator-1.7.0.tgz").crds[0]
@@ -125,6 +126,7 @@ def test_crds_are_sent_once_then_named_by_digest(monkeypatch):
 
     monkeypatch.setattr(client.Pending, "__init__", recording)
     monkeypatch.setattr(client, "_KNOWN", {})
+    monkeypatch.setattr(crds_ahead, "_AHEAD", {})  # nothing sent before, as in a new process
     schemas = SchemaSet.from_crds([crd])
     assert [r.ok for r in schemas.validate_many([cluster(), cluster(), cluster()])] == [True] * 3
     assert schemas.validate(cluster()).ok
