@@ -29,6 +29,18 @@ def test_plain_data_resolves_scalars_like_the_safe_loader():
     assert yaml_events.plain_documents(text) == expected == yamlio.load_all(text)
 
 
+def test_scalars_remembered_across_files_stay_bounded_and_read_the_same(monkeypatch: pytest.MonkeyPatch):
+    """One resolver per thread remembers every plain scalar it resolved, for every file after; past its bound it
+    starts afresh, and what it gives never differs from the safe loader's."""
+    monkeypatch.setattr(yaml_events, "_SCALARS_KEPT", 5)
+    resolver = yaml_events._resolver()
+    assert resolver is yaml_events._resolver()  # the same one for the next file of this thread
+    texts = [f"a{i}: {i}\nflag: yes\nwhen: 2024-01-0{i % 9 + 1}\nf: 1.{i}e3\nname: n-{i}\n" for i in range(20)]
+    for text in texts * 2:
+        assert yaml_events.plain_documents(text) == [yaml.safe_load(text)]
+        assert len(resolver.cache) <= 5
+
+
 @pytest.mark.parametrize("depth", [limits.YAML_DEPTH.value - 2, limits.YAML_DEPTH.value - 1,
                                    limits.YAML_DEPTH.value, limits.YAML_DEPTH.value + 1])
 def test_the_depth_bound_holds_on_either_path(depth: int):

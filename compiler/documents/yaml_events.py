@@ -10,6 +10,7 @@ errors and bounds: the result is always what the safe loader would give.
 """
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -32,7 +33,9 @@ class _Unsupported(Exception):
 
 
 class _ScalarResolver(yaml.SafeLoader):
-    """Resolves and constructs one plain scalar with the safe loader's own rules (YAML 1.1 bools, ints...)."""
+    """Resolves and constructs one plain scalar with the safe loader's own rules (YAML 1.1 bools, ints...),
+    remembering each answer: every value it makes is immutable (text, numbers, booleans, null, dates), so one
+    answer serves every file a process reads (environment files repeat their keys and most values)."""
 
     def __init__(self) -> None:
         super().__init__("")
@@ -43,12 +46,26 @@ class _ScalarResolver(yaml.SafeLoader):
             return self.cache[value]
         except KeyError:
             pass
+        if len(self.cache) >= _SCALARS_KEPT:  # a long-lived process (the Argo CD plugin) stays bounded
+            self.cache.clear()
         # PyYAML's stubs leave Resolver.resolve unannotated; it returns the tag as a str
         tag: str = self.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
         node = yaml.ScalarNode(tag, value)
         result = value if tag == "tag:yaml.org,2002:str" else self.construct_object(node, deep=True)
         self.cache[value] = result
         return result
+
+
+_SCALARS_KEPT = 200_000
+_RESOLVERS = threading.local()  # the safe loader's construction keeps state: one resolver per thread
+
+
+def _resolver() -> _ScalarResolver:
+    try:
+        found: _ScalarResolver = _RESOLVERS.resolver
+    except AttributeError:
+        found = _RESOLVERS.resolver = _ScalarResolver()
+    return found
 
 
 Positions = dict[Any, Location]
@@ -187,7 +204,7 @@ def positioned_documents(text: str, filename: str) -> list[tuple[Any, dict[Any, 
     if _CParser is None:
         return None
     try:
-        return _documents(text, _ScalarResolver(), filename)
+        return _documents(text, _resolver(), filename)
     except (_Unsupported, yaml.YAMLError):
         return None
 
@@ -199,7 +216,7 @@ def plain_stream(text: str) -> list[Any] | None:
     if _CParser is None:
         return None
     try:
-        return [data for data, _ in _documents(text, _ScalarResolver())]
+        return [data for data, _ in _documents(text, _resolver())]
     except (_Unsupported, yaml.YAMLError):
         return None
 
