@@ -94,11 +94,13 @@ def prepare(width: int) -> None:
         _WIDTH[0] = width
 
 
-def make_room(needed: int) -> None:
-    """Forget everything once the places would hold too much."""
-    if KEYS.size() + VALUES.size() + ITEMS.size() + needed > 3 * _KEPT:
-        for place in (KEYS, VALUES, ITEMS):
-            place.clear()
+def make_room(needed: int) -> bool:
+    """Forget everything once the places would hold too much (whether they did)."""
+    if KEYS.size() + VALUES.size() + ITEMS.size() + needed <= 3 * _KEPT:
+        return False
+    for place in (KEYS, VALUES, ITEMS):
+        place.clear()
+    return True
 
 
 def may_span_lines(place: Place, data: Any) -> bool:

@@ -111,7 +111,7 @@ class _Writer:
                     self.sequence(value, column, indent)
             elif kind is int:
                 lines.append(f"{lead}{name}{_VALUE_INTS.get(value) or self.scalar(VALUES, value, column)}")
-            elif kind is bool:
+            elif kind is bool or value is None:
                 lines.append(f"{lead}{name}{_VALUE_FIXED.get(value) or self.scalar(VALUES, value, column)}")
             else:
                 lines.append(f"{lead}{name}{self.scalar(VALUES, value, column)}")
@@ -164,7 +164,8 @@ def plain_text(data: Any, width: int) -> str | None:
         if len(set(writer.containers)) != len(writer.containers):
             return None  # a map or list that appears twice: PyYAML writes an anchor and an alias
         if writer.missing:
-            make_room(len(writer.missing))
+            if make_room(len(writer.missing)):
+                writer = _write(data, width)  # what it had found was forgotten too
             learn([(place, scalar, column) for _, place, scalar, column in writer.missing], width)
             writer.fill()
         return "".join(writer.lines) + writer.ending()
