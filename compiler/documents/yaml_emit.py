@@ -1,4 +1,5 @@
-"""Plain data straight to libyaml's emitter as events: the fast path of `yamlio.dump`.
+"""Plain data straight to libyaml's emitter as events: how `yamlio.dump` writes what yaml_text leaves, and how
+yaml_scalars asks the emitter the text of a scalar.
 
 PyYAML's dumper first builds a node graph in Python (the representer, with its alias bookkeeping), and its C
 serializer then asks the Python resolver twice per scalar how the value would read back. Every file krc writes is
@@ -31,8 +32,8 @@ _STR_IMPLICIT = (True, True)  # text that reads back as text when plain: no tag,
 _STR_QUOTED = (False, True)  # text that would read back as something else when plain ('true', '1'): quoted
 
 
-class _Unsupported(Exception):
-    """Data the fast path does not write; PyYAML's dumper takes over."""
+class Unsupported(Exception):
+    """Data a fast path does not write; the next takes over (yaml_text, then these events, then PyYAML's dumper)."""
 
 
 class _Resolver(yaml.resolver.Resolver):
@@ -59,6 +60,11 @@ class _Resolver(yaml.resolver.Resolver):
 _RESOLVER = _Resolver()
 
 
+def plain_reads_as_text(value: str) -> bool:
+    """Whether text written plain reads back as text (not 'true', '1', '~', '2024-01-01')."""
+    return _RESOLVER.plain_tag(value) == STR
+
+
 def _float_text(value: float) -> str:
     """The float as YAML 1.1 writes it (.nan, .inf, and an exponent always after a decimal point)."""
     if value != value:
@@ -72,10 +78,10 @@ def _float_text(value: float) -> str:
 
 
 # The events are read, never changed, by the emitter: each distinct one is made once and handed out again
-_MAP_START = yaml.MappingStartEvent(None, MAP, True, flow_style=False)
-_MAP_END = yaml.MappingEndEvent()
-_SEQ_START = yaml.SequenceStartEvent(None, SEQ, True, flow_style=False)
-_SEQ_END = yaml.SequenceEndEvent()
+MAP_START = yaml.MappingStartEvent(None, MAP, True, flow_style=False)
+MAP_END = yaml.MappingEndEvent()
+SEQ_START = yaml.SequenceStartEvent(None, SEQ, True, flow_style=False)
+SEQ_END = yaml.SequenceEndEvent()
 _EVENTS_KEPT = 200_000  # per kind, as _Resolver's: a long-lived process (the Argo CD plugin) stays bounded
 
 
@@ -101,6 +107,22 @@ def _kept(events: dict[Any, yaml.ScalarEvent], key: Any, event: yaml.ScalarEvent
     return event
 
 
+def scalar_event(data: Any) -> yaml.ScalarEvent:
+    """The event PyYAML's serializer would emit for one scalar of plain data (text, integer, boolean, null,
+    float), the one `_Events.add` emits; yaml_scalars asks the emitter with it how the scalar is written."""
+    kind = type(data)
+    if kind is str:
+        return _TEXT_EVENTS.get(data) or _kept(_TEXT_EVENTS, data,
+                                               _scalar_event(STR, data, "|" if "\n" in data else None))
+    if kind is int:
+        return _INT_EVENTS.get(data) or _kept(_INT_EVENTS, data, _scalar_event(INT, str(data)))
+    if kind is bool or data is None:
+        return _FIXED_EVENTS[data]
+    if kind is float:
+        return _scalar_event(FLOAT, _float_text(data))
+    raise Unsupported
+
+
 class _Events:
     """One document's events, handed to the emitter as they come."""
 
@@ -122,28 +144,46 @@ class _Events:
             self.emit(_scalar_event(FLOAT, _float_text(data)))
         elif kind is dict or kind is list:
             if id(data) in self.containers:
-                raise _Unsupported
+                raise Unsupported
             self.containers.add(id(data))
             if kind is dict:
                 self._mapping(data)
             else:
-                self.emit(_SEQ_START)
+                self.emit(SEQ_START)
                 for item in data:
                     self.add(item)
-                self.emit(_SEQ_END)
+                self.emit(SEQ_END)
         else:
-            raise _Unsupported
+            raise Unsupported
 
     def _mapping(self, data: dict[Any, Any]) -> None:
         try:
             items = sorted(data.items())
         except TypeError:  # keys of types that do not compare: PyYAML writes them in their order; left to it
-            raise _Unsupported from None
-        self.emit(_MAP_START)
+            raise Unsupported from None
+        self.emit(MAP_START)
         for key, value in items:
             self.add(key)
             self.add(value)
-        self.emit(_MAP_END)
+        self.emit(MAP_END)
+
+
+def emitted(events: list[yaml.Event], width: int) -> str:
+    """The text of one document made of `events` (its start and end events added), as the emitter writes it."""
+    if _CEmitter is None:
+        raise Unsupported
+    stream = io.StringIO()
+    emitter = _CEmitter(stream, width=width, allow_unicode=True)
+    try:
+        emitter.emit(yaml.StreamStartEvent())
+        emitter.emit(yaml.DocumentStartEvent(explicit=False))
+        for event in events:
+            emitter.emit(event)
+        emitter.emit(yaml.DocumentEndEvent(explicit=False))
+        emitter.emit(yaml.StreamEndEvent())
+    finally:
+        emitter.dispose()
+    return stream.getvalue()
 
 
 def plain_text(data: Any, width: int) -> str | None:
@@ -159,7 +199,7 @@ def plain_text(data: Any, width: int) -> str | None:
         _Events(emitter.emit).add(data)
         emitter.emit(yaml.DocumentEndEvent(explicit=False))
         emitter.emit(yaml.StreamEndEvent())
-    except (_Unsupported, RecursionError):
+    except (Unsupported, RecursionError):
         return None  # what was written so far is dropped with the stream
     finally:
         emitter.dispose()

@@ -12,7 +12,7 @@ import yaml
 
 from ..diagnostics.problems import KrcError, Location, Problem
 from ..settings import limits
-from .yaml_emit import plain_text
+from . import yaml_emit, yaml_text
 from .yaml_events import first_too_deep, plain_documents, plain_stream, positioned_documents
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -238,9 +238,12 @@ DUMP_WIDTH = 1_000_000  # lines are never folded
 
 
 def dump(data: Any) -> str:
-    """The canonical text of one document; identical input gives identical bytes on any machine. Plain data goes
-    to the emitter as events (yaml_emit); anything else through PyYAML's dumper, with the same result."""
-    text = plain_text(data, DUMP_WIDTH)
+    """The canonical text of one document; identical input gives identical bytes on any machine. Plain data is
+    written as text directly (yaml_text), or else as the emitter's events (yaml_emit); anything else through
+    PyYAML's dumper, with the same result."""
+    text = yaml_text.plain_text(data, DUMP_WIDTH)
+    if text is None:
+        text = yaml_emit.plain_text(data, DUMP_WIDTH)
     if text is not None:
         return text
     return yaml.dump(data, Dumper=_CanonicalDumper, sort_keys=True, default_flow_style=False,

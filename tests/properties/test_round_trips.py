@@ -83,7 +83,8 @@ emitted = st.recursive(st.one_of(scalars, tricky_text, st.floats(), st.integers(
 @given(emitted)
 @example({"pip": "pip:\n- torch\n"})  # a literal block (the style once went where the start mark belongs)
 def test_the_event_emitter_writes_what_pyyaml_writes(document: Any) -> None:
-    """yaml_emit (what yamlio.dump writes plain data with) and PyYAML's dumper give the same bytes."""
+    """yaml_emit (the event path: what yamlio.dump writes plain data with when yaml_text does not) and PyYAML's
+    dumper give the same bytes."""
     pyyaml = yaml.dump(document, Dumper=yamlio._CanonicalDumper, sort_keys=True, default_flow_style=False,
                        allow_unicode=True, width=yamlio.DUMP_WIDTH, explicit_start=False)
     assert yaml_emit.plain_text(document, yamlio.DUMP_WIDTH) == pyyaml
