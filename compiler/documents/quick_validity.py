@@ -95,12 +95,7 @@ class _Compiler:
             raise Unsupported("$id below the root")
         compiled = [self.keyword(name, value, schema, base, surfaces) for name, value in schema.items()
                     if name not in _NOT_CHECKS and not name.startswith("x-")]
-        checks = [check for check in compiled if check is not None]
-        if not checks:
-            return lambda instance: True
-        if len(checks) == 1:
-            return checks[0]
-        return lambda instance: all(check(instance) for check in checks)
+        return _every([check for check in compiled if check is not None])
 
     def keyword(self, name: str, value: Any, schema: dict[str, Any], base: str, surfaces: bool) -> Check | None:
         if name == "type":
@@ -114,13 +109,13 @@ class _Compiler:
         if name == "items":
             if isinstance(value, list) or "prefixItems" in schema:
                 raise Unsupported("items as a list")
-            item = self.schema(value, base, surfaces)
-            return lambda instance: not isinstance(instance, list) or all(item(i) for i in instance)
+            return _each_item(self.schema(value, base, surfaces))
         if name == "required":
             required = tuple(str(field) for field in value)
             if surfaces and self.required is not None:  # the caller ignores some of what would surface
                 required = self.required(required)
-            return lambda instance: not isinstance(instance, dict) or all(f in instance for f in required)
+            fields = frozenset(required)
+            return lambda instance: not isinstance(instance, dict) or instance.keys() >= fields
         if name == "format":  # asserted only when the validator has a format checker
             formats = self.formats
             return None if formats is None else lambda instance: formats.conforms(instance, str(value))
@@ -140,7 +135,7 @@ class _Compiler:
                 return lambda instance: sum(1 for option in options if option(instance)) == 1
             if name == "anyOf":
                 return lambda instance: any(option(instance) for option in options)
-            return lambda instance: all(option(instance) for option in options)
+            return _every(options)
         if name == "not":
             negated = self.schema(value, base, False)
             return lambda instance: not negated(instance)
@@ -165,6 +160,38 @@ class _Compiler:
                     return False
             return True
         return check
+
+
+# The closures below loop themselves rather than hand a generator to all(): a document's check calls them once per
+# node, and a generator per call was a third of the time
+
+def _every(checks: list[Check]) -> Check:
+    """All of `checks` (in order: the cheap type check a schema starts with fails first)."""
+    if not checks:
+        return lambda instance: True
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda instance: first(instance) and second(instance)
+
+    def check(instance: Any) -> bool:
+        for each in checks:
+            if not each(instance):
+                return False
+        return True
+    return check
+
+
+def _each_item(item: Check) -> Check:
+    def check(instance: Any) -> bool:
+        if not isinstance(instance, list):
+            return True
+        for each in instance:
+            if not item(each):
+                return False
+        return True
+    return check
 
 
 def _type(value: Any) -> Check:
