@@ -2,7 +2,8 @@ package main
 
 // The policy op: krc's organisation policies (CUE files) evaluated by CUE's Go API against many inputs in one
 // request. Each input is unified with each policy on its own, so a finding never depends on the other inputs or
-// policies. Everything lives in one cue.Context made for the request: nothing is shared between requests.
+// policies. The policies are built once, in a cue.Context of the request's; each input in a context of its own:
+// nothing is shared between requests.
 
 import (
 	"encoding/json"
@@ -85,22 +86,17 @@ type builtPolicy struct {
 
 func evaluatePolicies(args policyArgs) (*policyResult, error) {
 	result := &policyResult{Broken: []policyError{}, Findings: make([][]policyError, len(args.Inputs))}
-	// a context per input: CUE keeps every value a context made until the context goes, so one context for the
-	// whole request would hold every input's objects (as CUE's vertices) to its end; the first input's context is
-	// the one the policies are first built in, which reports a broken one before any input is read
-	ctx := cuecontext.New()
-	policies, broken := buildPolicies(ctx, args.Policies)
+	policies, broken := buildPolicies(cuecontext.New(), args.Policies)
 	if len(broken) > 0 {
 		result.Broken = broken
 		result.Findings = [][]policyError{}
 		return result, nil
 	}
 	for i, input := range args.Inputs {
-		if i > 0 {
-			ctx = cuecontext.New()
-			policies, _ = buildPolicies(ctx, args.Policies)
-		}
-		withObjects, withoutObjects, err := inputValues(ctx, input, policies)
+		// a context per input: CUE keeps every instance a context built until the context goes, so one context
+		// for the whole request would hold every input's objects to its end; the policies, built once, are
+		// unified with values of other contexts (which CUE allows)
+		withObjects, withoutObjects, err := inputValues(cuecontext.New(), input, policies)
 		if err != nil {
 			return nil, err
 		}
