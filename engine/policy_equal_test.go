@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/parser"
 )
 
 // Policies beyond krc's own that reach the input in other ways CUE has: patterns, comprehensions over fields,
@@ -311,4 +314,52 @@ func TestPolicyRequestEqualsReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAnswers(t, file, args)
+}
+
+// The input's syntax is what CUE's parser makes of its text: the same nodes, literals and offsets.
+func TestInputSyntaxIsTheParsers(t *testing.T) {
+	input := realisticInput(t, 1, nil)
+	pretty, _ := json.MarshalIndent(json.RawMessage(input.Env), " ", "\t")
+	for _, text := range []string{
+		string(input.Env), string(input.Objects), string(pretty), `[]`, `{}`, ` [ {} , [ ] ,{"a" :[null]} ] `,
+		`{"n": [0, -0, 12, -12, 1.5, -1.5e-3, 1E400, 0.1e+2, 123456789012345678901234567890]}`,
+		`{"s": ["", "\"", "\\", "\/", "\u00e9\ud83d\ude00", "é😀", "\b\f\n\r\t", "a\u0000b"], "": true, "#d": false}`,
+	} {
+		for _, pair := range [][2]string{{string(input.Env), text}, {text, string(input.Objects)}} {
+			ours, ok := inputSyntax([]byte(pair[0]), []byte(pair[1]))
+			if !ok {
+				t.Fatalf("%s: not taken", text)
+			}
+			parsers, err := parser.ParseFile(inputFile, inputText([]byte(pair[0]), []byte(pair[1])))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := syntaxNodes(ours), syntaxNodes(parsers); !slices.Equal(a, b) {
+				t.Fatalf("%s:\nours     %q\nparser's %q", text, a, b)
+			}
+		}
+	}
+}
+
+// syntaxNodes lists a syntax tree's nodes with what CUE compiles of them, each at its offset.
+func syntaxNodes(node ast.Node) []string {
+	var nodes []string
+	ast.Walk(node, func(node ast.Node) bool {
+		about := ""
+		switch node := node.(type) {
+		case *ast.BasicLit:
+			about = node.Kind.String() + " " + node.Value
+		case *ast.UnaryExpr:
+			about = node.Op.String()
+		case *ast.Field:
+			about = fmt.Sprint(node.Constraint, node.TokenPos.Offset(), node.Alias, node.Attrs)
+		case *ast.StructLit:
+			about = fmt.Sprint(node.Lbrace.Offset(), node.Rbrace.Offset())
+		case *ast.ListLit:
+			about = fmt.Sprint(node.Lbrack.Offset(), node.Rbrack.Offset())
+		}
+		nodes = append(nodes, fmt.Sprintf("%T %d %s %s", node, node.Pos().Offset(), node.Pos().Position(), about))
+		return true
+	}, nil)
+	return nodes
 }
