@@ -2,15 +2,18 @@ package main
 
 // The policy op: krc's organisation policies (CUE files) evaluated by CUE's Go API against many inputs in one
 // request. Each input is unified with each policy on its own, so a finding never depends on the other inputs or
-// policies. Everything lives in one cue.Context made for the request: nothing is shared between requests.
+// policies. The policies are built once, in a cue.Context of the request's; each input in a context of its own:
+// nothing is shared between requests.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -18,6 +21,7 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
 )
 
 type policyArgs struct {
@@ -85,22 +89,17 @@ type builtPolicy struct {
 
 func evaluatePolicies(args policyArgs) (*policyResult, error) {
 	result := &policyResult{Broken: []policyError{}, Findings: make([][]policyError, len(args.Inputs))}
-	// a context per input: CUE keeps every value a context made until the context goes, so one context for the
-	// whole request would hold every input's objects (as CUE's vertices) to its end; the first input's context is
-	// the one the policies are first built in, which reports a broken one before any input is read
-	ctx := cuecontext.New()
-	policies, broken := buildPolicies(ctx, args.Policies)
+	policies, broken := buildPolicies(cuecontext.New(), args.Policies)
 	if len(broken) > 0 {
 		result.Broken = broken
 		result.Findings = [][]policyError{}
 		return result, nil
 	}
 	for i, input := range args.Inputs {
-		if i > 0 {
-			ctx = cuecontext.New()
-			policies, _ = buildPolicies(ctx, args.Policies)
-		}
-		withObjects, withoutObjects, err := inputValues(ctx, input, policies)
+		// a context per input: CUE keeps every instance a context built until the context goes, so one context
+		// for the whole request would hold every input's objects to its end; the policies, built once, are
+		// unified with values of other contexts (which CUE allows)
+		withObjects, withoutObjects, err := inputValues(cuecontext.New(), input, policies)
 		if err != nil {
 			return nil, err
 		}
@@ -180,9 +179,14 @@ func inputValues(ctx *cue.Context, input policyInput, policies []builtPolicy) (w
 			input.Name)
 	}
 	compile := func(objects []byte) (cue.Value, error) {
-		text := fmt.Sprintf("env: %[1]s.env\nobjects: %[1]s.objects\n%[1]s: env: %[2]s\n%[1]s: objects: %[3]s\n",
-			inputDefinition, env, objects)
-		value := ctx.CompileString(text, cue.Filename(inputFile))
+		if file, ok := inputSyntax(env, objects); ok {
+			value := ctx.BuildFile(file)
+			if value.Err() == nil {
+				return value, nil
+			}
+		}
+		// CUE refuses the input (text that is not UTF-8, a key given twice): its error for the text, as always
+		value := ctx.CompileString(inputText(env, objects), cue.Filename(inputFile))
 		if err := value.Err(); err != nil {
 			return value, fmt.Errorf("input %q cannot be given to CUE: %v", input.Name, err)
 		}
@@ -200,6 +204,139 @@ func inputValues(ctx *cue.Context, input policyInput, policies []builtPolicy) (w
 		}
 	}
 	return
+}
+
+// inputText is the input as CUE text: the data, and the definition that closes it.
+func inputText(env, objects []byte) string {
+	return fmt.Sprintf("%s%s%s%s\n", inputHead, env, inputMiddle, objects)
+}
+
+const (
+	inputHead   = "env: " + inputDefinition + ".env\nobjects: " + inputDefinition + ".objects\n" + inputDefinition + ": env: "
+	inputMiddle = "\n" + inputDefinition + ": objects: "
+)
+
+// inputSyntax is the syntax CUE's parser makes of inputText, built without reading the JSON again with a parser
+// made for all of CUE (a third of the op's time went to parsing megabytes of JSON as CUE): every node at its
+// offset in that text. Not ok when CUE's scanner would refuse the text (bytes that are not UTF-8, a byte order
+// mark inside a string): the parser then gives its error.
+func inputSyntax(env, objects []byte) (*ast.File, bool) {
+	for _, text := range [][]byte{env, objects} {
+		if !utf8.Valid(text) || bytes.Contains(text, byteOrderMark) {
+			return nil, false
+		}
+	}
+	objectsAt := len(inputHead) + len(env) + len(inputMiddle)
+	file := token.NewFile(inputFile, -1, objectsAt+len(objects)+1)
+	for _, part := range []struct {
+		text []byte
+		at   int
+	}{{[]byte(inputHead), 0}, {env, len(inputHead)}, {[]byte(inputMiddle), len(inputHead) + len(env)},
+		{objects, objectsAt}} {
+		for i, c := range part.text { // the lines, as the scanner records them (a position's line and column)
+			if c == '\n' {
+				file.AddLine(part.at + i + 1)
+			}
+		}
+	}
+	at := func(offset int) token.Pos { return file.Pos(offset, token.NoRelPos) }
+	selected := func(offset int, label string) *ast.SelectorExpr {
+		return &ast.SelectorExpr{X: &ast.Ident{NamePos: at(offset), Name: inputDefinition},
+			Sel: &ast.Ident{NamePos: at(offset + len(inputDefinition) + 1), Name: label}}
+	}
+	field := func(offset int, label string, value ast.Expr) *ast.Field {
+		return &ast.Field{Label: &ast.Ident{NamePos: at(offset), Name: label}, TokenPos: at(offset + len(label)),
+			Value: value}
+	}
+	// "#krcInput: label: json" at offset
+	definition := func(offset int, label string, json ast.Expr) *ast.Field {
+		inner := offset + len(inputDefinition) + 2
+		return field(offset, inputDefinition, &ast.StructLit{Elts: []ast.Decl{field(inner, label, json)}})
+	}
+	objectsLine := len(inputHead) + len(env) + 1
+	return &ast.File{Filename: inputFile, Decls: []ast.Decl{
+		field(0, "env", selected(5, "env")),
+		field(19, "objects", selected(28, "objects")),
+		definition(46, "env", (&jsonSyntax{text: env, file: file, base: len(inputHead)}).expr()),
+		definition(objectsLine, "objects", (&jsonSyntax{text: objects, file: file, base: objectsAt}).expr()),
+	}}, true
+}
+
+var byteOrderMark = []byte("\uFEFF")
+
+// jsonSyntax reads JSON text (already known to be valid) into the syntax CUE's parser makes of it: structs with
+// quoted labels, lists, literals as written (CUE reads the literal's text as the parser would have given it), a
+// negative number as minus applied to the number. Each node is at its offset in file, base being the text's.
+type jsonSyntax struct {
+	text []byte
+	at   int
+	file *token.File
+	base int
+}
+
+func (s *jsonSyntax) expr() ast.Expr {
+	s.space()
+	pos := s.file.Pos(s.base+s.at, token.NoRelPos)
+	start := s.at
+	switch c := s.text[s.at]; {
+	case c == '{':
+		s.at++
+		x := &ast.StructLit{Lbrace: pos}
+		for s.space(); s.text[s.at] != '}'; s.space() {
+			label := s.expr().(*ast.BasicLit)
+			s.space()
+			colon := s.file.Pos(s.base+s.at, token.NoRelPos)
+			s.at++
+			x.Elts = append(x.Elts, &ast.Field{Label: label, TokenPos: colon, Value: s.expr()})
+		}
+		x.Rbrace = s.file.Pos(s.base+s.at, token.NoRelPos)
+		s.at++
+		return x
+	case c == '[':
+		s.at++
+		x := &ast.ListLit{Lbrack: pos}
+		for s.space(); s.text[s.at] != ']'; s.space() {
+			x.Elts = append(x.Elts, s.expr())
+		}
+		x.Rbrack = s.file.Pos(s.base+s.at, token.NoRelPos)
+		s.at++
+		return x
+	case c == '"':
+		for s.at++; s.text[s.at] != '"'; s.at++ {
+			if s.text[s.at] == '\\' {
+				s.at++
+			}
+		}
+		s.at++
+		return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: string(s.text[start:s.at])}
+	case c == '-':
+		s.at++
+		return &ast.UnaryExpr{OpPos: pos, Op: token.SUB, X: s.expr()}
+	case c >= '0' && c <= '9':
+		kind := token.INT
+		for ; s.at < len(s.text) && strings.IndexByte("0123456789.eE+-", s.text[s.at]) >= 0; s.at++ {
+			if c := s.text[s.at]; c == '.' || c == 'e' || c == 'E' {
+				kind = token.FLOAT
+			}
+		}
+		return &ast.BasicLit{ValuePos: pos, Kind: kind, Value: string(s.text[start:s.at])}
+	default: // true, false, null
+		kind := token.NULL
+		if c == 't' {
+			kind = token.TRUE
+		} else if c == 'f' {
+			kind = token.FALSE
+		}
+		s.at += len(kind.String())
+		return &ast.BasicLit{ValuePos: pos, Kind: kind, Value: kind.String()}
+	}
+}
+
+// space skips white space and the commas between elements.
+func (s *jsonSyntax) space() {
+	for s.at < len(s.text) && strings.IndexByte(" \t\r\n,", s.text[s.at]) >= 0 {
+		s.at++
+	}
 }
 
 // policyErrors turns CUE's errors into krc's form, keeping only positions in the policy's own file.
