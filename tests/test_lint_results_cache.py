@@ -153,9 +153,10 @@ def test_a_cold_lint_validates_each_environment_once_and_finds_what_a_lint_over_
     validated: list[str] = []
     real = environments.validate_render
 
-    def counted(render: Render, peers: tuple[Destination, ...] = ()) -> environments.Validated:
+    def counted(render: Render, peers: tuple[Destination, ...] = (),
+                started: environments.StartedValidation | None = None) -> environments.Validated:
         validated.append(render.environment.name)
-        return real(render, peers)
+        return real(render, peers, started)
 
     monkeypatch.setattr(pipeline_context, "validate_render", counted)
     monkeypatch.setattr(lint_batch, "validate_render", counted)

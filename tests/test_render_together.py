@@ -170,3 +170,40 @@ def test_a_long_job_is_evaluated_a_few_environments_at_a_time(project: Project,
     assert runs == [JSONNET_BATCH, JSONNET_BATCH, 2, 2]
     for (env, chart), mine in zip(long_job, prepared, strict=True):
         assert render_environment(project, env, chart, mine).objects == render_environment(project, env, chart).objects
+
+
+def test_each_environment_of_a_job_is_validated_once_while_the_next_renders(project: Project,
+                                                                            monkeypatch: pytest.MonkeyPatch):
+    """rendered_together sends an environment's objects to the engine as soon as it is rendered; the compile takes
+    those verdicts (no second request) and finds what validating on its own finds."""
+    from compiler.native import client
+    from compiler.pipeline.context import Context, compile_validated, rendered_together
+    from compiler.results.compile_cache import CompileCache
+
+    names = project.environment_names()
+    sent: list[tuple[str, bool]] = []  # (what, the CRD sent in full)
+    real = client.Pending
+
+    def recording(op: str, args: dict[str, Any], what: str, timeout: float) -> client.Pending:
+        if op == "validate" and args.get("objects"):
+            sent.append((what, "crd" in args))
+        return real(op, args, what, timeout)
+
+    monkeypatch.setattr(client, "Pending", recording)
+    context = Context(project, CompileCache(project, enabled=False))
+    ahead = rendered_together(context, names)
+    assert all(not isinstance(r, KrcError) and r.validating is not None for r in ahead.values())
+    started = list(sent)
+    assert started  # sent while rendering, before any compile asked
+    compiled = {name: compile_validated(project, context.cache, name, peers=context.peers, ahead=ahead[name])
+                for name in names}
+    # the compile took the verdicts started: nothing asked again but a CRD the engine had not yet taken in, when
+    # the validation (naming it by digest) overtook the request that sent it ahead (`needCRD`: sent in full)
+    again = sent[len(started):]
+    assert all(full for _, full in again) and len(again) <= len(started)
+    for name in names:
+        alone = pipeline_environments.validate_render(compiled[name][1], context.peers)
+        validated = compiled[name][2]
+        assert validated is not None
+        assert validated.context.objects == alone.context.objects
+        assert validated.schema_problems == alone.schema_problems

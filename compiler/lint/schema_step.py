@@ -30,19 +30,38 @@ def _placed(problem: Problem, obj: LintObject) -> Problem:
 
 
 def validate(context: LintContext) -> tuple[LintContext, list[Problem]]:
-    schemas = _schema_set(context)
-    if schemas is None:
-        return context, []
-    judged = [obj for obj in context.objects if schemas.knows(obj.document)]
-    results = iter(schemas.validate_many([obj.document for obj in judged], [obj.positions for obj in judged]))
-    objects = []
-    problems: list[Problem] = []
-    for obj in context.objects:
-        if not schemas.knows(obj.document):
-            objects.append(obj)
-            continue
-        result = next(results)
-        problems.extend(_placed(p, obj) for p in result.problems)
-        defaulted = result.defaulted if isinstance(result.defaulted, dict) else obj.document
-        objects.append(dataclasses.replace(obj, document=defaulted))
-    return dataclasses.replace(context, objects=tuple(objects)), problems
+    return start(context).finish()
+
+
+class SchemaValidation:
+    """One context's objects sent to the engine (`start`); `finish` waits for the verdicts."""
+
+    def __init__(self, context: LintContext, schemas: SchemaSet | None) -> None:
+        self.context = context
+        self._schemas = schemas
+        self._judged = [obj for obj in context.objects if schemas.knows(obj.document)] if schemas else []
+        self._started = schemas.start_many([obj.document for obj in self._judged],
+                                           [obj.positions for obj in self._judged]) if schemas else None
+
+    def finish(self) -> tuple[LintContext, list[Problem]]:
+        """The context with every object as the API server stores it, and the schema findings."""
+        schemas, context = self._schemas, self.context
+        if schemas is None or self._started is None:
+            return context, []
+        results = iter(self._started.results())
+        objects = []
+        problems: list[Problem] = []
+        for obj in context.objects:
+            if not schemas.knows(obj.document):
+                objects.append(obj)
+                continue
+            result = next(results)
+            problems.extend(_placed(p, obj) for p in result.problems)
+            defaulted = result.defaulted if isinstance(result.defaulted, dict) else obj.document
+            objects.append(dataclasses.replace(obj, document=defaulted))
+        return dataclasses.replace(context, objects=tuple(objects)), problems
+
+
+def start(context: LintContext) -> SchemaValidation:
+    """The context's custom resources sent to the engine now, judged while the caller does other work."""
+    return SchemaValidation(context, _schema_set(context))

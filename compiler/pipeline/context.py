@@ -3,6 +3,7 @@ far), and the steps every plan takes per environment (rendered together, compile
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,10 +22,12 @@ from ..results.compile_cache import CompileCache, Compiled, inputs_digest
 from ..results.destination_cache import DestinationIndex
 from . import workers_ahead
 from .environments import (
+    StartedValidation,
     Validated,
     chart_pin,
     compile_environment,
     project_destinations,
+    start_validating,
     validate_render,
     validated_findings,
 )
@@ -100,6 +103,7 @@ class Rendered:
     files: folders.Files
     recorded: list[list[str]]
     inputs_digest: str
+    validating: StartedValidation | None = None  # its objects under the engine's validation (rendered_together)
 
 
 def rendered(project: Project, cache: CompileCache, key: str, render: Render, argocd_crds: str | None = None) \
@@ -140,8 +144,10 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rende
         templates = None  # each environment's own render reports it where it always did (after its values)
     for key, (env, chart), prepared in zip(keys, pairs, prepare_templates(project, pairs, templates), strict=True):
         try:
-            found[env.name] = rendered(project, cache, key, render_environment(project, env, chart, prepared,
-                                                                               templates))
+            render = render_environment(project, env, chart, prepared, templates)
+            # the engine judges this environment's objects while the next one renders (compile_validated waits)
+            found[env.name] = dataclasses.replace(rendered(project, cache, key, render),
+                                                  validating=start_validating(render, context.peers))
         except KrcError as err:
             found[env.name] = err
     return found
@@ -173,7 +179,7 @@ def compile_validated(project: Project, cache: CompileCache, name: str, argocd_c
     render = ahead.render
     validated: Validated | None = None
     try:
-        validated = validate_render(render, peers)
+        validated = validate_render(render, peers, ahead.validating)
         findings: list[Problem] | None = validated_findings(validated, project, argocd_crds)
     except KrcError:
         if lint:

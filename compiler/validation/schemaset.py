@@ -144,7 +144,13 @@ class SchemaSet:
         """Each document's result, in order: one engine request per CRD for all its objects, side by side.
 
         With `positions` (from yamlio.load_with_positions, one per document) problems carry file locations."""
-        where = list(positions) if positions is not None else [None] * len(documents)
+        return self.start_many(documents, positions).results()
+
+    def start_many(self, documents: Sequence[Any],
+                   positions: Sequence[yamlio.PositionLookup | None] | None = None) -> StartedValidation:
+        """validate_many's requests sent now, answered meanwhile: `results` waits for them."""
+        where: list[yamlio.PositionLookup | None] = list(positions) if positions is not None else \
+            [None] * len(documents)
         results: list[ValidationResult | None] = [None] * len(documents)
         batches: dict[tuple[str, str], list[int]] = {}
         for index, document in enumerate(documents):
@@ -164,10 +170,7 @@ class SchemaSet:
             what = f"the API server's validation of {len(items)} {key[1]}(s) against CRD {compiled.name}"
             requests.append((compiled, indexes, engine_request.ValidateRequest(compiled.sent, compiled.digest, items,
                                                                                what)))
-        for compiled, indexes, request in requests:
-            for i, result in zip(indexes, request.results(), strict=True):
-                results[i] = self._judged(compiled, documents[i], result, where[i])
-        return [r for r in results if r is not None]
+        return StartedValidation(list(documents), where, results, requests)
 
     def _unknown_kind(self, document: dict[str, Any], key: tuple[str, str],
                       positions: yamlio.PositionLookup | None) -> ValidationResult:
@@ -188,6 +191,23 @@ class SchemaSet:
         stored = result.get("object")
         return ValidationResult(stored if isinstance(stored, dict) else document,
                                 tuple(sorted(problems, key=_order)))
+
+
+class StartedValidation:
+    """SchemaSet.start_many's requests under way."""
+
+    def __init__(self, documents: list[Any], where: list[yamlio.PositionLookup | None],
+                 results: list[ValidationResult | None],
+                 requests: list[tuple[CompiledCrd, list[int], engine_request.ValidateRequest]]) -> None:
+        self._documents, self._where, self._results, self._requests = documents, where, results, requests
+
+    def results(self) -> list[ValidationResult]:
+        """Each document's result, in order (waiting for the engine's answers)."""
+        results = self._results
+        for compiled, indexes, request in self._requests:
+            for i, result in zip(indexes, request.results(), strict=True):
+                results[i] = SchemaSet._judged(compiled, self._documents[i], result, self._where[i])
+        return [r for r in results if r is not None]
 
 
 def _problem(ref: str, found: engine_errors.Finding, positions: yamlio.PositionLookup | None) -> Problem:
