@@ -120,11 +120,16 @@ class CacheKind:
         """Keep `payload` under `key`; best effort."""
         folders = self._folders(key, os.fspath(root or cache_dir()))
         try:
-            for folder in folders:
+            for folder in folders:  # made only when absent: most writes find all three (one lstat each)
+                if _folder_trusted(folder):
+                    continue
+                if os.path.lexists(folder):
+                    return  # a link, or a folder others may write to (warned)
                 os.makedirs(folder, mode=0o700, exist_ok=True)
                 if not _folder_trusted(folder):
                     return
-            write_atomically(Path(folders[2], key), self._header(key, payload) + payload, mode=0o600)
+            write_atomically(Path(folders[2], key), self._header(key, payload) + payload, mode=0o600,
+                             parent_made=True)
         except OSError:
             pass
 
