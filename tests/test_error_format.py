@@ -52,6 +52,7 @@ MISTAKES = [
     Mistake("extends-typo", ("extends: base", "extends: bse")),
     Mistake("extends-cycle", ("extends: base", "extends: dev")),
     Mistake("bool-as-word", ("cpuOnly: true", "cpuOnly: maybe")),
+    Mistake("impossible-date", ("description: CPU-only development cluster", "description: 2024-13-45")),
     Mistake("version-read-as-number", ("  version: '2.58.0'", "  version: 2.58"), file="environments/base.yaml"),
     Mistake("map-where-list-expected", ("  - name: ray-demo", "  name: ray-demo"), args=("render", "dev")),
     Mistake("typo-inside-raw", ("        memory: 2Gi\n", "        memory: 2Gi\n        raw:\n          template:\n"

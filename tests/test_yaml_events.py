@@ -122,3 +122,52 @@ def test_places_are_where_readers_look():
     assert {path: (loc.line, loc.column) for path, loc in positions.items()} == {
         (): (1, 1), ("a",): (1, 1), ("a", 0): (2, 5), ("a", 1): (3, 5), ("a", 1, "b"): (3, 6), ("c",): (4, 1)}
     assert yamlio.load_with_positions("# nothing\n", "f.yaml") == (None, {(): Location("f.yaml", 1, 1)})
+
+
+@pytest.mark.parametrize("text", [
+    "keep: 1\nskip: {a: [1, {b: 2}], c: x}\nalso: [1, 2]\nskip2: |\n  text\n",
+    "skip: [[[[1]]]]\nkeep: {deep: {er: [1, 2, {x: y}]}}\n",
+    "keep: null\nskip: 3\n",
+    "- skip: 1\n  keep: 2\n",  # a list root: nothing is left out
+    "scalar root\n",
+])
+def test_only_the_kept_keys_of_a_root_map_are_built_and_they_read_as_the_safe_loader_reads_them(text: str):
+    keep = frozenset({"keep", "also"})
+    full = yaml.safe_load(text)
+    expected = {k: v for k, v in full.items() if k in keep} if isinstance(full, dict) else full
+    assert yaml_events.plain_stream(text, keep) == [expected]
+    assert yamlio.load(text, "f.yaml", keep) == expected
+
+
+@pytest.mark.parametrize("skipped", [
+    "&a {x: 1}", "*a", "!!binary aGk=", "{when: 2024-13-45}", "[1, [2, [3\n",
+])
+def test_a_left_out_value_is_held_to_what_building_it_would_be(skipped: str):
+    """What the event path does not build is still read by its rules: an anchor, alias, tag, a scalar the safe
+    loader refuses or text that is not YAML sends the stream to the composed path, as building it would."""
+    text = f"keep: 1\nskip: {skipped}\n"
+    assert yaml_events.plain_stream(text, frozenset({"keep"})) is None
+
+
+def test_a_left_out_value_counts_toward_the_bounds(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(limits.YAML_DEPTH.variable, "4")
+    deep = "keep: 1\nskip: [[[[[1]]]]]\n"
+    assert yaml_events.plain_stream(deep) is None
+    assert yaml_events.plain_stream(deep, frozenset({"keep"})) is None
+    monkeypatch.setenv(limits.YAML_NODES.variable, "6")
+    many = "keep: 1\nskip: [1, 2, 3, 4, 5, 6]\n"
+    assert yaml_events.plain_stream(many) is None
+    assert yaml_events.plain_stream(many, frozenset({"keep"})) is None
+
+
+@pytest.mark.parametrize("text", ["when: 2024-13-45\n", "- [a, {b: 2024-02-30}]\n", "a: &x {d: 2024-00-01}\nb: *x\n"])
+def test_a_scalar_yaml_cannot_make_is_an_input_error_at_its_place(text: str):
+    """A date the safe loader cannot make (it raises ValueError, not a YAML error) is the file's error, where it
+    stands, on either path; never krc's internal error."""
+    assert yaml_events.plain_stream(text) is None
+    for load in (lambda: yamlio.load(text, "f.yaml"), lambda: yamlio.load_with_positions(text, "f.yaml")):
+        with pytest.raises(KrcError) as err:
+            load()
+        problem = err.value.problems[0]
+        assert problem.location is not None and problem.location.line == text.count("\n", 0, text.index("20")) + 1
+        assert "reads as a date" in problem.message and problem.help.startswith("quote it")

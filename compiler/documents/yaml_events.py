@@ -51,7 +51,10 @@ class _ScalarResolver(yaml.SafeLoader):
         # PyYAML's stubs leave Resolver.resolve unannotated; it returns the tag as a str
         tag: str = self.resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
         node = yaml.ScalarNode(tag, value)
-        result = value if tag == "tag:yaml.org,2002:str" else self.construct_object(node, deep=True)
+        try:
+            result = value if tag == "tag:yaml.org,2002:str" else self.construct_object(node, deep=True)
+        except (ValueError, OverflowError):  # a date YAML cannot make (2024-13-45): the composed path reports it
+            raise _Unsupported from None
         self.cache[value] = result
         return result
 
@@ -71,10 +74,12 @@ def _resolver() -> _ScalarResolver:
 Positions = dict[Any, Location]
 
 
-def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None) -> list[tuple[Any, Positions]]:
+def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None,
+               keep: frozenset[str] | None = None) -> list[tuple[Any, Positions]]:
     """Every document with, given `filename`, the place of every value as yamlio's positioned loader records it (a
     map entry at its key, a list item at itself); duplicate keys, an error there, are left to that loader. Without
-    a filename the places are not recorded (the hot path of plain_stream)."""
+    a filename the places are not recorded (the hot path of plain_stream). Given `keep`, a root map holds only
+    those keys: the others' values are parsed (and held to the same rules) but not built."""
     if _CParser is None:  # plain_documents checks first; this tells mypy
         raise _Unsupported
     parser = _CParser(text)
@@ -141,6 +146,9 @@ def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None
             elif frame[1] is no_key:
                 if value == "<<" or not isinstance(value, (str, int, float, bool)) or (placed and value in container):
                     raise _Unsupported
+                if keep is not None and len(stack) == 1 and value not in keep:
+                    nodes = _skip_value(get_event, plain, len(stack), nodes, depth_limit, node_limit)
+                    continue
                 frame[1] = value
                 if placed:  # the key's place: where readers of a map entry look
                     positions[(*frame[2], value)] = _place(shown, event)
@@ -150,6 +158,39 @@ def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None
     finally:
         parser.dispose()
     return docs
+
+
+def _skip_value(get_event: Any, plain: Any, depth: int, nodes: int, depth_limit: int, node_limit: int) -> int:
+    """Read one value's events without building it, by the same rules as building it (no anchors, aliases or tags,
+    within the bounds, every plain scalar resolved: one the safe loader refuses is refused here too); the node
+    count after it."""
+    open_collections = 0
+    while True:
+        event: Any = get_event()
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            if event.anchor is not None or (event.tag is not None and event.tag != "!"):
+                raise _Unsupported
+            if event.implicit[0] and not event.style:
+                plain(event.value)
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if event.anchor is not None or event.tag is not None:
+                raise _Unsupported
+            open_collections += 1
+            if depth + open_collections >= depth_limit:
+                raise _Unsupported
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            open_collections -= 1
+            if open_collections == 0:
+                return nodes
+            continue
+        else:  # an alias, or the stream ending inside a value
+            raise _Unsupported
+        nodes += 1
+        if nodes > node_limit:
+            raise _Unsupported
+        if open_collections == 0:
+            return nodes
 
 
 def _place(filename: str, event: Any) -> Location:
@@ -209,14 +250,15 @@ def positioned_documents(text: str, filename: str) -> list[tuple[Any, dict[Any, 
         return None
 
 
-def plain_stream(text: str) -> list[Any] | None:
+def plain_stream(text: str, keep: frozenset[str] | None = None) -> list[Any] | None:
     """Every document of a stream of plain data (None for an empty or null one), equal to what the safe loader
     gives; None when the stream is not plain data, comes near the input bounds or is not valid YAML (the caller's
-    composed path then decides, and reports the error)."""
+    composed path then decides, and reports the error). Given `keep`, a root map holds only those keys (what the
+    safe loader gives, without the others)."""
     if _CParser is None:
         return None
     try:
-        return [data for data, _ in _documents(text, _resolver())]
+        return [data for data, _ in _documents(text, _resolver(), keep=keep)]
     except (_Unsupported, yaml.YAMLError):
         return None
 

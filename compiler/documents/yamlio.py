@@ -140,6 +140,31 @@ def _construct(node: yaml.Node, filename: str) -> Any:
         return yaml.SafeLoader("").construct_document(node)
     except yaml.YAMLError as err:
         raise _syntax_error(filename, err) from None
+    except (ValueError, OverflowError):  # a scalar that reads as a date YAML cannot make (2024-13-45)
+        raise _unreadable_scalar(node, filename) from None
+
+
+def _unreadable_scalar(root: yaml.Node, filename: str) -> KrcError:
+    """The first scalar below `root` the safe loader cannot make a value of, as the input error it is."""
+    constructor = yaml.SafeLoader("")
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(item for pair in reversed(node.value) for item in reversed(pair))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+        else:
+            try:
+                constructor.construct_object(node, deep=True)
+            except (ValueError, OverflowError) as err:
+                kind = "a date" if node.tag.endswith(":timestamp") else "a number"
+                return KrcError(Problem(f"'{node.value}' reads as {kind} YAML cannot make ({err})",
+                                        _mark(filename, node),
+                                        help=f"quote it if it is text: '{node.value}'"))
+            except yaml.YAMLError:
+                continue
+    return KrcError(Problem("a value YAML cannot make", Location(filename, 1, 1)))
 
 
 class _Builder:
@@ -155,6 +180,8 @@ class _Builder:
             return self._constructor.construct_object(node, deep=True)
         except yaml.YAMLError as err:
             raise _syntax_error(self.filename, err) from None
+        except (ValueError, OverflowError):
+            raise _unreadable_scalar(node, self.filename) from None
 
     def build(self, node: yaml.Node, path: Path) -> Any:
         self.positions[path] = _mark(self.filename, node)
@@ -210,15 +237,19 @@ def load_all(text: str, filename: str = "<string>") -> list[Any]:
     return [d for d in (_construct(n, filename) for n in _composed(text, filename)) if d is not None]
 
 
-def load(text: str, filename: str = "<string>") -> Any:
-    """The one document of a YAML stream (None when empty); several are an error."""
-    stream = plain_stream(text)
+def load(text: str, filename: str = "<string>", keep: frozenset[str] | None = None) -> Any:
+    """The one document of a YAML stream (None when empty); several are an error. Given `keep`, a map document
+    holds only those of its keys (the others are read, and must be valid, but are not built)."""
+    stream = plain_stream(text, keep)
     if stream is not None and len(stream) <= 1:
         return stream[0] if stream else None
     nodes = _composed(text, filename)
     if len(nodes) > 1:
         raise KrcError("expected one YAML document, found several", Location(filename, 1, 1))
-    return _construct(nodes[0], filename) if nodes else None
+    document = _construct(nodes[0], filename) if nodes else None
+    if keep is not None and isinstance(document, dict):
+        return {key: value for key, value in document.items() if key in keep}
+    return document
 
 
 class _CanonicalDumper(SafeDumper):  # type: ignore[misc, valid-type]

@@ -106,9 +106,11 @@ def _layer_text(project: Project, name: str, asked_at: Location | None) -> tuple
     return decode_text(project.read_file(path, limits.ENVIRONMENT_FILE_BYTES), shown), shown
 
 
-def _layers(project: Project, name: str, positions_wanted: bool = True) -> list[tuple[Any, yamlio.Positions, str]]:
+def _layers(project: Project, name: str, positions_wanted: bool = True,
+            keep: frozenset[str] | None = None) -> list[tuple[Any, yamlio.Positions, str]]:
     """`name` and every layer it extends, the base first: (data, positions, file as shown). Without
-    `positions_wanted` the files are read by the faster loader and positions are empty (errors name the file)."""
+    `positions_wanted` the files are read by the faster loader and positions are empty (errors name the file);
+    `keep` then names the only top-level settings wanted (`extends` is always read)."""
     layers: list[tuple[Any, yamlio.Positions, str]] = []
     seen: list[str] = []
     current: str | None = name
@@ -122,7 +124,7 @@ def _layers(project: Project, name: str, positions_wanted: bool = True) -> list[
         if positions_wanted:
             data, positions = yamlio.load_with_positions(text, shown)
         else:
-            data, positions = yamlio.load(text, shown), {}
+            data, positions = yamlio.load(text, shown, keep and keep | {"extends"}), {}
         data = data if data is not None else {}
         layers.append((data, positions, shown))
         if not isinstance(data, dict):
@@ -137,11 +139,13 @@ def _layers(project: Project, name: str, positions_wanted: bool = True) -> list[
     return layers
 
 
-def merged_settings(project: Project, name: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+def merged_settings(project: Project, name: str, keep: frozenset[str] | None = None) \
+        -> tuple[dict[str, Any], tuple[str, ...]]:
     """The merged settings of `name` and its layers' files (the base first), without positions or schema checks:
     for reading a few settings of every environment at once (where each deploys), at a third of the cost of
-    load_environment. Whatever it lets through, load_environment refuses when the environment is compiled."""
-    layers = _layers(project, name, positions_wanted=False)
+    load_environment. Whatever it lets through, load_environment refuses when the environment is compiled.
+    `keep`: only these top-level settings (layers merge each on its own: the rest would not change them)."""
+    layers = _layers(project, name, positions_wanted=False, keep=keep)
     merged: Any = {}
     for data, _, _ in layers:
         merged = layering.merge_values(merged, {k: v for k, v in data.items() if k != "extends"})

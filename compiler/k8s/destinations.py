@@ -111,6 +111,10 @@ def _get(data: Any, *path: str) -> Any:
     return data
 
 
+# The top-level settings destination_of reads: an environment's destination is read from these alone
+DESTINATION_SETTINGS = frozenset({"argocd", "namespace", "operator", "namespaces"})
+
+
 def destination_of(environment: str, data: dict[str, Any], file: str, layers: tuple[str, ...] = ()) \
         -> Destination | None:
     """The environment's destination; None when it renders no Argo CD Applications (deployed some other way).

@@ -12,7 +12,7 @@ from ..autoscaler import AutoscalerView, Batch, autoscaler_views
 from ..charts import vendor, vendored
 from ..diagnostics.problems import KrcError, Location, Problem, sorted_problems
 from ..environment.model import Environment, load_environment, merged_settings
-from ..k8s.destinations import Destination, destination_of
+from ..k8s.destinations import DESTINATION_SETTINGS, Destination, destination_of
 from ..lint import (
     LintContext,
     environment_context,
@@ -131,7 +131,7 @@ def project_destinations(project: Project, index: DestinationIndex | None = None
         known, destination = index.destination(name) if index is not None else (False, None)
         if not known:
             try:
-                settings, files = merged_settings(project, name)
+                settings, files = merged_settings(project, name, DESTINATION_SETTINGS)
             except KrcError:
                 continue  # reported when the environment itself is compiled
             destination = destination_of(name, settings, files[-1], files[:-1])
