@@ -10,9 +10,9 @@ its run's engine) is the subclass's business.
 from __future__ import annotations
 
 import queue
+import re
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import IO, Any
 
 from .. import jsontext
@@ -27,28 +27,65 @@ class EngineEnded(Exception):
         self.over_memory = over_memory
 
 
-class RawJSON(str):
+class RawJSON:
     """An argument already encoded as JSON (a CRD's canonical text): put into the request as it is, not parsed
-    and encoded again (megabytes per CRD)."""
+    and encoded again (megabytes per CRD). It holds the text, never a copy (a str subclass would be one)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def _encoded_args(args: dict[str, Any]) -> str:
     def dump(value: Any) -> str:
         return jsontext.compact(value)
 
-    return ",".join(f"{dump(k)}:{v if isinstance(v, RawJSON) else dump(v)}" for k, v in args.items())
+    return ",".join(f"{dump(k)}:{v.text if isinstance(v, RawJSON) else dump(v)}" for k, v in args.items())
 
 
 def _line(op: str, ident: int, fields: str) -> bytes:
     return f'{{"id":{ident},"op":{jsontext.compact(op)},"args":{{{fields}}}}}\n'.encode("utf-8", "surrogatepass")
 
 
-@dataclass(frozen=True)
 class Answer:
-    """An engine answer: a result, or the error the op reported about its input."""
+    """An engine answer: a result, or the error the op reported about its input. Read from its JSON line when
+    first asked, by whoever asks: answers taken later (a job's validations sent ahead) are held as their text,
+    a tenth of the memory the values take, and the reader thread only finds whose answer a line is."""
 
-    result: Any
-    error: str | None
+    def __init__(self, result: Any = None, error: str | None = None, line: bytes | None = None) -> None:
+        self._result, self._error, self._line = result, error, line
+        self._lock = threading.Lock()
+
+    def _read(self) -> None:
+        with self._lock:
+            line, self._line = self._line, None
+            if line is None:
+                return
+            try:
+                message = jsontext.loads(line)
+            except ValueError:
+                message = None
+            if not isinstance(message, dict):
+                shown = line[:300].decode(errors="replace").strip()
+                raise EngineEnded(f"the engine answered something krc did not ask: {shown}")
+            error = message.get("error")
+            self._result, self._error = message.get("result"), error if isinstance(error, str) else None
+
+    @property
+    def result(self) -> Any:
+        self._read()
+        return self._result
+
+    @property
+    def error(self) -> str | None:
+        self._read()
+        return self._error
+
+
+# how an answer line starts (the engine and the KubeRay builds write the id first): whose answer it is, read
+# without decoding the rest
+_ANSWER_ID = re.compile(rb'\{"id":([1-9][0-9]{0,17})[,}]')
 
 
 class Channel:
@@ -107,20 +144,15 @@ class Channel:
     def _read_answers(self) -> None:
         try:
             for line in self._answers:
-                try:
-                    message = jsontext.loads(line)
-                    ident = message["id"]
-                except (ValueError, KeyError, TypeError):
-                    message, ident = None, None
-                if not isinstance(message, dict) or not isinstance(ident, int) or ident == 0:
+                found = _ANSWER_ID.match(line)
+                if found is None:
                     shown = line[:300].decode(errors="replace").strip()
                     self._end(EngineEnded(f"the engine answered something krc did not ask: {shown}"))
                     return
                 with self._lock:
-                    future = self._pending.pop(ident, None)
+                    future = self._pending.pop(int(found[1]), None)
                 if future is not None:
-                    error = message.get("error")
-                    future.set_result(Answer(message.get("result"), error if isinstance(error, str) else None))
+                    future.set_result(Answer(line=line))
         except (OSError, ValueError):
             pass
         self._end(None)

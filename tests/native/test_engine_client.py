@@ -140,6 +140,8 @@ def test_an_argument_already_encoded_goes_into_the_request_as_it_is():
     assert json.loads(_line("validate", 7, fields)) == {
         "id": 7, "op": "validate", "args": {"objects": [{"a": "é"}], "crd": {"kind": "CustomResourceDefinition"}}}
     assert json.loads(_line("version", 1, _encoded_args({}))) == {"id": 1, "op": "version", "args": {}}
+    text = '{"kind":"CustomResourceDefinition"}' * 1000
+    assert RawJSON(text).text is text  # held, never copied: a CRD's megabytes per request under way
 
 
 def test_submitting_never_waits_for_the_other_side_to_read_and_lines_go_out_in_order():
@@ -164,3 +166,31 @@ def test_submitting_never_waits_for_the_other_side_to_read_and_lines_go_out_in_o
     os.close(answers_write)  # the reader thread sees the end: what was not answered fails
     with pytest.raises(client.EngineEnded):
         futures[0].result(timeout=10)
+
+
+def test_answers_are_read_when_taken_and_an_answer_that_is_not_json_ends_nothing_else():
+    """The reader thread only finds whose answer a line is; the value is read by whoever takes it (an answer taken
+    later is held as its text). A line that starts like an answer but is not JSON is that request's failure; a
+    line that is no answer at all ends the conversation."""
+    import os
+
+    from compiler.native.channel import Channel, EngineEnded
+
+    requests_read, requests_write = os.pipe()
+    answers_read, answers_write = os.pipe()
+    channel = Channel(os.fdopen(requests_write, "wb"), os.fdopen(answers_read, "rb"))
+    first, second, third = (channel.submit("version", {}) for _ in range(3))
+    with os.fdopen(answers_write, "wb") as engine:
+        engine.write(b'{"id":2,"result":{"a":[1,2]}}\n{"id":1,"error":"bad input"}\n')
+        engine.flush()
+        assert second.result(timeout=10).result == {"a": [1, 2]}
+        assert first.result(timeout=10).error == "bad input" and first.result().result is None
+        engine.write(b'{"id":3,"result":{"unfinished"\n')
+        engine.flush()
+        with pytest.raises(EngineEnded, match="did not ask"):
+            third.result(timeout=10).result  # noqa: B018 - reading it is what fails
+        fourth = channel.submit("version", {})
+        engine.write(b"panic: runtime error\n")
+    with pytest.raises(EngineEnded, match="did not ask"):
+        fourth.result(timeout=10)
+    os.close(requests_read)
