@@ -202,7 +202,7 @@ def test_each_environment_of_a_job_is_validated_once_while_the_next_renders(proj
     again = sent[len(started):]
     assert all(full for _, full in again) and len(again) <= len(started)
     for name in names:
-        alone = pipeline_environments.validate_render(compiled[name][1], context.peers)
+        alone = pipeline_environments.validate_render(compiled[name][1], context.peers)  # sent afresh
         validated = compiled[name][2]
         assert validated is not None
         assert validated.context.objects == alone.context.objects

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..rules.support.context import LintContext, LintObject, RuleSetting
 from .environment_context import environment_context
 from .manifest_files import paths_context
-from .runner import lint_objects, lint_validated, run_rules, start_validation, validate_objects, view_findings
+from .runner import lint_objects, lint_validated, run_rules, validate_objects, view_findings
 
 __all__ = ["LintContext", "LintObject", "RuleSetting", "environment_context", "lint_objects", "lint_validated",
-           "paths_context", "run_rules", "start_validation", "validate_objects", "view_findings"]
+           "paths_context", "run_rules", "validate_objects", "view_findings"]

@@ -74,20 +74,14 @@ def with_settings(problems: Iterable[Problem], context: LintContext) -> list[Pro
     return out
 
 
-def validate_objects(context: LintContext | schema_step.SchemaValidation) -> tuple[LintContext, list[Problem]]:
+def validate_objects(context: LintContext, started: schema_step.SchemaValidation | None = None) \
+        -> tuple[LintContext, list[Problem]]:
     """Schema validation and defaulting: the context with every object as the API server stores it, and the
     schema findings (the CRDs', then the Kubernetes schemas' for the chart's objects, Namespaces and
     ServiceAccounts). What needs the stored objects before the rules run (the autoscaler's view) reads them here.
-    Given a validation started before (start_validation), its verdicts are the CRDs'."""
-    started = context if isinstance(context, schema_step.SchemaValidation) else schema_step.start(context)
-    defaulted, problems = started.finish()
-    return defaulted, [*problems, *kubernetes_step.validate(started.context)]
-
-
-def start_validation(context: LintContext) -> schema_step.SchemaValidation:
-    """The context's custom resources sent to the engine now (validate_objects takes the verdicts later): the
-    engine judges one environment while this process renders the next."""
-    return schema_step.start(context)
+    `started`: the context's objects sent to the engine before (schema_step.start_documents)."""
+    defaulted, problems = (started or schema_step.start(context)).finish(context)
+    return defaulted, [*problems, *kubernetes_step.validate(context)]
 
 
 def lint_validated(defaulted: LintContext, schema_problems: list[Problem]) -> list[Problem]:

@@ -8,8 +8,10 @@ pruned); objects of groups the CRDs do not define pass through unchanged.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
+from ..charts.package import Crd
 from ..diagnostics.problems import Problem
 from ..rules.support.context import LintContext, LintObject
 from ..validation import SchemaSet, load_crds_from_path
@@ -30,25 +32,28 @@ def _placed(problem: Problem, obj: LintObject) -> Problem:
 
 
 def validate(context: LintContext) -> tuple[LintContext, list[Problem]]:
-    return start(context).finish()
+    return start(context).finish(context)
 
 
 class SchemaValidation:
-    """One context's objects sent to the engine (`start`); `finish` waits for the verdicts."""
+    """Objects sent to the engine (`start`, `start_documents`); `finish` waits for the verdicts."""
 
-    def __init__(self, context: LintContext, schemas: SchemaSet | None) -> None:
-        self.context = context
+    def __init__(self, schemas: SchemaSet | None, documents: list[Any]) -> None:
         self._schemas = schemas
-        self._judged = [obj for obj in context.objects if schemas.knows(obj.document)] if schemas else []
-        self._started = schemas.start_many([obj.document for obj in self._judged],
-                                           [obj.positions for obj in self._judged]) if schemas else None
+        self._documents = [document for document in documents if schemas.knows(document)] if schemas else []
+        self._started = schemas.start_many(self._documents) if schemas else None
 
-    def finish(self) -> tuple[LintContext, list[Problem]]:
-        """The context with every object as the API server stores it, and the schema findings."""
-        schemas, context = self._schemas, self.context
+    def finish(self, context: LintContext) -> tuple[LintContext, list[Problem]]:
+        """The context (whose objects are the documents sent) with every object as the API server stores it, and
+        the schema findings."""
+        schemas = self._schemas
         if schemas is None or self._started is None:
             return context, []
-        results = iter(self._started.results())
+        judged = [obj for obj in context.objects if schemas.knows(obj.document)]
+        if len(judged) != len(self._documents) or \
+                any(obj.document is not sent for obj, sent in zip(judged, self._documents, strict=True)):
+            return validate(context)  # not what was sent: judged afresh
+        results = iter(self._started.results([obj.positions for obj in judged]))
         objects = []
         problems: list[Problem] = []
         for obj in context.objects:
@@ -64,4 +69,10 @@ class SchemaValidation:
 
 def start(context: LintContext) -> SchemaValidation:
     """The context's custom resources sent to the engine now, judged while the caller does other work."""
-    return SchemaValidation(context, _schema_set(context))
+    return SchemaValidation(_schema_set(context), [obj.document for obj in context.objects])
+
+
+def start_documents(crds: Sequence[Crd], documents: list[Any]) -> SchemaValidation:
+    """An environment's objects sent to the engine before its lint context is made (finish takes that context):
+    judged against its chart's CRDs, as `start` would judge them."""
+    return SchemaValidation(SchemaSet.from_crds(crds) if crds else None, documents)

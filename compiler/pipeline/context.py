@@ -147,7 +147,7 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rende
             render = render_environment(project, env, chart, prepared, templates)
             # the engine judges this environment's objects while the next one renders (compile_validated waits)
             found[env.name] = dataclasses.replace(rendered(project, cache, key, render),
-                                                  validating=start_validating(render, context.peers))
+                                                  validating=start_validating(render))
         except KrcError as err:
             found[env.name] = err
     return found

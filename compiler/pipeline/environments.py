@@ -17,11 +17,10 @@ from ..lint import (
     LintContext,
     environment_context,
     lint_validated,
-    start_validation,
     validate_objects,
     view_findings,
 )
-from ..lint.schema_step import SchemaValidation
+from ..lint.schema_step import SchemaValidation, start_documents
 from ..project.lock import project_lock
 from ..project.paths import Project
 from ..render.templates import Render, render_environment
@@ -58,10 +57,8 @@ def validate_render(render: Render, peers: tuple[Destination, ...] = (),
                     started: StartedValidation | None = None) -> Validated:
     """`peers`: where the project's other environments deploy (the destination-collision rule reads them);
     `started`: this render's validation, sent to the engine before (start_validating with the same peers)."""
-    if started is not None and started.render is render and started.peers is peers:
-        context, problems = validate_objects(started.schemas)
-    else:
-        context, problems = validate_objects(environment_context(render, peers))
+    ahead = started.schemas if started is not None and started.render is render else None
+    context, problems = validate_objects(environment_context(render, peers), ahead)
     return Validated(render, context, tuple(problems))
 
 
@@ -70,14 +67,14 @@ class StartedValidation:
     """A render's custom resources under the engine's validation (validate_render takes the verdicts)."""
 
     render: Render
-    peers: tuple[Destination, ...]
     schemas: SchemaValidation
 
 
-def start_validating(render: Render, peers: tuple[Destination, ...]) -> StartedValidation:
+def start_validating(render: Render) -> StartedValidation:
     """The render's custom resources sent to the engine now: it judges them while this process goes on (renders
-    the next environment of its job)."""
-    return StartedValidation(render, peers, start_validation(environment_context(render, peers)))
+    the next environment of its job). Its lint context is made when the verdicts are taken: what it holds (each
+    object's places in the environment) is not kept for every environment of a job meanwhile."""
+    return StartedValidation(render, start_documents(render.chart.crds, [o.document for o in render.objects]))
 
 
 def ray_version(env: Environment) -> str:

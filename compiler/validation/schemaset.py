@@ -144,33 +144,25 @@ class SchemaSet:
         """Each document's result, in order: one engine request per CRD for all its objects, side by side.
 
         With `positions` (from yamlio.load_with_positions, one per document) problems carry file locations."""
-        return self.start_many(documents, positions).results()
+        return self.start_many(documents).results(positions)
 
-    def start_many(self, documents: Sequence[Any],
-                   positions: Sequence[yamlio.PositionLookup | None] | None = None) -> StartedValidation:
+    def start_many(self, documents: Sequence[Any]) -> StartedValidation:
         """validate_many's requests sent now, answered meanwhile: `results` waits for them."""
-        where: list[yamlio.PositionLookup | None] = list(positions) if positions is not None else \
-            [None] * len(documents)
-        results: list[ValidationResult | None] = [None] * len(documents)
         batches: dict[tuple[str, str], list[int]] = {}
         for index, document in enumerate(documents):
-            if not self.knows(document):
-                results[index] = ValidationResult(document, ())
-                continue
-            key = (_group_version(document)[0], str(document.get("kind")))
-            if key in self._crds:
-                batches.setdefault(key, []).append(index)
-            else:
-                results[index] = self._unknown_kind(document, key, where[index])
+            if self.knows(document):
+                batches.setdefault((_group_version(document)[0], str(document.get("kind"))), []).append(index)
         requests = []
         for key, indexes in sorted(batches.items()):
-            crd = self._crds[key]
+            crd = self._crds.get(key)
+            if crd is None:
+                continue  # a kind these CRDs do not define: results() says so
             compiled = crd if isinstance(crd, CompiledCrd) else compile_crd(crd)
             items = [{"object": documents[i]} for i in indexes]
             what = f"the API server's validation of {len(items)} {key[1]}(s) against CRD {compiled.name}"
             requests.append((compiled, indexes, engine_request.ValidateRequest(compiled.sent, compiled.digest, items,
                                                                                what)))
-        return StartedValidation(list(documents), where, results, requests)
+        return StartedValidation(self, list(documents), requests)
 
     def _unknown_kind(self, document: dict[str, Any], key: tuple[str, str],
                       positions: yamlio.PositionLookup | None) -> ValidationResult:
@@ -196,17 +188,28 @@ class SchemaSet:
 class StartedValidation:
     """SchemaSet.start_many's requests under way."""
 
-    def __init__(self, documents: list[Any], where: list[yamlio.PositionLookup | None],
-                 results: list[ValidationResult | None],
+    def __init__(self, schemas: SchemaSet, documents: list[Any],
                  requests: list[tuple[CompiledCrd, list[int], engine_request.ValidateRequest]]) -> None:
-        self._documents, self._where, self._results, self._requests = documents, where, results, requests
+        self._schemas, self._documents, self._requests = schemas, documents, requests
 
-    def results(self) -> list[ValidationResult]:
-        """Each document's result, in order (waiting for the engine's answers)."""
-        results = self._results
+    def results(self, positions: Sequence[yamlio.PositionLookup | None] | None = None) -> list[ValidationResult]:
+        """Each document's result, in order (waiting for the engine's answers); with `positions` (one per document)
+        problems carry file locations."""
+        documents = self._documents
+        where: list[yamlio.PositionLookup | None] = list(positions) if positions is not None else \
+            [None] * len(documents)
+        results: list[ValidationResult | None] = [None] * len(documents)
         for compiled, indexes, request in self._requests:
             for i, result in zip(indexes, request.results(), strict=True):
-                results[i] = SchemaSet._judged(compiled, self._documents[i], result, self._where[i])
+                results[i] = SchemaSet._judged(compiled, documents[i], result, where[i])
+        for index, document in enumerate(documents):
+            if results[index] is not None:
+                continue
+            if self._schemas.knows(document):
+                key = (_group_version(document)[0], str(document.get("kind")))
+                results[index] = self._schemas._unknown_kind(document, key, where[index])
+            else:
+                results[index] = ValidationResult(document, ())
         return [r for r in results if r is not None]
 
 
