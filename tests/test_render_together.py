@@ -207,3 +207,20 @@ def test_each_environment_of_a_job_is_validated_once_while_the_next_renders(proj
         assert validated is not None
         assert validated.context.objects == alone.context.objects
         assert validated.schema_problems == alone.schema_problems
+
+
+def test_verdicts_started_for_other_objects_are_not_taken(project: Project):
+    """A validation started for one render's objects, finished with a context of other objects, is done again for
+    those: verdicts only ever go to the objects they were given for."""
+    from compiler.lint import environment_context
+    from compiler.lint.schema_step import start_documents, validate
+
+    pairs = _pairs(project)
+    first, second = (render_environment(project, env, chart) for env, chart in pairs[:2])
+    started = start_documents(first.chart.crds, [o.document for o in first.objects])
+    other = environment_context(second)
+    taken, problems = started.finish(other)
+    fresh, fresh_problems = validate(other)
+    assert taken.objects == fresh.objects and problems == fresh_problems
+    assert [o.document.get("metadata", {}).get("namespace") for o in taken.objects] == \
+        [o.document.get("metadata", {}).get("namespace") for o in second.objects]
