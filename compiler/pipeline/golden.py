@@ -13,7 +13,7 @@ from ..project.paths import Project
 from ..render.templates import Render
 from ..results.output_stamps import OutputStamps
 from ..review.golden_source import GitGolden, WorkingTreeGolden, golden_source
-from .context import Context, golden_mismatch
+from .context import Context, charts_ahead, golden_mismatch
 from .jobs import outcomes
 from .linting import policies_by_environment
 from .plans import AcceptPlan, Checked, CheckPlan, GoldenMismatch, Job, RenderPlan, Written
@@ -37,6 +37,7 @@ def _write_environments_locked(project: Project, names: Sequence[str], work: Wor
     folders.clean_debris(target)  # what an interrupted run left beside its targets
     stamps = OutputStamps(target, run.cache) if work is Work.RENDER else None
     context = Context.of(project, run, workers=run.workers_for(work, len(names)))
+    charts_ahead(context, names)  # compiled by the engine while the rendered/ folders are checked
     jobs = [Job(RenderPlan({n: k for n in group if (k := stamps.current(n))}) if stamps is not None
                 else AcceptPlan(), project.root, group, run.cache, context.cache.shared)
             for group in run.batches(names, RENDER_BATCH)]

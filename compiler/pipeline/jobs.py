@@ -18,7 +18,7 @@ from ..results.compile_cache import CompileCache
 from ..results.tree_digests import tree_digests
 from ..validation.server_updates import update_rejections
 from . import workers_ahead
-from .context import Context, Rendered, compile_cached, golden_mismatch, rendered_together
+from .context import Context, Rendered, charts_ahead, compile_cached, golden_mismatch, rendered_together
 from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .plans import (
     AcceptPlan,
@@ -209,6 +209,7 @@ def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions, record: typ
             return sum(not has_lint_result(context, job.plan, basis, name) for name in job.names)
         return sum(not cache.has_entry(name) for name in job.names)
 
+    charts_ahead(context, [name for job in jobs for name in job.names])
     deferred: list[Linted] = []  # in order, from the first result whose policies are pending
     for outcome in parallel(jobs, run, to_compile, context):
         problems.extend(outcome.problems)

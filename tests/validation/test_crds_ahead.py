@@ -3,6 +3,7 @@ named by digest by the validation instead of sent again; the verdicts are the on
 gets."""
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -79,3 +80,28 @@ def test_a_crd_sent_ahead_is_named_by_digest_before_its_answer_is_in(project: Pr
     # what the engine answered for each is the name used
     answered = {a["crdDigest"] for a in (p.answer().result for p in sent_ahead)}
     assert answered == {crds_ahead.engine_name(c.digest) for c in chart.crds}
+
+
+def test_the_charts_of_the_few_environments_to_compile_are_sent_ahead(project: Project,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command that finds a few environments missing from the compile cache sends their charts' CRDs to the
+    engine before its jobs run (pipeline.context.charts_ahead); with none missing, or more than a few (whose
+    workers read every chart first), it sends nothing."""
+    from compiler.pipeline import context as pipeline_context
+    from compiler.pipeline.context import Context, charts_ahead
+    from compiler.results.compile_cache import CompileCache
+
+    monkeypatch.setattr(client, "_KNOWN", {})
+    monkeypatch.setattr(crds_ahead, "_AHEAD", {})
+    names = project.environment_names()
+    context = Context(project, CompileCache(project, enabled=False))  # no entries: every environment is missing
+    charts_ahead(context, names[:1])
+    [env] = names[:1]
+    pin = pipeline_context.merged_settings(project, env, frozenset({"operator"}))[0]["operator"]["chart"]
+    expected = {(os.getpid(), crd.digest) for crd in context.chart(pin["name"], str(pin["version"])).crds}
+    assert set(crds_ahead._AHEAD) == expected
+
+    monkeypatch.setattr(crds_ahead, "_AHEAD", {})
+    monkeypatch.setattr(pipeline_context, "CHARTS_AHEAD_FOR", 0)
+    charts_ahead(context, names[:1])  # more missing than the few: left to the workers
+    assert crds_ahead._AHEAD == {}
