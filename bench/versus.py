@@ -8,11 +8,11 @@ environment with its own `compiler` package first on the path; Ray's generators 
 
 Usage: .venv/bin/python bench/versus.py REVISION [--n 500] [--rounds 2] [--commands render,lint,policy]
 (--commands '' measures the one-changed render only)
-Prints, per command, each round's figures for both (cold: an empty cache folder of each one's own), the medians
-and new/old ratios, and the one-changed render (warm caches, one environment changed before each run, as
-bench_scale.py changes it). For a change that leaves the engine's work alone, the ratio of the rest of the CPU
-(krc's Python and its helpers) to the engine's, new against old, cancels even a drift within a round: the same
-code measured twice here gave that ratio within 3 % while its wall time moved by a fifth.
+Prints, per command, each round's figures for both (cold: a fresh copy of the project and an empty cache folder of
+its own), the medians and new/old ratios, and the one-changed render (warm caches, one environment changed before
+each run, as bench_scale.py changes it). For a change that leaves the engine's work alone, the ratio of the rest of
+the CPU (krc's Python and its helpers) to the engine's, new against old, cancels even a drift within a round: the
+same code measured twice here gave that ratio within 3 % while its wall time moved by a fifth.
 Not part of `make bench` (it needs a revision); the figures go in a closing note or a pull request.
 """
 from __future__ import annotations
@@ -85,21 +85,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="krc-versus-") as folder:
         scratch = Path(folder)
         trees = {"old": checkout(args.revision, scratch), "new": ROOT}
-        # a project copy each: rendered/ and its stamps are each krc's own, as they would be on two machines
-        projects = {"old": synthetic.build_project(scratch / "project-old", args.n)}
-        projects["new"] = Path(shutil.copytree(projects["old"], scratch / "project-new", symlinks=True))
+        # a project copy each: rendered/ and its stamps are each krc's own, as they would be on two machines; a cold
+        # run gets a fresh copy (no rendered/) and an empty cache folder of its own, and nothing is removed before
+        # the end (bench_scale.krc_figures: removing thousands of files slows the next run that creates as many)
+        source = synthetic.build_project(scratch / "project", args.n)
+        projects = {who: Path(shutil.copytree(source, scratch / f"project-{who}", symlinks=True))
+                    for who in ("old", "new")}
+        copies = iter(range(1_000_000))
         base = dict(os.environ)
         base.setdefault("KRC_CHART_REPOSITORY", (ROOT.parent / "shared" / "kuberay" / "charts").resolve().as_uri())
         if (ROOT / ".venv-ray").is_dir():  # lint runs Ray's autoscaler generator, as make bench's figures do
             base.setdefault("KRC_RAY_ENVS", str(ROOT / ".venv-ray"))
 
         def run(who: str, command: str, cold: bool) -> bench_scale.Run:
-            cache = scratch / f"cache-{who}"
+            project, cache = projects[who], scratch / f"cache-{who}"
             if cold:
-                shutil.rmtree(cache, ignore_errors=True)
+                number = next(copies)
+                project = Path(shutil.copytree(source, scratch / f"cold-{number}", symlinks=True))
+                cache = scratch / f"cache-cold-{number}"
             line, extra = krc_of(trees[who])
-            return bench_scale.measure(line + command.split(), projects[who],
-                                       {**base, **extra, "KRC_CACHE_DIR": str(cache)})
+            return bench_scale.measure(line + command.split(), project, {**base, **extra, "KRC_CACHE_DIR": str(cache)})
 
         print(f"krc at {args.revision} (old) against this checkout (new), N={args.n}, {os.cpu_count()} cores")
         for command in filter(None, args.commands.split(",")):
