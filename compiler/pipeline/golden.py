@@ -32,8 +32,7 @@ def write_environments(project: Project, names: Sequence[str], work: Work, run: 
 def _write_environments_locked(project: Project, names: Sequence[str], work: Work,
                                run: RunOptions) -> list[Written]:
     target = work.output_root(project)
-    for name in names:  # real folders inside the project only, never through a link
-        project.checked_output_dir(target / name)
+    project.checked_output_dirs(target, names)  # real folders inside the project only, never through a link
     folders.clean_debris(target)  # what an interrupted run left beside its targets
     stamps = OutputStamps(target, run.cache) if work is Work.RENDER else None
     context = Context.of(project, run, workers=run.workers_for(work, len(names)))
