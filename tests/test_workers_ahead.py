@@ -122,3 +122,22 @@ def test_jobs_go_to_whichever_process_is_free_and_come_back_in_order():
     assert {o for o in out if o.endswith("here")} == {f"{j} here" for j in ran_here}
     assert 3 <= len(ran_here) < len(jobs)  # both did some
     assert "job1 by the worker" in out  # the worker took from the front
+
+
+def test_the_command_and_its_workers_collect_cycles_less_often() -> None:
+    import gc
+    import subprocess
+    import sys
+
+    from compiler.settings import collector
+
+    before = gc.get_threshold()
+    try:
+        workers_ahead.worker_setup()
+        assert gc.get_threshold() == collector.THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
+    code = ("import atexit, gc, sys\natexit.register(lambda: print(gc.get_threshold()))\n"
+            "from compiler.cli import run\nsys.argv = ['krc', '--help']\nrun()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.strip().splitlines()[-1] == str(collector.THRESHOLDS)

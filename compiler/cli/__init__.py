@@ -15,6 +15,7 @@ import sys
 import click
 
 from ..diagnostics.report_format import COLOR_CHOICES
+from ..settings.collector import collect_less
 from . import stop_signals
 from .edge import CONTEXT, ErrorEdge, flush_output
 from .support import print_versions
@@ -79,6 +80,7 @@ def run() -> None:
         print(too_old, file=sys.stderr)
         sys.exit(2)
     stop_signals.install()
+    collect_less()
     try:
         main()  # exits (click's standalone mode)
     finally:

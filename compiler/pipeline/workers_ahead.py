@@ -27,14 +27,16 @@ from pathlib import Path
 from ..charts import crds_ahead, vendored
 from ..diagnostics.problems import KrcError
 from ..native import client, helper_process
+from ..settings import collector
 
 _STARTED: list[tuple[ProcessPoolExecutor, int]] = []  # at most one pool: (pool, its worker count)
 
 
 def worker_setup() -> None:
     """A process of a pool (the main process too): no helper process (Ray's generator) stays idle after its answer,
-    as one per process would add up to the peak memory."""
+    as one per process would add up to the peak memory; the collector as the command's process runs it."""
     helper_process.POOL.keep_idle(False)
+    collector.collect_less()
 
 
 def load_charts(vendor_dir: Path) -> None:
