@@ -144,6 +144,13 @@ def remember(kind: str, digest: str, name: str) -> None:
         _KNOWN[os.getpid(), kind, digest] = name
 
 
+def start_engine() -> None:
+    """Start this process's engine now, before anything is asked of it (its runtime takes about 50 ms to come up);
+    one that cannot start is left to the first request, which reports why."""
+    with contextlib.suppress(KrcError, EngineEnded):
+        _engine()
+
+
 @atexit.register
 def close_engine() -> None:
     global _ENGINE

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -105,3 +106,22 @@ def test_the_charts_of_the_few_environments_to_compile_are_sent_ahead(project: P
     monkeypatch.setattr(pipeline_context, "CHARTS_AHEAD_FOR", 0)
     charts_ahead(context, names[:1])  # more missing than the few: left to the workers
     assert crds_ahead._AHEAD == {}
+
+
+def test_the_engine_starts_with_the_command_when_an_environment_file_changed(project: Project, private_cache: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command that finds an environment file changed since the last run (it will compile) starts the engine
+    while it reads the destinations; one that finds nothing changed starts none."""
+    from compiler.pipeline import RunOptions
+    from compiler.pipeline.context import Context
+
+    run = RunOptions(cache=True, workers=1)
+    Context.of(project, run)  # the destinations read once: the index knows every environment file
+    client.close_engine()
+    Context.of(project, run)
+    assert client._ENGINE is None  # nothing changed: no engine
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text() + "\n# changed\n")
+    Context.of(project, run)
+    assert client._ENGINE is not None and client._ENGINE.alive()
+    client.close_engine()
