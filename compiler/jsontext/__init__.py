@@ -8,10 +8,12 @@ only when it cannot differ, and otherwise ask the standard library, so what they
 library's own (tests/properties holds them to it over arbitrary values):
 
 - encoding: orjson writes NaN and infinities as `null`, and floats below 1e-4 in another form (0.00001, 1e-9 for
-  1e-05, 1e-09); its text is taken only when it holds neither `null` nor such a float (text that merely looks so, in a
-  string, is given to the standard library too). Anything orjson refuses (an int past 64 bits, a key that is not a
-  string, nesting past 254, a lone surrogate, a type neither knows) goes to the standard library, which encodes it
-  or raises as before.
+  1e-05, 1e-09); its text is not taken when it holds such a float (text that merely looks so, in a string, is given
+  to the standard library too), nor when it holds `null` and does not read back as the value (a NaN or an infinity
+  reads back as None, which no float equals; Kubernetes objects and the answers about them hold real nulls, and
+  reading the text back costs half what the standard library's encoder does). Anything orjson refuses (an int past
+  64 bits, a key that is not a string, nesting past 254, a lone surrogate, a type neither knows) goes to the
+  standard library, which encodes it or raises as before.
 - decoding: orjson reads an int past 64 bits as a float and refuses NaN, Infinity and lone surrogates; text with a
   run of 19 digits, or that orjson refuses, is read by the standard library.
 """
@@ -34,10 +36,21 @@ _DIGITS = bytes.maketrans(bytes(range(256)), bytes(49 if 48 <= i <= 57 else 48 f
 _LONG_RUN = b"1" * 19
 
 
-def _may_differ(text: bytes) -> bool:
-    if b"null" in text or b".0000" in text:
+def _may_differ(text: bytes, value: Any) -> bool:
+    if b".0000" in text or any(text[m.start() - 1:m.start()].isdigit() for m in _SMALL_EXPONENT.finditer(text)):
         return True
-    return any(text[m.start() - 1:m.start()].isdigit() for m in _SMALL_EXPONENT.finditer(text))
+    return b"null" in text and not _reads_back(text, value)
+
+
+def _reads_back(text: bytes, value: Any) -> bool:
+    """Whether orjson's text of `value` reads back as `value`: then each `null` in it is a None of the value, not
+    a NaN or an infinity. The text is read as orjson reads it: a float stays a float, an int an int (ints past 64
+    bits never get here: orjson refuses to write them); a tuple, or whatever went to `default`, reads back as
+    something else, and the standard library has the value as before."""
+    try:
+        return bool(orjson.loads(text) == value)
+    except (TypeError, ValueError):  # orjson.JSONDecodeError is a ValueError; an object of `default`'s may refuse
+        return False
 
 
 def _encoded(value: Any, options: int, sort_keys: bool, default: Callable[[Any], Any] | None) -> bytes | str:
@@ -46,7 +59,7 @@ def _encoded(value: Any, options: int, sort_keys: bool, default: Callable[[Any],
         text = orjson.dumps(value, default=default, option=options)
     except TypeError:  # orjson.JSONEncodeError is one
         text = None
-    if text is None or _may_differ(text):
+    if text is None or _may_differ(text, value):
         return json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False, default=default)
     return text
 
@@ -75,7 +88,7 @@ def finite(value: Any) -> str:
     """json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False): ValueError for a NaN or an
     infinity, as it raises."""
     encoded = _encoded(value, _PASS, False, None)
-    if isinstance(encoded, str) or b"null" in encoded:  # perhaps a NaN orjson wrote as null: the standard library
+    if isinstance(encoded, str):  # perhaps a NaN or an infinity (orjson's text of them is never taken): it raises
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return encoded.decode("utf-8")
 

@@ -1,6 +1,7 @@
 """Kubernetes resource quantities ("500m", "16Gi", "1e3", 4), read as apimachinery's resource.Quantity reads them."""
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -20,7 +21,14 @@ def parse_quantity(value: Any) -> Decimal | None:
         return None
     if isinstance(value, (int, float)):
         return Decimal(str(value))
-    match = _QUANTITY.fullmatch(str(value).strip())
+    return _parse_text(str(value).strip())
+
+
+# A project writes a few dozen distinct quantities ("16Gi", "500m") and the rules read each many times; a Decimal is
+# immutable, so one answer per text can be handed to every caller.
+@functools.lru_cache(maxsize=4096)
+def _parse_text(text: str) -> Decimal | None:
+    match = _QUANTITY.fullmatch(text)
     if not match:
         return None
     try:

@@ -93,7 +93,26 @@ def _crd_documents(context: LintContext) -> list[dict[str, Any]]:
              "spec": {"group": c.group, "names": {"kind": c.kind}}} for c in crds]
 
 
-def _deployed(context: LintContext, app: LintObject, children: list[LintObject]) -> list[Placed] | None:
+@dataclass(frozen=True)
+class Plugin:
+    """What the krc plugin chooses from, the same for every Application of the environment."""
+
+    workloads: list[dict[str, Any]]
+    crds: list[dict[str, Any]]
+    applications: list[dict[str, Any]]
+    operator: list[dict[str, Any]]
+    by_id: dict[int, LintObject]  # the object each document is, by the document's id
+
+    @classmethod
+    def of(cls, context: LintContext, children: list[LintObject]) -> Plugin:
+        by_id = {id(o.document): o for o in context.objects}
+        by_id.update({id(o.document): o for o in context.chart_objects})
+        return cls([o.document for o in context.objects if _group(o.api_version) != ARGOCD_GROUP],
+                   _crd_documents(context), [c.document for c in children],
+                   [o.document for o in context.chart_objects], by_id)
+
+
+def _deployed(context: LintContext, app: LintObject, plugin: Plugin) -> list[Placed] | None:
     """What one Application applies; None for a source krc cannot see into."""
     source = (app.document.get("spec") or {}).get("source") or {}
     if source.get("chart"):
@@ -102,13 +121,9 @@ def _deployed(context: LintContext, app: LintObject, children: list[LintObject])
         return [Placed(o.document, o) for o in context.chart_objects]
     if not source.get("plugin"):
         return None
-    parameters = _parameters(app.document)
-    by_id = {id(o.document): o for o in context.objects}
-    workloads = [o.document for o in context.objects if _group(o.api_version) != ARGOCD_GROUP]
-    by_id.update({id(o.document): o for o in context.chart_objects})
-    selected = plugin_selection(workloads, _crd_documents(context), [c.document for c in children],
-                                [o.document for o in context.chart_objects], PluginChoice.of(parameters))
-    return [Placed(d, by_id.get(id(d))) for d in selected]
+    selected = plugin_selection(plugin.workloads, plugin.crds, plugin.applications, plugin.operator,
+                                PluginChoice.of(_parameters(app.document)))
+    return [Placed(d, plugin.by_id.get(id(d))) for d in selected]
 
 
 def _destination_namespace(app: dict[str, Any]) -> str:
@@ -194,10 +209,11 @@ def check(context: LintContext) -> Iterator[Problem]:
         return
     world = World()
     owners: dict[tuple[str, str, str], str] = {}
+    plugin = Plugin.of(context, children)
     for wave in sorted({wave_of(a.document) for a in children}):
         created = World(set(), set())
         for app in sorted((a for a in children if wave_of(a.document) == wave), key=lambda a: a.name):
-            deployed = _deployed(context, app, children)
+            deployed = _deployed(context, app, plugin)
             if deployed is None:
                 continue
             yield from _replay_app(context, app, deployed, world, created)

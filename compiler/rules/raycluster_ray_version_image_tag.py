@@ -17,6 +17,7 @@ Passes:
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -41,6 +42,10 @@ def image_ray_version(image: str) -> tuple[Any, ...] | None:
     return parse_version(tag) if re.match(r"^v?\d+\.\d+", tag) else None
 
 
+# a project runs a few images in many groups
+_image_version = functools.lru_cache(maxsize=1024)(image_ray_version)
+
+
 def check(context: LintContext) -> Iterator[Problem]:
     for cluster in cluster_views(context):
         declared = parse_version(cluster.ray_version) if cluster.ray_version else None
@@ -48,7 +53,7 @@ def check(context: LintContext) -> Iterator[Problem]:
             continue
         for group in cluster.groups:
             image = str(group.container.get("image") or "")
-            found = image_ray_version(image)
+            found = _image_version(image)
             if found is not None and found[:3] != declared[:3]:
                 yield cluster.obj.problem(f"rayVersion is {cluster.ray_version} but the {group.name} group runs "
                                           f"image {image}; set rayVersion to the image's Ray version or change the "

@@ -38,11 +38,12 @@ def _count(value: float) -> str:
 
 def check(context: LintContext) -> Iterator[Problem]:
     for cluster, group in cluster_groups(context):
+        # first what is cheaper to ask: most groups (the head, CPU workers) have no GPU limit
+        if not any(is_gpu_key(str(k)) for k in container_limits(group)):
+            continue  # no GPU limit at all: logical-only GPUs (demos, fake resources) are Ray's business
         resources = ray_resources(group)
         if resources.gpu_source not in ("resources", "rayStartParams") or resources.gpu is None:
             continue
-        if not any(is_gpu_key(str(k)) for k in container_limits(group)):
-            continue  # no GPU limit at all: logical-only GPUs (demos, fake resources) are Ray's business
         physical = gpu_limit(group)
         # equal counts agree; 0 is a deliberate "keep Ray work off these GPUs"
         if not group.containers or resources.gpu == physical or resources.gpu == 0:

@@ -51,25 +51,35 @@ def _literal(value: Any) -> bool:
             and not _NUMBER.match(text) and not _FILE_PATH.match(text))
 
 
-def _env_findings(obj: LintObject, value: Any, path: tuple[Any, ...]) -> Iterator[Problem]:
+def _env_lists(value: Any, path: tuple[Any, ...], found: list[tuple[tuple[Any, ...], list[Any]]]) -> None:
+    """Every `env` list under `value`, with its path, in document order. A plain recursion that steps only into
+    mappings and lists: it visits every node of every spec, most of them scalars."""
     if isinstance(value, dict):
         for key, child in value.items():
             if key == "env" and isinstance(child, list):
-                for i, entry in enumerate(child):
-                    name = str(entry.get("name", "")) if isinstance(entry, dict) else ""
-                    if names_credential(name) and not _NOT_A_VALUE.search(name) and _literal(entry.get("value")):
-                        yield obj.problem(f"env {name} holds a literal credential; store it in a Secret and use "
-                                          "valueFrom.secretKeyRef", path + (key, i, "value"))
-            else:
-                yield from _env_findings(obj, child, path + (key,))
+                found.append((path + (key,), child))
+            elif isinstance(child, (dict, list)):
+                _env_lists(child, path + (key,), found)
     elif isinstance(value, list):
         for i, child in enumerate(value):
-            yield from _env_findings(obj, child, path + (i,))
+            if isinstance(child, (dict, list)):
+                _env_lists(child, path + (i,), found)
+
+
+def _env_findings(obj: LintObject) -> Iterator[Problem]:
+    found: list[tuple[tuple[Any, ...], list[Any]]] = []
+    _env_lists(obj.document.get("spec"), ("spec",), found)
+    for path, env in found:
+        for i, entry in enumerate(env):
+            name = str(entry.get("name", "")) if isinstance(entry, dict) else ""
+            if names_credential(name) and not _NOT_A_VALUE.search(name) and _literal(entry.get("value")):
+                yield obj.problem(f"env {name} holds a literal credential; store it in a Secret and use "
+                                  "valueFrom.secretKeyRef", path + (i, "value"))
 
 
 def check(context: LintContext) -> Iterator[Problem]:
     for obj in context.kuberay_objects():
-        yield from _env_findings(obj, obj.document.get("spec"), ("spec",))
+        yield from _env_findings(obj)
     for cluster in cluster_views(context):
         password = cluster.head.ray_start_params.get("redis-password")
         if _literal(password):

@@ -23,9 +23,10 @@ values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=
                                                       st.dictionaries(keys, inner, max_size=4)), max_leaves=30)
 
 
-def _std(value: Any, sort_keys: bool, default: Any = None) -> str | type[Exception]:
+def _std(value: Any, sort_keys: bool, default: Any = None, allow_nan: bool = True) -> str | type[Exception]:
     try:
-        return json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False, default=default)
+        return json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False, default=default,
+                          allow_nan=allow_nan)
     except (TypeError, ValueError) as err:
         return type(err)
 
@@ -62,9 +63,13 @@ def test_a_line_for_a_peer_reads_back_as_the_value_json_reads(value: Any) -> Non
 @example(2**64)
 @example({"a": "\ud800"})
 @example("\x00\x1f\x7f\u2028\U0001f600\"\\/")
+@example({"b": None, "a": [1.5, None, "null", True, 1, 1.0]})  # real nulls: orjson's text, read back
+@example({"b": None, "a": [float("-inf")]})
+@example([None, (None, float("nan"))])
 def test_encoding_is_the_standard_librarys(value: Any) -> None:
     assert _ours(jsontext.canonical, value) == _std(value, True)
     assert _ours(jsontext.compact, value) == _std(value, False)
+    assert _ours(jsontext.finite, value) == _std(value, False, allow_nan=False)
     canonical = _std(value, True)
     if isinstance(canonical, str):
         try:

@@ -52,21 +52,22 @@ def read_paths(templates: tuple[tuple[str, str], ...]) -> tuple[Paths, Paths]:
     return frozenset(reads), frozenset(probes)
 
 
+def _prefixes(paths: Paths) -> Paths:
+    """Every path that leads to one of `paths`: their prefixes, themselves and () included."""
+    return frozenset(p[:length] for p in paths for length in range(len(p) + 1))
+
+
 @functools.lru_cache(maxsize=8)
-def _chart_reads(name: str, version: str, templates: tuple[tuple[str, str], ...]) -> tuple[Paths, Paths]:
-    return read_paths(templates)
+def _chart_reads(name: str, version: str, templates: tuple[tuple[str, str], ...]) -> tuple[Paths, Paths, Paths]:
+    """A chart's read_paths, and every path that leads to one of them."""
+    reads, probes = read_paths(templates)
+    return reads, probes, _prefixes(reads | probes)
 
 
-def chart_reads(chart: Chart) -> tuple[Paths, Paths]:
-    return _chart_reads(chart.name, chart.version, chart.templates)
-
-
-def _covered(path: tuple[str, ...], reads: frozenset[tuple[str, ...]]) -> bool:
-    return any(path[: len(r)] == r for r in reads)
-
-
-def _leads_somewhere(path: tuple[str, ...], reads: frozenset[tuple[str, ...]]) -> bool:
-    return any(r[: len(path)] == path for r in reads)
+def _covered(path: tuple[str, ...], reads: Paths) -> bool:
+    """Whether `path` or a path above it is read with everything below it: a set lookup per step of `path`, not
+    a scan of every read path."""
+    return any(path[:length] in reads for length in range(len(path) + 1))
 
 
 def _in_defaults(path: tuple[str, ...], defaults: Any) -> bool:
@@ -79,7 +80,7 @@ def _in_defaults(path: tuple[str, ...], defaults: Any) -> bool:
 
 def unread_values(values: dict[str, Any], chart: Chart) -> list[UnreadValue]:
     """Value paths set in `values` that no template reads and the chart's own defaults do not have."""
-    reads, probes = chart_reads(chart)
+    reads, probes, leading = _chart_reads(chart.name, chart.version, chart.templates)
     known = reads | probes
     out: list[UnreadValue] = []
 
@@ -88,7 +89,7 @@ def unread_values(values: dict[str, Any], chart: Chart) -> list[UnreadValue]:
             path = prefix + (str(key),)
             if _covered(path, reads):
                 continue
-            if _leads_somewhere(path, known) and isinstance(value, dict):
+            if path in leading and isinstance(value, dict):  # some read path lies below it
                 yield from walk(value, path)
                 continue
             if path in probes:

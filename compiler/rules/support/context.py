@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 from ...charts.package import Chart
 from ...diagnostics import fieldpath
@@ -14,6 +14,7 @@ from ...k8s.objects import object_ref
 from .autoscaler_view import AutoscalerView
 
 Mode = Literal["paths", "environment"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -104,12 +105,25 @@ class LintContext:
     kubernetes_version: str = ""
     # what Ray's autoscaling-config generator made of each cluster spec; filled by the pipeline (None: not run)
     autoscaler: AutoscalerView | None = None
+    # what `derived` computed from this context, no part of its value (neither compared nor shown): made empty by
+    # every __init__, so a context made by dataclasses.replace never sees another's
+    _derived: dict[Callable[[LintContext], Any], Any] = field(default_factory=dict, init=False, repr=False,
+                                                             compare=False)
 
     def gate(self, name: str) -> bool:
         return self.feature_gates.get(name, False)
 
-    def kuberay_objects(self) -> list[LintObject]:
-        return [o for o in self.objects if o.is_kuberay]
+    def derived(self, compute: Callable[[LintContext], T]) -> T:
+        """compute(self), computed once: what many rules read of the context (its KubeRay objects, their cluster
+        specs and groups). Sound because a context and its objects never change once made: the rules only read
+        them, and what `compute` makes (tuples of views over the documents) is only read too."""
+        if compute in self._derived:
+            return cast(T, self._derived[compute])
+        value = self._derived[compute] = compute(self)
+        return value
+
+    def kuberay_objects(self) -> tuple[LintObject, ...]:
+        return self.derived(_kuberay_objects)
 
     def environment_location(self, path: Path) -> Location:
         """Where a value of the environment was set, falling back to its nearest parent, then the file."""
@@ -120,6 +134,10 @@ class LintContext:
         """A finding about the environment as a whole (Helm values, gates, namespaces)."""
         return Problem(message, self.environment_location(path),
                        object=f"environment/{self.environment_name}", segments=tuple(path))
+
+
+def _kuberay_objects(context: LintContext) -> tuple[LintObject, ...]:
+    return tuple(o for o in context.objects if o.is_kuberay)
 
 
 def mapping(value: Any) -> dict[str, Any]:

@@ -4,11 +4,16 @@ A RayCluster spec appears in a RayCluster, a RayJob (`rayClusterSpec`), a RaySer
 RayCronJob (`jobTemplate.rayClusterSpec`); a RayJob spec also appears in a RayCronJob (`jobTemplate`). The operator
 runs the same checks on each, so rules iterate these views rather than kinds. Readers return the value the
 operator would see after the API server's CRD defaults, so rules behave the same on raw and defaulted YAML.
+
+Each context's views are made once (LintContext.derived) and each view's readers are computed once
+(cached_property): some forty rules walk the same specs. Lists of views are tuples; the mappings they hand out
+are the documents' own data (or made from it, as `env`), which no rule changes.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ...documents.yamlio import Path
@@ -25,16 +30,16 @@ class GroupView:
     path: Path
     is_head: bool
 
-    @property
+    @cached_property
     def template_spec(self) -> dict[str, Any]:
         return mapping(get_in(self.spec, ("template", "spec"), {}))
 
-    @property
-    def containers(self) -> list[dict[str, Any]]:
+    @cached_property
+    def containers(self) -> tuple[dict[str, Any], ...]:
         value = self.template_spec.get("containers")
-        return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
+        return tuple(c for c in value if isinstance(c, dict)) if isinstance(value, list) else ()
 
-    @property
+    @cached_property
     def container(self) -> dict[str, Any]:
         """The Ray container: the operator always takes the first one."""
         containers = self.containers
@@ -44,11 +49,11 @@ class GroupView:
     def container_path(self) -> Path:
         return self.path + ("template", "spec", "containers", 0)
 
-    @property
+    @cached_property
     def ray_start_params(self) -> dict[str, Any]:
         return mapping(self.spec.get("rayStartParams"))
 
-    @property
+    @cached_property
     def env(self) -> dict[str, dict[str, Any]]:
         return env_by_name(self.container.get("env"))
 
@@ -72,21 +77,21 @@ class ClusterView:
     owner: str  # kind of the object holding it
     annotations: dict[str, Any]  # the annotations the operator passes to cluster validation
 
-    @property
+    @cached_property
     def head(self) -> GroupView:
         return GroupView("Head", mapping(self.spec.get("headGroupSpec")), self.path + ("headGroupSpec",), True)
 
-    @property
-    def workers(self) -> list[GroupView]:
+    @cached_property
+    def workers(self) -> tuple[GroupView, ...]:
         groups = self.spec.get("workerGroupSpecs")
         if not isinstance(groups, list):
-            return []
-        return [GroupView(str(g.get("groupName") or ""), g, self.path + ("workerGroupSpecs", i), False)
-                for i, g in enumerate(groups) if isinstance(g, dict)]
+            return ()
+        return tuple(GroupView(str(g.get("groupName") or ""), g, self.path + ("workerGroupSpecs", i), False)
+                     for i, g in enumerate(groups) if isinstance(g, dict))
 
-    @property
-    def groups(self) -> list[GroupView]:
-        return [self.head, *self.workers]
+    @cached_property
+    def groups(self) -> tuple[GroupView, ...]:
+        return (self.head, *self.workers)
 
     @property
     def autoscaling(self) -> bool:
@@ -119,7 +124,7 @@ class JobView:
     path: Path
     in_cron: bool  # a RayCronJob's jobTemplate
 
-    @property
+    @cached_property
     def cluster(self) -> ClusterView | None:
         spec = self.spec.get("rayClusterSpec")
         if not isinstance(spec, dict):
@@ -149,36 +154,56 @@ def env_by_name(env: Any) -> dict[str, dict[str, Any]]:
     return {str(e["name"]): e for e in env if isinstance(e, dict) and "name" in e}
 
 
+def _specs(context: LintContext) -> tuple[tuple[LintObject, str, dict[str, Any]], ...]:
+    return tuple((obj, obj.kind, spec) for obj in context.kuberay_objects()
+                 if isinstance(spec := obj.document.get("spec"), dict))
+
+
 def objects_of(context: LintContext, *kinds: str) -> Iterator[tuple[LintObject, dict[str, Any]]]:
     """The objects of these kinds that have a spec mapping, with it."""
-    for obj in context.kuberay_objects():
-        spec = obj.document.get("spec")
-        if obj.kind in kinds and isinstance(spec, dict):
-            yield obj, spec
+    return ((obj, spec) for obj, kind, spec in context.derived(_specs) if kind in kinds)
+
+
+def _job_views(context: LintContext) -> tuple[JobView, ...]:
+    views: list[JobView] = []
+    for obj, spec in objects_of(context, "RayJob", "RayCronJob"):
+        if obj.kind == "RayJob":
+            views.append(JobView(obj, spec, ("spec",), False))
+        elif isinstance(spec.get("jobTemplate"), dict):
+            views.append(JobView(obj, spec["jobTemplate"], ("spec", "jobTemplate"), True))
+    return tuple(views)
 
 
 def job_views(context: LintContext) -> Iterator[JobView]:
-    for obj, spec in objects_of(context, "RayJob", "RayCronJob"):
-        if obj.kind == "RayJob":
-            yield JobView(obj, spec, ("spec",), False)
-        elif isinstance(spec.get("jobTemplate"), dict):
-            yield JobView(obj, spec["jobTemplate"], ("spec", "jobTemplate"), True)
+    return iter(context.derived(_job_views))
+
+
+def _cluster_views(context: LintContext) -> tuple[ClusterView, ...]:
+    views: list[ClusterView] = []
+    for obj in context.kuberay_objects():
+        # a RayCronJob's annotations are its own, not those of the RayJobs it creates
+        annotations = {} if obj.kind == "RayCronJob" else obj.metadata.get("annotations") or {}
+        views.extend(ClusterView(obj, spec, path, obj.kind, annotations) for path, spec in cluster_specs(obj.document))
+    return tuple(views)
 
 
 def cluster_views(context: LintContext) -> Iterator[ClusterView]:
     """Every RayCluster spec of the context's objects, nested ones included (k8s.ray_cluster_specs)."""
-    for obj in context.kuberay_objects():
-        # a RayCronJob's annotations are its own, not those of the RayJobs it creates
-        annotations = {} if obj.kind == "RayCronJob" else obj.metadata.get("annotations") or {}
-        for path, spec in cluster_specs(obj.document):
-            yield ClusterView(obj, spec, path, obj.kind, annotations)
+    return iter(context.derived(_cluster_views))
+
+
+def _all_groups(context: LintContext) -> tuple[tuple[ClusterView, GroupView], ...]:
+    return tuple((cluster, group) for cluster in cluster_views(context) for group in cluster.groups)
+
+
+def _worker_groups(context: LintContext) -> tuple[tuple[ClusterView, GroupView], ...]:
+    return tuple((cluster, group) for cluster in cluster_views(context) for group in cluster.workers)
 
 
 def cluster_groups(context: LintContext, workers_only: bool = False) -> Iterator[tuple[ClusterView, GroupView]]:
     """Every group of every cluster spec (the head first, unless workers_only), with its cluster: the loop of
     the rules that judge one group at a time."""
-    for cluster in cluster_views(context):
-        yield from ((cluster, group) for group in (cluster.workers if workers_only else cluster.groups))
+    return iter(context.derived(_worker_groups if workers_only else _all_groups))
 
 
 def defaulted_int(value: Any) -> int | None:

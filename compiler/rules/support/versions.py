@@ -10,9 +10,17 @@ from packaging.version import Version as PackagingVersion
 Version = tuple[int, ...]
 
 
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
 def parse_version(text: str) -> Version | None:
     """'1.7.0', 'v2.52.0', '2.52.0-py312' -> (1, 7, 0); None when the text does not start like a version."""
-    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", str(text).strip())
+    return _parse_version(str(text).strip())
+
+
+@functools.lru_cache(maxsize=1024)  # rules read the same few rayVersions and image tags for every group
+def _parse_version(text: str) -> Version | None:
+    match = _VERSION.match(text)
     if not match:
         return None
     return tuple(int(part) for part in match.groups(default="0"))
