@@ -14,7 +14,7 @@ from typing import Any
 from ..k8s.ray_cluster_specs import cluster_specs
 from ..rules.support.autoscaler_view import AutoscalerView, GeneratedConfig, SpecKey, spec_key
 from .generators import Generator, find_generator, install_hint, valid_ray_version
-from .run import end_idle_generators, generate, generator_input
+from .run import end_idle_generators, generate, generator_input, start_ahead
 
 
 @dataclass(frozen=True)
@@ -63,5 +63,14 @@ def autoscaler_views(project_root: Path, batches: Sequence[Batch]) -> list[Autos
     return views
 
 
+def start_generators_ahead(project_root: Path, ray_versions: Iterable[str]) -> None:
+    """Start the installed generators of these Ray versions now, in a run of several processes (run.start_ahead):
+    the first batches' questions to them no longer wait for Ray to import."""
+    for version in sorted(set(ray_versions)):
+        found = find_generator(project_root, version)
+        if isinstance(found, Generator):
+            start_ahead(found)
+
+
 __all__ = ["AutoscalerView", "Batch", "GeneratedConfig", "Generator", "autoscaler_views", "end_idle_generators",
-           "find_generator", "install_hint", "valid_ray_version"]
+           "find_generator", "install_hint", "start_generators_ahead", "valid_ray_version"]

@@ -7,6 +7,7 @@ version, the runner script and the cluster's canonical JSON, so a warm run start
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -52,13 +53,31 @@ def _read_cached(key: str) -> dict[str, Any] | None:
     return answer if isinstance(answer, dict) else None
 
 
+def _command(generator: Generator) -> tuple[list[str], dict[str, str]]:
+    """How the generator of this Ray version is run: its command line and its whole environment."""
+    return ([str(generator.python), "-I", str(RUNNER)],
+            helper_process.helper_environment(RAY_USAGE_STATS_ENABLED="0"))
+
+
+def start_ahead(generator: Generator) -> None:
+    """In a run of several processes, start this Ray version's shared generator now, in the background: importing
+    Ray takes about a second, which the run's first questions to it waited for (both processes at once, early in
+    a cold `krc lint`). The first question waits for the start still under way; a generator that cannot start is
+    left to it."""
+    folder = client.run_folder()
+    if folder is None:
+        return
+    argv, env = _command(generator)
+    threading.Thread(target=shared_helper.start, args=(folder, f"ray-{generator.ray_version}", argv, env,
+                                                      TIMEOUT_SECONDS), name="krc-generator-start", daemon=True).start()
+
+
 def _run(generator: Generator, clusters: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     """The generator's answers: one request to the helper process of this Ray version, started once per krc
     process (importing Ray costs about 0.9 s) and kept up for the next request (helper_process), or once per
     run when the run compiles in several processes (shared_helper)."""
-    env = helper_process.helper_environment(RAY_USAGE_STATS_ENABLED="0")
+    argv, env = _command(generator)
     what = f"the autoscaler config generator of Ray {generator.ray_version} ({generator.python})"
-    argv = [str(generator.python), "-I", str(RUNNER)]
     folder = client.run_folder()
     try:
         if folder is not None:  # one generator for the run's processes

@@ -99,10 +99,11 @@ class _Connection:
             self.socket.close()
 
 
-_LOCK = threading.Lock()
+_LOCK = threading.Lock()  # the tables below; each helper's own lock is held while it is started or asked
 _PID = os.getpid()
 _CONNECTIONS: dict[str, _Connection] = {}
 _STARTED: dict[str, _Started] = {}
+_HELPER_LOCKS: dict[str, threading.Lock] = {}
 
 
 def _forget_after_fork() -> None:
@@ -110,7 +111,16 @@ def _forget_after_fork() -> None:
     if os.getpid() != _PID:  # a forked child must not use its parent's connections or helpers
         _CONNECTIONS.clear()
         _STARTED.clear()
+        _HELPER_LOCKS.clear()
         _PID = os.getpid()
+
+
+def _helper_lock(name: str) -> threading.Lock:
+    """The lock a request to (or the start of) helper `name` holds in this process: one helper's start (Ray's
+    generator imports Ray for about a second) never holds up a request to another (a KubeRay build)."""
+    with _LOCK:
+        _forget_after_fork()
+        return _HELPER_LOCKS.setdefault(name, threading.Lock())
 
 
 def _socket_path(folder: str, name: str) -> str:
@@ -128,10 +138,13 @@ def _connect_or_start(folder: str, name: str, argv: Sequence[str], env: Mapping[
             return _Connection(path)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # a socket whose helper has ended (its starter is gone)
-        started = _STARTED.pop(name, None)
+        with _LOCK:
+            started = _STARTED.pop(name, None)
         if started is not None:
             started.end()
-        _STARTED[name] = _Started(argv, env, path, timeout)
+        fresh = _Started(argv, env, path, timeout)
+        with _LOCK:
+            _STARTED[name] = fresh
         return _Connection(path)
 
 
@@ -139,19 +152,15 @@ def ask(folder: str, name: str, argv: Sequence[str], env: Mapping[str, str] | No
         timeout: float) -> dict[str, Any]:
     """The run's helper `name` (started with argv and env by the first process that asks) answers request.
     HelperFailed when it cannot start or ends without answering twice; HelperTimeout after `timeout` seconds."""
-    with _LOCK:
-        _forget_after_fork()
+    with _helper_lock(name):
         for attempt in (1, 2):
-            connection = _CONNECTIONS.pop(name, None)
-            if connection is not None and connection.path != _socket_path(folder, name):
-                connection.close()  # to an earlier run's helper: this run's is in its own folder
-                connection = None
-            connection = connection or _connect_or_start(folder, name, argv, env, timeout)
+            connection = _connection(folder, name, argv, env, timeout)
             try:
                 answer = connection.ask(request, timeout)
             except HelperTimeout:
                 connection.close()
-                started = _STARTED.pop(name, None)
+                with _LOCK:
+                    started = _STARTED.pop(name, None)
                 if started is not None:  # stuck: the next request, from any process, starts another
                     started.process.kill()
                     started.end()
@@ -159,12 +168,39 @@ def ask(folder: str, name: str, argv: Sequence[str], env: Mapping[str, str] | No
             except OSError:  # ConnectionError too: the helper ended (its starter did); a new one on the retry
                 connection.close()
                 if attempt == 2:
-                    started = _STARTED.get(name)
+                    with _LOCK:
+                        started = _STARTED.get(name)
                     raise HelperFailed(started.stderr_tail() if started else "the shared helper ended") from None
                 continue
-            _CONNECTIONS[name] = connection
+            with _LOCK:
+                _CONNECTIONS[name] = connection
             return answer
     raise AssertionError("unreachable")
+
+
+def _connection(folder: str, name: str, argv: Sequence[str], env: Mapping[str, str] | None,
+                timeout: float) -> _Connection:
+    """This process's connection to the run's helper `name` (the helper started if no process has); the caller
+    holds the helper's lock, and puts the connection back when it is done with it."""
+    with _LOCK:
+        connection = _CONNECTIONS.pop(name, None)
+    if connection is not None and connection.path != _socket_path(folder, name):
+        connection.close()  # to an earlier run's helper: this run's is in its own folder
+        connection = None
+    return connection or _connect_or_start(folder, name, argv, env, timeout)
+
+
+def start(folder: str, name: str, argv: Sequence[str], env: Mapping[str, str] | None, timeout: float) -> None:
+    """The run's helper `name` up, started by this process unless another has, without asking it anything: its
+    start overlaps the work before the first question (which waits for it, holding the helper's lock). A helper
+    that cannot start is left to that question, which says why."""
+    with _helper_lock(name):
+        try:
+            connection = _connection(folder, name, argv, env, timeout)
+        except (OSError, HelperFailed, HelperTimeout):
+            return
+        with _LOCK:
+            _CONNECTIONS[name] = connection
 
 
 def end(which: Callable[[str], bool]) -> None:

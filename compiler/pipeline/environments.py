@@ -82,6 +82,23 @@ def ray_version(env: Environment) -> str:
     return str(ray.get("version") or "") if isinstance(ray, dict) else ""
 
 
+def ray_versions(project: Project, names: Sequence[str]) -> set[str]:
+    """The Ray versions these environments name, read from their `ray` settings alone (one that does not load is
+    left out: its compile says why)."""
+    found = set()
+    for name in names:
+        try:
+            ray = merged_settings(project, name, _RAY)[0].get("ray")
+        except KrcError:
+            continue
+        if isinstance(ray, dict) and ray.get("version"):
+            found.add(str(ray["version"]))
+    return found
+
+
+_RAY = frozenset({"ray"})
+
+
 def autoscaler_of(project: Project, validated: Sequence[Validated]) -> list[AutoscalerView]:
     """What Ray's autoscaling-config generator (of each environment's ray.version) makes of every cluster spec
     the environments render, stored objects as the autoscaler reads them: one process for all of them."""

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..autoscaler import start_generators_ahead
 from ..autoscaler.generators import installed_generators
 from ..cache import CacheKind, cache_key
 from ..diagnostics.problems import KrcError, Problem
@@ -16,7 +17,7 @@ from ..project.paths import Project
 from ..render.templates import Render
 from ..results.compile_cache import POLICIES, Compiled, Summary, findings_digest
 from .context import Context, compile_validated, rendered_together, restore
-from .environments import Validated, autoscaler_of, findings_with_view, validate_render
+from .environments import Validated, autoscaler_of, findings_with_view, ray_versions, validate_render
 from .plans import Linted, LintPlan, Outcome
 
 # Each environment's finished findings (`krc lint` / `krc policy`), kept in the compile cache's folder.
@@ -120,6 +121,8 @@ def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], name
     renders: list[Render | None] = []
     validations: list[Validated | None] = []  # of the renders compiled here, as their findings were worked out
     compiled_of: list[Compiled] = []
+    if plan.findings:  # Ray's view of what compiles here: its generator imports Ray meanwhile
+        start_generators_ahead(project.root, ray_versions(project, [n for n in names if not cache.has_entry(n)]))
     # the environments the compile cache lacks, their templates evaluated in one Jsonnet run as render and review
     # evaluate them (the templates are parsed once per run); a render for --argocd-crds records that
     # file among its inputs, so those are compiled one by one

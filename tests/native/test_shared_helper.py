@@ -131,3 +131,25 @@ def test_a_later_run_in_the_same_process_gets_a_helper_of_its_own(folder: str, s
     second = shared_helper.ask(str(later), "echo", server, None, {"n": 2}, 10)
     assert (later / "echo.sock").is_socket()
     assert second["pid"] != first["pid"] and second["request"] == {"n": 2}
+
+
+def test_a_helper_started_ahead_answers_the_first_question(folder: str, server: list[str]) -> None:
+    shared_helper.start(folder, "echo", server, None, 10)
+    [started] = shared_helper._STARTED.values()
+    assert shared_helper.ask(folder, "echo", server, None, {"n": 1}, 10)["pid"] == started.process.pid
+
+
+def test_one_helpers_start_holds_up_no_question_to_another(folder: str, server: list[str], tmp_path: Path) -> None:
+    """Ray's generator imports Ray for about a second as it starts: meanwhile a KubeRay build is asked as always."""
+    import threading
+
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\ntime.sleep(3)\n" + SERVER, encoding="utf-8")
+    starting = threading.Thread(target=shared_helper.start, args=(folder, "slow", [sys.executable, "-I", str(slow)],
+                                                                  None, 20))
+    starting.start()
+    assert shared_helper.ask(folder, "echo", server, None, {"n": 2}, 10)["request"] == {"n": 2}
+    assert starting.is_alive()  # the other one is still starting
+    starting.join()
+    assert shared_helper.ask(folder, "slow", [sys.executable, "-I", str(slow)], None, {"n": 3}, 10)["request"] == \
+        {"n": 3}
