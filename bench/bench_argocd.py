@@ -41,7 +41,7 @@ def sidecar_copy(destination: Path) -> Path:
     return destination
 
 
-def timed(argv: list[str], cwd: Path, env: dict) -> float:
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True)
     elapsed = time.perf_counter() - start

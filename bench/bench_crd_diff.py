@@ -15,6 +15,7 @@ import sys
 import tarfile
 import time
 from pathlib import Path
+from typing import Any
 
 from deepdiff import DeepDiff
 from timing import best_of  # bench/timing.py, beside this script
@@ -51,7 +52,7 @@ def main() -> None:
     krc = best_of(5, lambda: compare_crds(old, new))
     old_by_name = {c["metadata"]["name"]: c for c in old}
     pairs = [(old_by_name[c["metadata"]["name"]], c) for c in new if c["metadata"]["name"] in old_by_name]
-    reports: list = []
+    reports: list[Any] = []
     deep = best_of(1, lambda: reports.extend(DeepDiff(a, b) for a, b in pairs))
     deep_items = sum(len(item) for report in reports for item in report.values())
     print(f"compare {len(new)} CRDs: krc {krc * 1000:.1f} ms ({len(changes)} classified changes), "

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from timing import best_of  # bench/timing.py, beside this script
@@ -30,7 +31,7 @@ SYNTHETIC = 50
 REPEATS = 3
 
 
-def best(action) -> float:
+def best(action: Callable[[], object]) -> float:
     return best_of(REPEATS, action)
 
 

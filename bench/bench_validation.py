@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -23,7 +24,7 @@ CHART = SHARED / "kuberay" / "charts" / "kuberay-operator-1.7.0.tgz"
 ROUNDS = 20
 
 
-def load_samples(files: list[Path]) -> list:
+def load_samples(files: list[Path]) -> list[Any]:
     return [doc for f in files for doc in yamlio.load_all(f.read_text(encoding="utf-8"), str(f))]
 
 
