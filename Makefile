@@ -148,10 +148,10 @@ check: $(VENV)/.installed
 # and installs Kapitan into its own virtual environment under ~/.cache/krc-bench (KRC_BENCH_CACHE).
 BENCH_SCALE_FLAGS ?=
 # Each benchmark's output also goes to docs/figures/<name>.txt (written whole once it finished): the figures the
-# docs point to come from here, never typed by hand.
+# docs point to come from here, never typed by hand. bench_pods asks KubeRay's builds, so they are made first.
 # krc is measured as pip installs it, its bytecode compiled once (under PYTHONDONTWRITEBYTECODE, which CI machines
 # and containers often set, a checkout would compile every module again in every process).
-bench: vendor ray-generators $(ENGINE) $(HELM_CLI)
+bench: vendor ray-generators $(ENGINE) $(HELM_CLI) $(KUBERAY)
 	$(VENV)/bin/python -m compileall -q compiler
 	@mkdir -p docs/figures; for b in bench/bench_*.py; do echo "== $$b"; name=$$(basename $$b .py); \
 	  flags=; if [ "$$b" = bench/bench_scale.py ]; then flags="$(BENCH_SCALE_FLAGS)"; fi; \
