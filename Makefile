@@ -130,6 +130,8 @@ $(MERMAID): tests/review/mermaid/package-lock.json
 # --maxschedchunk 2: tests are handed out two at a time as workers free up, in collection order, which puts the
 # slowest first (tests/conftest.py), so neither worker is left with a long test at the end.
 test: $(VENV)/.installed $(ENGINE) $(KUBERAY) ray-generators engine-test kuberay-test argocd-harness $(MERMAID)
+	@[ -x /usr/bin/chromium ] || { echo "make test: the HTML review's tests open the page in Debian's Chromium," \
+	  "not found at /usr/bin/chromium: install it (apt-get install chromium), then run make test again" >&2; exit 2; }
 	@scratch=$$(mktemp -d -p "$(TEST_SCRATCH_PARENT)" krc-test-XXXXXX) && trap 'rm -rf "$$scratch"' EXIT && \
 	echo "$(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 (scratch files in $$scratch)" && \
 	TMPDIR="$$scratch" PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 --basetemp="$$scratch/pytest"
