@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from .. import jsontext
 from ..charts.package import Crd
 from ..k8s.argocd_sync import CRD_ANNOTATIONS, PluginChoice, plugin_selection
 from ..k8s.objects import RenderedObject, api_group
@@ -17,7 +19,7 @@ from .parameters import Request
 ROLE_LABEL = "krc.dev/argocd-role"
 ROOT_ROLE = "root"
 ARGOCD_GROUP = "argoproj.io"
-__all__ = ["CRD_ANNOTATIONS", "select_documents"]  # CRD_ANNOTATIONS: how the plugin annotates CRDs
+__all__ = ["CRD_ANNOTATIONS", "AnnotatedCrd", "select_documents"]  # CRD_ANNOTATIONS: how the plugin annotates CRDs
 
 
 def is_argocd_object(document: dict[str, Any]) -> bool:
@@ -28,16 +30,30 @@ def role_of(document: dict[str, Any]) -> str:
     return str(((document.get("metadata") or {}).get("labels") or {}).get(ROLE_LABEL, ""))
 
 
-def annotated_crds(chart_crds: Sequence[Crd]) -> list[dict[str, Any]]:
-    """The chart's CRDs as Argo CD should apply them."""
-    crds = []
-    for crd in chart_crds:
-        document = dict(crd.document)  # shallow: only metadata is replaced, the cached parse stays untouched
-        metadata = dict(document.get("metadata") or {})
-        metadata["annotations"] = {**(metadata.get("annotations") or {}), **CRD_ANNOTATIONS}
-        document["metadata"] = metadata
-        crds.append(document)
-    return crds
+def _annotated(metadata: Any) -> dict[str, Any]:
+    annotated = dict(metadata or {})
+    annotated["annotations"] = {**(annotated.get("annotations") or {}), **CRD_ANNOTATIONS}
+    return annotated
+
+
+@dataclass(frozen=True)
+class AnnotatedCrd:
+    """One of the chart's CRDs as Argo CD should apply it: with CRD_ANNOTATIONS. Its canonical text is the CRD's
+    with only the metadata encoded anew: a KubeRay CRD is megabytes, and decoding it to encode it again was a
+    quarter of a warm `krc argocd generate`. The document is decoded only when asked for."""
+
+    crd: Crd
+
+    @property
+    def document(self) -> dict[str, Any]:
+        document = dict(self.crd.document)  # shallow: only metadata is replaced, the cached parse stays untouched
+        document["metadata"] = _annotated(document.get("metadata"))
+        return document
+
+    def canonical(self) -> str:
+        """jsontext.canonical(self.document)"""
+        spliced = jsontext.with_member(self.crd.canonical, "metadata", _annotated)
+        return spliced if spliced is not None else jsontext.canonical(self.document)
 
 
 def retarget(application: dict[str, Any], cluster: str) -> dict[str, Any]:
@@ -55,7 +71,7 @@ def retarget(application: dict[str, Any], cluster: str) -> dict[str, Any]:
 
 
 def select_documents(objects: tuple[RenderedObject, ...], chart_crds: Sequence[Crd], request: Request,
-                     chart_objects: tuple[RenderedObject, ...] = ()) -> list[dict[str, Any]]:
+                     chart_objects: tuple[RenderedObject, ...] = ()) -> list[dict[str, Any] | AnnotatedCrd]:
     """`chart_crds`: the pinned chart's CRDs (read only when the request includes them); `chart_objects`: the
     operator chart as the pinned Helm renders it (the `operator` parameter's choice)."""
     documents = [o.document for o in objects]
@@ -64,6 +80,6 @@ def select_documents(objects: tuple[RenderedObject, ...], chart_crds: Sequence[C
         applications = [retarget(d, request.cluster) if d.get("kind") == "Application" else d for d in applications]
     workloads = [d for d in documents if not is_argocd_object(d)]
     # crds=only is the foundations: the CRDs and the Namespaces, which the workloads must find in place
-    return plugin_selection(workloads, annotated_crds(chart_crds) if request.crds != "exclude" else [], applications,
-                            [o.document for o in chart_objects],
+    crds = [AnnotatedCrd(crd) for crd in chart_crds] if request.crds != "exclude" else []
+    return plugin_selection(workloads, crds, applications, [o.document for o in chart_objects],
                             PluginChoice(request.crds, request.applications, request.operator))

@@ -9,9 +9,11 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..documents import yamlio
+from .selection import AnnotatedCrd
 
 # Characters a YAML 1.1 reader takes verbatim inside a double-quoted scalar; anything else (C0/C1 controls,
 # DEL, NEL, the line and paragraph separators, a byte-order mark) makes the document fall back to YAML.
@@ -28,15 +30,19 @@ def _verbatim(text: str) -> bool:
     return ("\x7f" not in text) if text.isascii() else not _not_verbatim().search(text)
 
 
-def _crd_text(document: dict[str, Any]) -> str:
-    text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return text + "\n" if _verbatim(text) else yamlio.dump(document)
+def _crd_text(text: str, document: Callable[[], dict[str, Any]]) -> str:
+    return text + "\n" if _verbatim(text) else yamlio.dump(document())
 
 
-def dump_stream(documents: list[dict[str, Any]]) -> str:
+def _text(document: dict[str, Any] | AnnotatedCrd) -> str:
+    if isinstance(document, AnnotatedCrd):
+        return _crd_text(document.canonical(), lambda: document.document)
+    if document.get("kind") == "CustomResourceDefinition":
+        return _crd_text(json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":")),
+                         lambda: document)
+    return yamlio.dump(document)
+
+
+def dump_stream(documents: Sequence[dict[str, Any] | AnnotatedCrd]) -> str:
     """Every document after a '---' line; identical documents give identical bytes."""
-    parts = []
-    for document in documents:
-        is_crd = document.get("kind") == "CustomResourceDefinition"
-        parts.append("---\n" + (_crd_text(document) if is_crd else yamlio.dump(document)))
-    return "".join(parts)
+    return "".join("---\n" + _text(document) for document in documents)

@@ -103,6 +103,34 @@ def line(value: Any) -> bytes:
         return json.dumps(value, separators=(",", ":")).encode("ascii")
 
 
+_DECODER = json.JSONDecoder()
+
+
+def with_member(text: str, key: str, change: Callable[[Any], Any]) -> str | None:
+    """canonical(obj) for the object `text` is the canonical text of, with its top-level member `key` made
+    `change(value)` (the member's value decoded): the text around that member is kept as it is, and only the
+    members before it are read (sorted keys put the small ones of a Kubernetes object, apiVersion and kind, before
+    its metadata). None when `text` holds no member `key` (or is not the canonical text of an object): the caller
+    decodes it whole."""
+    if not text.startswith("{"):
+        return None
+    at = 1
+    try:
+        while True:
+            name, at = _DECODER.raw_decode(text, at)
+            if not isinstance(name, str) or name > key or text[at:at + 1] != ":":
+                return None
+            start = at + 1
+            value, at = _DECODER.raw_decode(text, start)
+            if name == key:
+                return text[:start] + canonical(change(value)) + text[at:]
+            if text[at:at + 1] != ",":
+                return None
+            at += 1
+    except ValueError:  # json.JSONDecodeError: not JSON where a member should be
+        return None
+
+
 def loads(text: str | bytes) -> Any:
     """json.loads(text), raising ValueError (json.JSONDecodeError) as it does."""
     data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")

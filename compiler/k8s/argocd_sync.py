@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+CrdT = TypeVar("CrdT")  # what stands for a CRD in a plugin selection: its document, or the plugin's own form
 SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
 
@@ -83,19 +84,20 @@ class PluginChoice:
                    parameters.get("operator", cls.operator))
 
 
-def plugin_selection(workloads: list[dict[str, Any]], crds: list[dict[str, Any]], applications: list[dict[str, Any]],
-                     operator: list[dict[str, Any]], choice: PluginChoice) -> list[dict[str, Any]]:
+def plugin_selection(workloads: list[dict[str, Any]], crds: list[CrdT], applications: list[dict[str, Any]],
+                     operator: list[dict[str, Any]], choice: PluginChoice) -> list[dict[str, Any] | CrdT]:
     """What the krc plugin emits for one request: `workloads` are the environment's non-Argo CD objects, `crds`
     the chart's CRDs (annotated), `applications` the child Applications, `operator` the operator chart's objects
-    as Helm renders them. crds=only: the foundations (CRDs and Namespaces); crds=exclude: neither."""
-    foundations = [d for d in workloads if is_foundation(d)]
-    rest = [d for d in workloads if not is_foundation(d)]
+    as Helm renders them (the CRDs are only placed: whatever stands for them comes back as it went in). crds=only:
+    the foundations (CRDs and Namespaces); crds=exclude: neither."""
+    foundations: list[dict[str, Any] | CrdT] = [d for d in workloads if is_foundation(d)]
+    rest: list[dict[str, Any] | CrdT] = [d for d in workloads if not is_foundation(d)]
     if choice.crds == "only":
         return foundations + crds
     if choice.applications == "only":
-        return applications
+        return list(applications)
     if choice.operator == "only":
-        return operator
+        return list(operator)
     picked = (foundations + crds + rest) if choice.crds == "include" else rest
     return picked + (operator if choice.operator == "include" else []) \
         + (applications if choice.applications == "include" else [])

@@ -133,3 +133,31 @@ def test_nesting_past_orjsons_limit_is_encoded_by_the_standard_library() -> None
         deep = [deep]
     assert jsontext.canonical(deep) == json.dumps(deep, separators=(",", ":"))
     assert jsontext.loads(jsontext.canonical(deep)) == deep
+
+
+objects = st.dictionaries(keys, values, max_size=6)
+
+
+def _annotate(value: Any) -> Any:
+    return {"was": value, "note": "é\u2028"}
+
+
+@SETTINGS
+@given(objects, keys)
+@example({"apiVersion": "v1", "kind": "K", "metadata": {"name": "x"}, "spec": {"n": [1.5, None]}}, "metadata")
+@example({"a": float("nan"), "b": 1}, "b")
+def test_a_member_made_anew_in_canonical_text_is_the_canonical_text_of_the_changed_object(obj: dict[str, Any],
+                                                                                         key: str) -> None:
+    text = _std(obj, True)
+    if not isinstance(text, str):  # json refuses it: nothing canonical to start from
+        return
+    spliced = jsontext.with_member(text, key, _annotate)
+    if key not in obj:
+        assert spliced is None
+        return
+    assert spliced == _std({**obj, key: _annotate(json.loads(text)[key])}, True)
+
+
+def test_a_member_is_not_found_in_what_is_not_an_object():
+    for text in ("[1]", "{}", '"metadata"', "", '{"metadata"', '{"metadata":'):
+        assert jsontext.with_member(text, "metadata", _annotate) is None
