@@ -24,7 +24,8 @@ def test_render_and_check_do_not_load_the_reviews_comparison_or_formatters() -> 
     assert "compiler.pipeline.golden" in loaded and "compiler.review.golden_source" in loaded
     heavy = {"compiler.review.compare", "compiler.review.formats", "compiler.review.format_html",
              "compiler.review.format_markdown", "compiler.review.format_text", "compiler.review.format_json",
-             "compiler.review.approve", "compiler.review.report_files"}
+             "compiler.review.approve", "compiler.review.report_files", "compiler.pipeline.review_batch",
+             "compiler.review.model", "compiler.review.crdgate"}
     assert loaded & heavy == set()
 
 

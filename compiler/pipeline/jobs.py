@@ -35,7 +35,6 @@ from .plans import (
     Written,
 )
 from .policies_after import SHARED_AT_MOST, finish_policies
-from .review_batch import review_batch
 from .run_options import RunOptions
 
 R = TypeVar("R", bound=EnvironmentResult)
@@ -53,6 +52,7 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
         case LintPlan():
             return lint_batch(context, job.names, job.plan)
         case ReviewPlan():
+            from .review_batch import review_batch  # the review's comparison, only for the commands that review
             return review_batch(context, job.names, job.plan)
         case RenderPlan() | AcceptPlan() | CheckPlan():
             return _written_or_checked(context, job.names, job.plan)
