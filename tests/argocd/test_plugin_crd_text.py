@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from compiler.argocd.selection import CRD_ANNOTATIONS, AnnotatedCrd
 from compiler.argocd.stream import dump_stream
@@ -40,3 +41,14 @@ def test_a_crd_whose_canonical_text_has_no_metadata_member_is_encoded_from_its_d
     annotated = AnnotatedCrd(odd)
     want = json.dumps(_decoded_and_annotated(annotated), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     assert annotated.canonical() == want
+
+
+def test_an_annotated_crd_yaml_would_not_keep_verbatim_is_written_as_yaml_of_its_document(charts_dir: Path):
+    crd = read_chart(charts_dir / "kuberay-operator-1.7.0.tgz").crds[0]
+    document = json.loads(crd.canonical)
+    document["spec"]["names"]["singular"] = "line\u2028separator"
+    odd = AnnotatedCrd(dataclasses.replace(crd, canonical=json.dumps(document, sort_keys=True, ensure_ascii=False,
+                                                                      separators=(",", ":"))))
+    stream = dump_stream([odd])
+    assert not stream.splitlines()[1].startswith("{")
+    assert list(yaml.load_all(stream, Loader=yaml.CSafeLoader)) == [_decoded_and_annotated(odd)]
