@@ -17,7 +17,7 @@ from compiler.pipeline.environments import Validated
 from compiler.pipeline.lint_batch import policy_cache_key
 from compiler.pipeline.plans import Reviewed, ReviewPlan
 from compiler.pipeline.policies_ahead import drop_policies_ahead, keep_policies_ahead, start_policies_ahead
-from compiler.pipeline.review_batch import review_batch
+from compiler.pipeline.review_batch import reviews_of_batch
 from compiler.policy import find_engine, policy_files
 from compiler.project.paths import Project
 from compiler.render.templates import Render
@@ -35,7 +35,7 @@ def _foreign_image_in_dev(project: Project) -> None:
 def _review_dev(project: Project, alone: bool = True) -> tuple[Context, str]:
     context = Context.of(project, CACHED)
     context.alone = alone
-    outcome = review_batch(context, ("dev",), ReviewPlan())
+    outcome = reviews_of_batch(context, ("dev",), ReviewPlan())
     [result] = outcome.results
     assert isinstance(result, Reviewed) and result.review.changed
     compiled, _ = compile_cached(project, context.cache, "dev", peers=context.peers)
@@ -68,7 +68,7 @@ def test_a_changed_environments_policies_start_before_its_findings_are_worked_ou
         return validate(render, *args, **kwargs)
 
     monkeypatch.setattr(context_module, "validate_render", spy)
-    review_batch(context, ("dev",), ReviewPlan())
+    reviews_of_batch(context, ("dev",), ReviewPlan())
     assert started_first == [True]
     drop_policies_ahead(context)
 
@@ -79,7 +79,7 @@ def test_a_changed_environment_the_compile_cache_answers_still_has_its_policies_
     first, key = _review_dev(project)
     drop_policies_ahead(first)  # compiled and kept, its policies never ran
     context = Context.of(project, CACHED)
-    review_batch(context, ("dev",), ReviewPlan())
+    reviews_of_batch(context, ("dev",), ReviewPlan())
     assert context.policies_ahead is not None and context.policies_ahead.keys == (key,)
     keep_policies_ahead(context)
     kept = context.cache.findings(POLICIES, key)

@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # the names as the type checker and the import-layer contract
     from .linting import PolicyCheck, check_policies, lint_environments, lint_targets
     from .plans import EnvironmentResult, GoldenMismatch, Written
     from .plugin import generate_from_cache
+    from .review_batch import reviews_of_batch
     from .run_options import DEFAULT_RUN, RunOptions
 
 # name -> the module (relative to this package) that defines it
@@ -70,6 +71,7 @@ _EXPORTS = {
     "versions": ".everyday", "accept_golden": ".golden", "check_golden": ".golden", "compare_with_golden": ".golden",
     "render_to_disk": ".golden", "PolicyCheck": ".linting", "check_policies": ".linting",
     "lint_environments": ".linting", "lint_targets": ".linting", "generate_from_cache": ".plugin",
+    "reviews_of_batch": ".review_batch",
     "DEFAULT_RUN": ".run_options", "RunOptions": ".run_options",
 }
 __all__ = [  # the same names, spelled out for the type checker
@@ -78,8 +80,8 @@ __all__ = [  # the same names, spelled out for the type checker
     "autoscaler_of", "check_environment", "check_golden", "check_policies", "compare_crd_sources",
     "compare_with_golden", "compile_environment", "compile_environments", "describe_rule", "environment_findings",
     "explain", "generate_from_cache", "init_environment", "lint_environments", "lint_targets", "list_environments",
-    "ray_versions", "render_to_disk", "review_project", "rule_list", "show_environment", "validate_argocd",
-    "validate_render", "validated_findings", "vendor_charts", "versions", "Written",
+    "ray_versions", "render_to_disk", "review_project", "reviews_of_batch", "rule_list", "show_environment",
+    "validate_argocd", "validate_render", "validated_findings", "vendor_charts", "versions", "Written",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

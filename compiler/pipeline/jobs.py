@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TypeVar
 
+from .. import pipeline
 from ..diagnostics.problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..k8s.destinations import peer_digests
 from ..native import client, helper_process
@@ -51,9 +52,8 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
     match job.plan:
         case LintPlan():
             return lint_batch(context, job.names, job.plan)
-        case ReviewPlan():
-            from .review_batch import review_batch  # the review's comparison, only for the commands that review
-            return review_batch(context, job.names, job.plan)
+        case ReviewPlan():  # the review's job, loaded by the first review (render and check never load it)
+            return pipeline.reviews_of_batch(context, job.names, job.plan)
         case RenderPlan() | AcceptPlan() | CheckPlan():
             return _written_or_checked(context, job.names, job.plan)
 

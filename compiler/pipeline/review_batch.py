@@ -36,7 +36,7 @@ from .policies_ahead import start_policies_ahead
 REVIEWS = CacheKind("reviews", 3)
 
 
-def review_batch(context: Context, names: Sequence[str], plan: ReviewPlan) -> Outcome:
+def reviews_of_batch(context: Context, names: Sequence[str], plan: ReviewPlan) -> Outcome:
     """`krc diff` of a batch of environments: each one's review against golden, with Ray's view before and after
     from one generator process for the batch. An environment that golden/ matches is answered from the review
     cache when its inputs are unchanged (see review_key): at scale, nearly every environment of a pull request."""
