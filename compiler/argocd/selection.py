@@ -71,7 +71,7 @@ def retarget(application: dict[str, Any], cluster: str) -> dict[str, Any]:
 
 
 def select_documents(objects: tuple[RenderedObject, ...], chart_crds: Sequence[Crd], request: Request,
-                     chart_objects: tuple[RenderedObject, ...] = ()) -> list[dict[str, Any] | AnnotatedCrd]:
+                     chart_objects: tuple[RenderedObject, ...] = ()) -> Sequence[dict[str, Any] | AnnotatedCrd]:
     """`chart_crds`: the pinned chart's CRDs (read only when the request includes them); `chart_objects`: the
     operator chart as the pinned Helm renders it (the `operator` parameter's choice)."""
     documents = [o.document for o in objects]

@@ -12,7 +12,7 @@ what must exist before anything else, and what deleting an application must neve
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -85,7 +85,7 @@ class PluginChoice:
 
 
 def plugin_selection(workloads: list[dict[str, Any]], crds: list[CrdT], applications: list[dict[str, Any]],
-                     operator: list[dict[str, Any]], choice: PluginChoice) -> list[dict[str, Any] | CrdT]:
+                     operator: list[dict[str, Any]], choice: PluginChoice) -> Sequence[dict[str, Any] | CrdT]:
     """What the krc plugin emits for one request: `workloads` are the environment's non-Argo CD objects, `crds`
     the chart's CRDs (annotated), `applications` the child Applications, `operator` the operator chart's objects
     as Helm renders them (the CRDs are only placed: whatever stands for them comes back as it went in). crds=only:
@@ -95,9 +95,9 @@ def plugin_selection(workloads: list[dict[str, Any]], crds: list[CrdT], applicat
     if choice.crds == "only":
         return foundations + crds
     if choice.applications == "only":
-        return list(applications)
+        return applications
     if choice.operator == "only":
-        return list(operator)
+        return operator
     picked = (foundations + crds + rest) if choice.crds == "include" else rest
     return picked + (operator if choice.operator == "include" else []) \
         + (applications if choice.applications == "include" else [])

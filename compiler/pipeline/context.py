@@ -59,6 +59,7 @@ class Context:
         self._charts: dict[tuple[str, str], Chart] = {}
         self._peers: tuple[Destination, ...] | None = None
         self.policies_ahead: PoliciesAhead | None = None  # at most one engine run under way (policies_ahead)
+        self.charts_ahead_done = False  # charts_ahead decided for this command (its first call does)
 
     @classmethod
     def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True,
@@ -107,7 +108,12 @@ _PIN = frozenset({"operator"})  # where an environment pins its chart
 def charts_ahead(context: Context, names: Sequence[str]) -> None:
     """Send the CRDs of the charts pinned by the environments the cache lacks to the engine now: it compiles them
     (tens of milliseconds per CRD) while this process checks the other environments and renders these, instead
-    of when their objects are first validated. An environment whose pin does not read is left to its compile."""
+    of when their objects are first validated. An environment whose pin does not read is left to its compile.
+    Decided once per command, by the first call: `krc render` calls it before it checks rendered/, and every
+    command's jobs (jobs.outcomes) again, which then asks the cache about no environment a second time."""
+    if context.charts_ahead_done:
+        return
+    context.charts_ahead_done = True
     missing = [name for name in names if not context.cache.has_entry(name)]
     if not missing or len(missing) > CHARTS_AHEAD_FOR:
         return

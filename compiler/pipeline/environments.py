@@ -82,6 +82,9 @@ def ray_version(env: Environment) -> str:
     return str(ray.get("version") or "") if isinstance(ray, dict) else ""
 
 
+_RAY = frozenset({"ray"})
+
+
 def ray_versions(project: Project, names: Sequence[str]) -> set[str]:
     """The Ray versions these environments name, read from their `ray` settings alone (one that does not load is
     left out: its compile says why)."""
@@ -94,9 +97,6 @@ def ray_versions(project: Project, names: Sequence[str]) -> set[str]:
         if isinstance(ray, dict) and ray.get("version"):
             found.add(str(ray["version"]))
     return found
-
-
-_RAY = frozenset({"ray"})
 
 
 def autoscaler_of(project: Project, validated: Sequence[Validated]) -> list[AutoscalerView]:

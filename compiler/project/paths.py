@@ -97,6 +97,15 @@ def policy_files(policy_dir: Path) -> list[Path]:
     return sorted(p for p in policy_dir.glob("*.cue") if not p.name.startswith(("_", ".")))
 
 
+def _refuse_output_dir(shown: str, is_link: bool, is_other: bool) -> None:
+    """A folder krc would write through (`shown`, relative to the project) must be neither a link nor a file."""
+    if is_link:
+        raise KrcError(f"{shown} is a symbolic link; krc writes only into real folders inside the project: "
+                       "remove the link (and add the folder to .gitignore)", Location(shown))
+    if is_other:
+        raise KrcError(f"{shown} is not a folder; remove it so krc can write there", Location(shown))
+
+
 @dataclass(frozen=True)
 class Project:
     root: Path
@@ -195,11 +204,7 @@ class Project:
         for part in relative.parts:
             current = current / part
             shown = current.relative_to(self.root).as_posix()  # the link's own name, not where it leads
-            if current.is_symlink():
-                raise KrcError(f"{shown} is a symbolic link; krc writes only into real folders inside the project: "
-                               "remove the link (and add the folder to .gitignore)", Location(shown))
-            if current.exists() and not current.is_dir():
-                raise KrcError(f"{shown} is not a folder; remove it so krc can write there", Location(shown))
+            _refuse_output_dir(shown, current.is_symlink(), current.exists() and not current.is_dir())
         return folder
 
     def checked_output_dirs(self, parent: Path, names: Sequence[str]) -> None:
@@ -215,12 +220,8 @@ class Project:
             entry = entries.get(name)
             if entry is None:
                 continue
-            shown = (parent / name).relative_to(self.root).as_posix()
-            if entry.is_symlink():
-                raise KrcError(f"{shown} is a symbolic link; krc writes only into real folders inside the project: "
-                               "remove the link (and add the folder to .gitignore)", Location(shown))
-            if not entry.is_dir(follow_symlinks=False):
-                raise KrcError(f"{shown} is not a folder; remove it so krc can write there", Location(shown))
+            _refuse_output_dir((parent / name).relative_to(self.root).as_posix(), entry.is_symlink(),
+                               not entry.is_dir(follow_symlinks=False))
 
     def relative(self, path: Path) -> str:
         """A path as users see it in messages: relative to the project root when inside it."""

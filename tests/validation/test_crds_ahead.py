@@ -103,9 +103,13 @@ def test_the_charts_of_the_few_environments_to_compile_are_sent_ahead(project: P
     assert set(crds_ahead._AHEAD) == expected
 
     monkeypatch.setattr(crds_ahead, "_AHEAD", {})
-    monkeypatch.setattr(pipeline_context, "CHARTS_AHEAD_FOR", 0)
-    charts_ahead(context, names[:1])  # more missing than the few: left to the workers
+    monkeypatch.setattr(client, "_KNOWN", {})
+    charts_ahead(context, names[:1])  # decided once per command: the same command's jobs ask again
     assert crds_ahead._AHEAD == {}
+
+    monkeypatch.setattr(pipeline_context, "CHARTS_AHEAD_FOR", 0)
+    charts_ahead(Context(project, CompileCache(project, enabled=False)), names[:1])  # more missing than the few
+    assert crds_ahead._AHEAD == {}  # left to the workers
 
 
 def test_the_engine_starts_with_the_command_when_an_environment_file_changed(project: Project, private_cache: Path,
