@@ -1,5 +1,6 @@
 """What a command loads is what it needs: `krc render` and `krc check` do not load the review's comparison and
-formatters (compiler.review loads its names when first used). Checked in a fresh interpreter, as a command starts."""
+formatters (compiler.review loads its names when first used), and no command whose environments and objects are
+valid loads jsonschema (only their errors need it). Checked in a fresh interpreter, as a command starts."""
 from __future__ import annotations
 
 import importlib
@@ -8,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from compiler.project.paths import Project
 
 PACKAGE = Path(__file__).resolve().parents[1] / "compiler"
 
@@ -34,7 +37,40 @@ def test_the_diff_command_loads_what_it_formats_with() -> None:
     assert {"compiler.review.formats", "compiler.review.format_html"} <= loaded
 
 
-@pytest.mark.parametrize("package", ["compiler.review", "compiler.pipeline"])
+JSONSCHEMA = ("jsonschema", "referencing", "kubernetes_validate")
+RUN_COMMAND = """
+import sys
+from click.testing import CliRunner
+from compiler.cli import main
+result = CliRunner().invoke(main, sys.argv[1:])
+print(result.exit_code, *sorted(m for m in sys.modules if m.split(".")[0] in {names!r}))
+"""
+
+
+def command_loads(project: Project, *args: str) -> tuple[int, set[str]]:
+    done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names=set(JSONSCHEMA)), "--project",
+                           str(project.root), *args], capture_output=True, text=True, check=True)
+    code, *modules = done.stdout.split()
+    return int(code), set(modules)
+
+
+def test_commands_over_valid_environments_do_not_load_jsonschema(project: Project) -> None:
+    """Their environment files and built-in objects pass the compiled checks (quick_validity); jsonschema and
+    kubernetes-validate's code load only to report errors."""
+    for args in (["render"], ["lint"], ["check"]):
+        code, modules = command_loads(project, *args)
+        assert code in (0, 1) and modules == set(), args
+
+
+def test_an_invalid_environment_loads_jsonschema_for_its_errors(project: Project) -> None:
+    layer = project.environment_file("dev")
+    layer.write_text(layer.read_text(encoding="utf-8") + "unknownSetting: 1\n", encoding="utf-8")
+    code, modules = command_loads(project, "render", "dev")
+    assert code == 2 and {"jsonschema", "referencing"} <= modules
+
+
+@pytest.mark.parametrize("package", ["compiler.review", "compiler.pipeline", "compiler.environment",
+                                     "compiler.validation"])
 def test_a_lazily_exported_name_is_no_submodules_name(package: str) -> None:
     """Importing a submodule sets the package's attribute of that name to the module, which would then shadow an
     exported function of the same name (PEP 562's __getattr__ is never asked)."""

@@ -7,15 +7,15 @@ from typing import Any
 
 import jsonschema
 import pytest
+import referencing
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from project_support import FIXTURE_PROJECT, REPO_ROOT
-from referencing import Registry, Resource
 
-from compiler.documents.quick_validity import TYPE_PREDICATES, compile_validity
-from compiler.environment import layering, schema
-from compiler.validation import kubernetes_schemas
+from compiler.documents.quick_validity import TYPE_PREDICATES, compile_validity, pointer_lookup
+from compiler.environment import layering, schema, schema_report
+from compiler.validation import kubernetes_schema_errors, kubernetes_schemas
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow])  # examples: the profile's (tests/conftest.py)
 VERSION = "1.33"
@@ -35,7 +35,7 @@ OBJECTS = _golden_objects()
 
 
 def _full_says_valid(document: dict[str, Any], version: str = VERSION) -> bool:
-    validator = kubernetes_schemas._validator(version, document["apiVersion"], document["kind"])
+    validator = kubernetes_schema_errors.full_validator(version, document["apiVersion"], document["kind"])
     assert validator is not None
     return not any(True for _ in validator.iter_errors(document))
 
@@ -65,7 +65,7 @@ def test_the_type_predicates_are_jsonschemas():
 
 
 def test_what_it_does_not_compile_is_left_to_the_full_validator():
-    registry = kubernetes_schemas._registry(VERSION)
+    registry = pointer_lookup()
     assert compile_validity({"type": "string", "pattern": "^a"}, registry) is None
     assert compile_validity({"enum": [[1], "a"]}, registry) is None
     assert compile_validity({"properties": {"a": {}}, "patternProperties": {"^x": {}}}, registry) is None
@@ -77,7 +77,7 @@ def test_what_it_does_not_compile_is_left_to_the_full_validator():
 
 def test_enums_compare_as_jsonschema_compares():
     schema_ = {"enum": ["off", False, 1, None]}
-    check = compile_validity(schema_, kubernetes_schemas._registry(VERSION))
+    check = compile_validity(schema_, pointer_lookup())
     assert check is not None
     full = jsonschema.Draft202012Validator(schema_)
     candidates = [False, True, 0, 1, 1.0, 2, "off", "1", "False", None, [], {}]
@@ -150,11 +150,11 @@ layer_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 
 
 
 def _layer_reports_nothing(data: dict[str, Any]) -> bool:
-    return not [e for e in schema._validator().iter_errors(data) if not schema._layer_may_omit(e)]
+    return not [e for e in schema_report._validator().iter_errors(data) if not schema_report._layer_may_omit(e)]
 
 
 def _merged_is_valid(data: dict[str, Any]) -> bool:
-    return not any(True for _ in schema._validator().iter_errors(data))
+    return not any(True for _ in schema_report._validator().iter_errors(data))
 
 
 def test_the_environment_schema_compiles_for_layers_and_merged_environments():
@@ -175,7 +175,7 @@ def test_both_agree_on_mutated_environment_files(data: st.DataObject):
 
 
 def test_a_schema_of_another_draft_is_left_to_the_full_validator():
-    registry = kubernetes_schemas._registry(VERSION)
+    registry = pointer_lookup()
     assert compile_validity({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}, registry) is None
     assert compile_validity({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"},
                             registry) is not None
@@ -187,7 +187,7 @@ def test_a_reference_to_what_it_does_not_compile_is_found_when_reached():
     schema_ = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://example.com/s",
                "$defs": {"odd": {"pattern": "^a"}},  # pattern: only with the caller's regex dialect
                "properties": {"a": {"$ref": "#/$defs/odd"}, "b": {"type": "string"}}}
-    check = compile_validity(schema_, Resource.from_contents(schema_) @ Registry())
+    check = compile_validity(schema_, pointer_lookup(schema_))
     assert check is not None
     assert check({"b": "x"}) is True  # the reference is not reached
     assert check({"a": "abc"}) is False and check({"b": "x"}) is False  # reached: not known, then never again
@@ -197,10 +197,36 @@ def test_an_instance_too_deep_for_the_check_is_left_to_the_full_validator_alone(
     """Nesting deeper than the closures can follow says "not known" for that instance only."""
     schema_ = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://example.com/tree",
                "type": "object", "properties": {"child": {"$ref": "#"}}}
-    check = compile_validity(schema_, Resource.from_contents(schema_) @ Registry())
+    check = compile_validity(schema_, pointer_lookup(schema_))
     assert check is not None
     deep: dict[str, Any] = {}
     for _ in range(5000):
         deep = {"child": deep}
     assert check(deep) is False
     assert check({"child": {"child": {}}}) is True
+
+
+def test_references_are_json_pointers_into_the_documents_given():
+    """pointer_lookup finds what jsonschema's registry finds for the references krc's schemas use (a pointer into
+    a document named by its $id, escapes included); anything else is not found, and the full validator decides."""
+    shared = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://example.com/defs.json",
+              "$defs": {"a/b": {"type": "string"}, "m~n": {"type": "integer"},
+                        "list": {"allOf": [{"type": "boolean"}]}}}
+    root = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://example.com/api/root",
+            "properties": {"s": {"$ref": "/defs.json#/$defs/a~1b"}, "i": {"$ref": "../defs.json#/$defs/m~0n"},
+                           "b": {"$ref": "https://example.com/defs.json#/$defs/list/allOf/0"},
+                           "p": {"$ref": "/defs.json#/%24defs/a~1b"}}}
+    check = compile_validity(root, pointer_lookup(root, shared))
+    assert check is not None
+    full = jsonschema.Draft202012Validator(root, registry=referencing.Resource.from_contents(shared)
+                                           @ referencing.Registry())
+    for instance in ({"s": "x", "i": 1, "b": True, "p": "y"}, {"s": 1}, {"i": "1"}, {"b": 0}, {"p": 2}):
+        assert check(instance) == full.is_valid(instance), instance
+    lookup = pointer_lookup(shared)
+    for missing in ("https://example.com/other.json#/$defs/a~1b", "https://example.com/defs.json#anchor",
+                    "https://example.com/defs.json#/$defs/absent", "https://example.com/defs.json#/$defs/list/allOf/x"):
+        with pytest.raises(KeyError):
+            lookup(missing)
+    unknown = {"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"a": {"$ref": "#nowhere"}}}
+    compiled = compile_validity(unknown, pointer_lookup(unknown))
+    assert compiled is not None and compiled({}) is True and compiled({"a": 1}) is False  # not known: full decides

@@ -16,6 +16,6 @@ The kinds, and what each keeps:
   kuberay                  KubeRay's builds' answers, by object                        native/kuberay.py
 """
 from .location import cache_dir
-from .store import CacheKind, cache_key, canonical_text
+from .store import CacheKind, cache_key, canonical_text, forget_trusted_folders
 
-__all__ = ["CacheKind", "cache_dir", "cache_key", "canonical_text"]
+__all__ = ["CacheKind", "cache_dir", "cache_key", "canonical_text", "forget_trusted_folders"]

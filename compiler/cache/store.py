@@ -30,6 +30,14 @@ from .location import cache_dir
 FORMAT = "krc-cache/2"
 _KEY = re.compile(r"[0-9a-f]{16,128}")
 _WARNED: set[str] = set()
+# The cache's root and kind folders found trusted in this command: the same for every entry, and only their owner
+# could change them since (leaf folders are checked on every read). Forgotten as each command begins.
+_TRUSTED_ABOVE: set[str] = set()
+
+
+def forget_trusted_folders() -> None:
+    """Check the cache's folders again from the next read on (a new command, in a process that runs several)."""
+    _TRUSTED_ABOVE.clear()
 
 
 def cache_key(*parts: str) -> str:
@@ -95,8 +103,13 @@ class CacheKind:
     def read(self, key: str, root: str | os.PathLike[str] | None = None) -> bytes | None:
         """The payload of a verified entry, or None (missing, foreign, tampered with, or not trusted)."""
         folders = self._folders(key, os.fspath(root or cache_dir()))
-        if not all(_folder_trusted(folder) for folder in folders):
-            return None
+        for depth, folder in enumerate(folders):
+            if folder in _TRUSTED_ABOVE:
+                continue
+            if not _folder_trusted(folder):
+                return None
+            if depth < 2:
+                _TRUSTED_ABOVE.add(folder)
         try:
             fd = os.open(os.path.join(folders[2], key), os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
         except OSError:
@@ -105,12 +118,13 @@ class CacheKind:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or not _owned(info):
                 return None
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                data = handle.read()
+            data = os.read(fd, info.st_size + 1)  # entries are replaced whole, never grown: one read (and EOF)
         except OSError:
             return None
         finally:
             os.close(fd)
+        if len(data) != info.st_size:
+            return None
         header, newline, payload = data.partition(b"\n")
         if not newline or header + b"\n" != self._header(key, payload):
             return None

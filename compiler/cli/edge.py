@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import click
 
 from .. import pipeline
+from ..cache import forget_trusted_folders
 from ..diagnostics.problems import KrcError, safe_text
 from ..settings import variables
 from .support import (
@@ -58,6 +59,7 @@ class ErrorEdge(WorkflowGroup):
             pipe_closed()
 
     def invoke(self, ctx: click.Context) -> object:
+        forget_trusted_folders()  # each command checks the cache's folders anew (tests run many in one process)
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit,

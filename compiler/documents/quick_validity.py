@@ -17,12 +17,11 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urldefrag, urljoin
-
-from jsonschema import FormatChecker
-from referencing import Registry
+from urllib.parse import unquote, urldefrag, urljoin
 
 Check = Callable[[Any], bool]
+Lookup = Callable[[str], Any]  # an absolute URI, fragment included -> the schema it names
+Formats = Callable[[Any, str], bool]  # (instance, format name) -> whether it conforms
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 # Keywords that never fail an instance (annotations); `$defs` holds schemas reached only through $ref, and `$id`
@@ -57,9 +56,9 @@ PatternMatcher = Callable[[str], Callable[[str], object]]
 
 
 class _Compiler:
-    def __init__(self, registry: Registry, pattern: PatternMatcher | None,
-                 required: RequiredFilter | None, formats: FormatChecker | None) -> None:
-        self.registry = registry
+    def __init__(self, lookup: Lookup, pattern: PatternMatcher | None,
+                 required: RequiredFilter | None, formats: Formats | None) -> None:
+        self.lookup = lookup
         self.formats = formats
         self.pattern = pattern
         self.required = required
@@ -76,8 +75,8 @@ class _Compiler:
         def check(instance: Any) -> bool:
             if not cell:
                 try:
-                    target = self.registry.resolver(base_uri=base).lookup(ref).contents
-                except Exception as err:  # noqa: BLE001 - the full validator reports an unresolvable reference
+                    target = self.lookup(uri)
+                except (KeyError, IndexError, ValueError) as err:  # the full validator decides
                     raise Unsupported(f"$ref {ref}") from err
                 cell.append(self.schema(target, urldefrag(uri).url, surfaces))
             return cell[0](instance)
@@ -118,7 +117,7 @@ class _Compiler:
             return lambda instance: not isinstance(instance, dict) or instance.keys() >= fields
         if name == "format":  # asserted only when the validator has a format checker
             formats = self.formats
-            return None if formats is None else lambda instance: formats.conforms(instance, str(value))
+            return None if formats is None else lambda instance: formats(instance, str(value))
         if name in _BOUNDS:
             return _bound(name, value)
         if name == "pattern":
@@ -239,18 +238,42 @@ def _enum(value: Any) -> Check:
     return check
 
 
-def compile_validity(schema: dict[str, Any], registry: Registry, *,
+def pointer_lookup(*documents: dict[str, Any]) -> Lookup:
+    """References into `documents`, each known by its `$id`, whose fragment is a JSON pointer (RFC 6901):
+    `$defs` and `definitions` as the schemas krc validates with use them. Any other reference (an anchor, a
+    document not given, a pointer to nothing) raises KeyError, and the full validator decides."""
+    by_uri = {str(document.get("$id", "")): document for document in documents}
+
+    def lookup(uri: str) -> Any:
+        url, fragment = urldefrag(uri)
+        node: Any = by_uri[url]
+        if fragment and not fragment.startswith("/"):
+            raise KeyError(f"anchor {fragment}")
+        for token in fragment.split("/")[1:] if fragment else ():
+            token = unquote(token).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict):
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit():
+                node = node[int(token)]
+            else:
+                raise KeyError(token)
+        return node
+    return lookup
+
+
+def compile_validity(schema: dict[str, Any], lookup: Lookup, *,
                      pattern: PatternMatcher | None = None, required: RequiredFilter | None = None,
-                     formats: FormatChecker | None = None) -> Check | None:
-    """The yes/no check of `schema` (its references looked up in `registry`, relative to its $id), or None when
+                     formats: Formats | None = None) -> Check | None:
+    """The yes/no check of `schema` (its references, resolved against its $id, looked up with `lookup`: see
+    pointer_lookup), or None when
     it uses what this module does not compile. `pattern(regex)` gives the search function the validator uses for
     `pattern` (none: patterns are not compiled). `required(fields)` gives the fields of a `required` list whose
     absence counts when its error would reach the caller; callers that drop some of those errors say so here.
-    `formats`: the validator's format checker, when it asserts formats."""
+    `formats`: the validator's format check, when it asserts formats."""
     if schema.get("$schema", DRAFT) != DRAFT:  # the keywords above as that draft defines them
         return None
     base = str(schema.get("$id", ""))
-    compiler = _Compiler(registry, pattern, required, formats)
+    compiler = _Compiler(lookup, pattern, required, formats)
     try:
         root = compiler.schema(schema, base, True)
     except (Unsupported, RecursionError):

@@ -3,32 +3,25 @@
 The `kubernetes-validate` package ships, per Kubernetes minor version (1.25 to 1.37), one JSON schema per kind
 and version, derived from the API's OpenAPI document; its `-strict` set forbids fields the API does not declare.
 The API server would drop such a field (a typo, `resources.limit` for `limits`) or reject a wrong type: krc
-reports both before anything is deployed. Only the package's schema files are used; validators are compiled
-once per (Kubernetes version, kind) and process.
+reports both before anything is deployed. Only the package's schema files are used; each (Kubernetes version,
+kind) is compiled once per process into a yes/no check, and jsonschema's full validator (kubernetes_schema_errors,
+loaded on first use) runs only for an object the check says no to, to report its errors.
 """
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
-import jsonschema
-from referencing import Registry, Resource
-
+from .. import validation
 from ..diagnostics.problems import KrcError
-from ..documents.quick_validity import Check, compile_validity
+from ..documents.quick_validity import Check, compile_validity, pointer_lookup
 
 PACKAGE = "kubernetes_validate"
-_CHECK_OF_VALIDATOR = {
-    "additionalProperties": "schema/unknown-field", "type": "schema/type", "required": "schema/required",
-    "enum": "schema/enum", "format": "schema/format", "pattern": "schema/pattern",
-    "minimum": "schema/bounds", "maximum": "schema/bounds", "minLength": "schema/bounds",
-    "maxLength": "schema/bounds", "minItems": "schema/bounds", "maxItems": "schema/bounds",
-    "oneOf": "schema/one-of", "anyOf": "schema/any-of", "allOf": "schema/all-of", "not": "schema/not",
-}
 
 
 @dataclass(frozen=True)
@@ -38,8 +31,13 @@ class SchemaError:
     message: str
 
 
-def _root() -> Any:
-    return resources.files(PACKAGE).joinpath("kubernetes-json-schema")
+@functools.cache
+def _root() -> Path:
+    """The package's schema folder, found without importing the package (its code imports jsonschema)."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise KrcError(f"the {PACKAGE} package is not installed; install krc with pip (it depends on it)")
+    return Path(next(iter(spec.submodule_search_locations)), "kubernetes-json-schema")
 
 
 @functools.lru_cache(maxsize=1)
@@ -50,7 +48,7 @@ def supported_versions() -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
 
 
-def _folder(version: str) -> Any:
+def _folder(version: str) -> Path:
     if version not in supported_versions():
         known = supported_versions()
         raise KrcError(f"no Kubernetes schemas for version {version} (kubernetes-validate has {known[0]} to "
@@ -59,9 +57,10 @@ def _folder(version: str) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def _registry(version: str) -> Registry:
-    definitions = json.loads(_folder(version).joinpath("_definitions.json").read_text(encoding="utf-8"))
-    return Resource.from_contents(definitions) @ Registry()
+def definitions(version: str) -> dict[str, Any]:
+    """The version's shared definitions, which every kind's schema refers to."""
+    found: dict[str, Any] = json.loads(_folder(version).joinpath("_definitions.json").read_text(encoding="utf-8"))
+    return found
 
 
 def _schema_file(api_version: str, kind: str) -> str:
@@ -71,60 +70,33 @@ def _schema_file(api_version: str, kind: str) -> str:
 
 
 @functools.lru_cache(maxsize=128)
-def _validator(version: str, api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+def kind_schema(version: str, api_version: str, kind: str) -> dict[str, Any] | None:
+    """The kind's strict schema, or None when the version has none for it."""
     path = _folder(version).joinpath(_schema_file(api_version, kind))
     if not path.is_file():
         return None
-    schema = json.loads(path.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema, registry=_registry(version))
+    found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return found
 
 
 @functools.lru_cache(maxsize=128)
 def _quick_check(version: str, api_version: str, kind: str) -> Check | None:
-    validator = _validator(version, api_version, kind)
-    if validator is None:
+    schema = kind_schema(version, api_version, kind)
+    if schema is None:
         return None
-    return compile_validity(dict(validator.schema), _registry(version))  # type: ignore[arg-type]
+    return compile_validity(schema, pointer_lookup(schema, definitions(version)))
 
 
 def knows(version: str, document: dict[str, Any]) -> bool:
-    return _validator(version, str(document.get("apiVersion") or ""), str(document.get("kind") or "")) is not None
-
-
-def _unknown_keys(error: jsonschema.ValidationError) -> list[str]:
-    allowed = set((error.schema or {}).get("properties") or {}) if isinstance(error.schema, dict) else set()
-    return sorted(k for k in error.instance if k not in allowed) if isinstance(error.instance, dict) else []
-
-
-def _leaves(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
-    """anyOf/oneOf errors stand for their most specific cause (jsonschema's best_match)."""
-    if error.context:
-        return [jsonschema.exceptions.best_match(error.context)]
-    return [error]
+    return kind_schema(version, str(document.get("apiVersion") or ""), str(document.get("kind") or "")) is not None
 
 
 def validate(version: str, document: dict[str, Any]) -> list[SchemaError]:
     """Every violation of the object against its kind's strict schema; [] for kinds without a schema."""
     api_version, kind = str(document.get("apiVersion") or ""), str(document.get("kind") or "")
-    validator = _validator(version, api_version, kind)
-    if validator is None:
+    if kind_schema(version, api_version, kind) is None:
         return []
     quick = _quick_check(version, api_version, kind)
     if quick is not None and quick(document):  # the usual case: valid, said without collecting errors
         return []
-    out: list[SchemaError] = []
-    for top in validator.iter_errors(document):
-        for error in _leaves(top):
-            path = tuple(error.absolute_path)
-            check = _CHECK_OF_VALIDATOR.get(str(error.validator), "schema/type")
-            if error.validator == "additionalProperties":
-                for key in _unknown_keys(error):
-                    out.append(SchemaError(path + (key,), check, f"unknown field '{key}': Kubernetes {version} "
-                                           f"does not declare it, the API server drops or rejects it"))
-                continue
-            out.append(SchemaError(path, check, f"{_short(error.message)} (Kubernetes {version} schema)"))
-    return sorted(out, key=lambda e: (tuple(str(p) for p in e.path), e.message))
-
-
-def _short(message: str) -> str:
-    return message if len(message) <= 160 else message[:157] + "..."
+    return validation.schema_errors(version, document)
