@@ -1,41 +1,110 @@
 """Which compiled result each rendered/<env>/ folder holds (OutputStamps): `krc render` leaves alone a folder that
 still holds exactly what krc wrote for the environment's current result (compile_cache.result_key: its own
 file, every layer it extends and everything else its entry's key covers).
+
+A folder's signature names every folder and file below it. A file is signed by its size, inode and times, so any
+write to it shows. A folder is signed by its inode and modification time, which every entry added, removed or
+renamed in it changes: checking a signature reads no folder's listing, only one status per folder and file (most
+of what a `krc render` of a few changed environments among hundreds costs). A folder changed shortly before it
+was signed could change again within the same tick of the file system's clock without its time moving (git's
+"racy" entries): its time is not kept, and its listing is compared instead.
 """
 from __future__ import annotations
 
 import os
+import stat
+import time
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from ..cache import CacheKind, cache_key
 
 # one entry per output folder; bump its version when the stamps' layout or what they hold changes (3: no ctime for
-# files with several links)
-STAMPS = CacheKind("outputs", 3)
+# files with several links; 4: folders signed by their times, not their listings)
+STAMPS = CacheKind("outputs", 4)
+# a folder whose time is less than this before its signing is signed by its listing (see the module's text)
+RACY_NS = 2_000_000_000
+_NAME = attrgetter("name")
 
 
 def tree_signature(folder: Path) -> list[list[Any]] | None:
-    """Every file below `folder` with its size, inode and times: any write to the folder changes it. A file with
-    several links (the chart CRDs a render shares between folders, shared_files) is signed without its ctime:
-    removing another folder's link to it changes its link count, hence its ctime, and must not make every
+    """Every folder (its path ending in "/", the folder itself "") and file below `folder`, in order: a folder
+    with its inode and modification time (None: too recent to trust), a file with its size, inode and times. A
+    file with several links (the chart CRDs a render shares between folders, shared_files) is signed without its
+    ctime: removing another folder's link to it changes its link count, hence its ctime, and must not make every
     folder sharing it look touched. Its mtime still changes with any write to it, its inode with any replacement."""
-    if not folder.is_dir() or folder.is_symlink():
+    root = os.fspath(folder)
+    try:
+        info = os.lstat(root)
+    except OSError:
         return None
+    if not stat.S_ISDIR(info.st_mode):
+        return None
+    trusted_before = time.time_ns() - RACY_NS
     signature: list[list[Any]] = []
 
-    def walk(directory: str, prefix: str) -> None:
-        with os.scandir(directory) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
-                if entry.is_dir(follow_symlinks=False):
-                    walk(entry.path, f"{prefix}{entry.name}/")
-                else:
-                    stat = entry.stat(follow_symlinks=False)
-                    signed = [prefix + entry.name, stat.st_size, stat.st_ino, stat.st_mtime_ns]
-                    signature.append(signed + [stat.st_ctime_ns] if stat.st_nlink == 1 else signed)
+    def walk(directory: str, prefix: str, info: os.stat_result) -> None:
+        signature.append([prefix, info.st_ino, info.st_mtime_ns if info.st_mtime_ns < trusted_before else None])
+        with os.scandir(directory) as found:
+            entries = sorted(found, key=_NAME)
+        for entry in entries:
+            status = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(status.st_mode):
+                walk(entry.path, f"{prefix}{entry.name}/", status)
+            else:
+                signed = [prefix + entry.name, status.st_size, status.st_ino, status.st_mtime_ns]
+                signature.append(signed + [status.st_ctime_ns] if status.st_nlink == 1 else signed)
 
-    walk(str(folder), "")
+    walk(root, "", info)
     return signature
+
+
+def holds_signature(folder: Path, signature: Any) -> bool:
+    """Whether `folder` is still as `signature` (tree_signature's) describes it: one status per folder and file
+    named, and the listing of a folder whose time was too recent to keep."""
+    if not isinstance(signature, list) or not signature or not isinstance(signature[0], list) \
+            or signature[0][:1] != [""]:
+        return False
+    root = os.fspath(folder)
+    try:
+        for entry in signature:
+            path = entry[0]
+            if path == "" or path.endswith("/"):
+                status = os.lstat(os.path.join(root, path[:-1]) if path else root)  # the folder, not a link's
+                if len(entry) != 3 or not stat.S_ISDIR(status.st_mode) or status.st_ino != entry[1]:
+                    return False
+                if entry[2] is None:
+                    if sorted(os.listdir(os.path.join(root, path))) != _listed(signature, path):
+                        return False
+                elif status.st_mtime_ns != entry[2]:
+                    return False
+            else:
+                status = os.lstat(os.path.join(root, path))
+                if stat.S_ISDIR(status.st_mode):
+                    return False
+                signed = [path, status.st_size, status.st_ino, status.st_mtime_ns]
+                if entry != (signed + [status.st_ctime_ns] if status.st_nlink == 1 else signed):
+                    return False
+    except (OSError, TypeError, AttributeError, IndexError):  # gone, or not a signature this krc writes
+        return False
+    return True
+
+
+def _listed(signature: list[list[Any]], prefix: str) -> list[str]:
+    """The names the signature holds directly in the folder `prefix`."""
+    names = []
+    for entry in signature:
+        path = entry[0]
+        if path != prefix and path.startswith(prefix):
+            rest = path[len(prefix):]
+            if "/" not in rest.rstrip("/"):
+                names.append(rest.rstrip("/"))
+    return sorted(names)
+
+
+def has_racy_folder(signature: list[list[Any]]) -> bool:
+    return any((entry[0] == "" or entry[0].endswith("/")) and entry[2] is None for entry in signature)
 
 
 class OutputStamps:
@@ -49,6 +118,7 @@ class OutputStamps:
         self.key = cache_key(str(target.resolve()))
         self.folder = folder
         self.stamps: dict[str, Any] = {}
+        self.resigned = False  # a folder's racy signature was taken again once its times could be trusted
         if enabled:
             loaded = STAMPS.read_json(self.key, folder)
             if isinstance(loaded, dict) and isinstance(loaded.get("stamps"), dict):
@@ -60,11 +130,18 @@ class OutputStamps:
         if not self.enabled or not isinstance(stamp, list) or len(stamp) != 2:
             return None
         key, signature = stamp
-        return key if isinstance(key, str) and signature == tree_signature(self.target / name) else None
+        if not isinstance(key, str) or not holds_signature(self.target / name, signature):
+            return None
+        if has_racy_folder(signature):  # untouched since: sign it again, by times this time if they are old enough
+            again = tree_signature(self.target / name)
+            if again is not None and not has_racy_folder(again):
+                self.stamps[name] = [key, again]
+                self.resigned = True
+        return key
 
     def record(self, keys: dict[str, str]) -> None:
         """Stamp the folders just written (those whose key was current already keep their stamp)."""
-        if not self.enabled or not keys:
+        if not self.enabled or not (keys or self.resigned):
             return
         for name, key in keys.items():
             signature = tree_signature(self.target / name)
