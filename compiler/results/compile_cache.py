@@ -136,6 +136,7 @@ class CompileCache:
         self._root_text = str(project.root)
         self._environment_files: dict[str, str] = {}
         self._summaries: dict[str, Summary] = {}
+        self._entries_seen: set[str] = set()  # keys whose entry has_entry found (entries are replaced, not removed)
         if shared is None and enabled:
             shared = cache_key(krc_fingerprint(), tree_digest(project.templates_dir), tree_digest(project.vendor_dir),
                                options, limit_settings(), kuberay.builds_identity())
@@ -288,7 +289,12 @@ class CompileCache:
     def has_entry(self, name: str) -> bool:
         """Whether a current entry exists: its key's, with its layers' bytes unchanged (after a change to
         base.yaml, what extends it has work to do, in batches and workers like any other)."""
-        return self.summary(name) is not None and COMPILED.exists(self.key(name), self.folder)
+        if self.summary(name) is None:
+            return False
+        key = self.key(name)
+        if key not in self._entries_seen and COMPILED.exists(key, self.folder):
+            self._entries_seen.add(key)
+        return key in self._entries_seen
 
     def has_payload(self, kind: CacheKind, key: str) -> bool:
         return self.enabled and kind.exists(key, self.folder)

@@ -29,7 +29,8 @@ class DestinationIndex:
         found = cache.read_payload(DESTINATIONS, self.key)
         self.entries: dict[str, Any] = found if isinstance(found, dict) else {}
         self.changed = False
-        self.read = 0  # destinations read from their files in this run (new or changed environment files)
+        self.read: list[str] = []  # environments whose destination was read from their files in this run (new or
+        # changed environment files)
         # what every entry's key shares, read once per index (the input bounds come from the environment)
         self._common = (krc_fingerprint(), limit_settings())
 
@@ -62,7 +63,7 @@ class DestinationIndex:
 
     def store(self, name: str, destination: Destination | None, layers: Iterable[Path]) -> None:
         """Kept in memory until `save`; not kept when a layer lies outside the project."""
-        self.read += 1
+        self.read.append(name)
         root = self.cache.project.resolved_root
         recorded = []
         for path in sorted(set(layers)):

@@ -115,17 +115,30 @@ def test_the_charts_of_the_few_environments_to_compile_are_sent_ahead(project: P
 def test_the_engine_starts_with_the_command_when_an_environment_file_changed(project: Project, private_cache: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A command that finds an environment file changed since the last run (it will compile) starts the engine
-    while it reads the destinations; one that finds nothing changed starts none."""
+    while it reads the destinations, and sends it the CRDs of the chart that file pins right then (before
+    charts_ahead asks the cache about every environment); one that finds nothing changed starts none."""
     from compiler.pipeline import RunOptions
     from compiler.pipeline.context import Context
 
     run = RunOptions(cache=True, workers=1)
     Context.of(project, run)  # the destinations read once: the index knows every environment file
     client.close_engine()
+    monkeypatch.setattr(client, "_KNOWN", {})
+    monkeypatch.setattr(crds_ahead, "_AHEAD", {})
     Context.of(project, run)
-    assert client._ENGINE is None  # nothing changed: no engine
+    assert client._ENGINE is None and crds_ahead._AHEAD == {}  # nothing changed: no engine, nothing sent
     dev = project.environment_file("dev")
     dev.write_text(dev.read_text() + "\n# changed\n")
-    Context.of(project, run)
+    context = Context.of(project, run)
     assert client._ENGINE is not None and client._ENGINE.alive()
+    chart = context.chart(*_pinned(project, "dev"))  # the chart the changed file pins
+    assert set(crds_ahead._AHEAD) == {(os.getpid(), crd.digest) for crd in chart.crds}
+    assert not context.charts_ahead_done  # charts_ahead still decides for the environments the cache lacks
+
+
+def _pinned(project: Project, name: str) -> tuple[str, str]:
+    from compiler.pipeline import context as pipeline_context
+
+    chart = pipeline_context.merged_settings(project, name, frozenset({"operator"}))[0]["operator"]["chart"]
+    return str(chart["name"]), str(chart["version"])
     client.close_engine()
