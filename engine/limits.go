@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -33,3 +35,30 @@ func watchMemory() {
 		}
 	}()
 }
+
+// collectNearLimit turns the collector's proportional target off: the heap grows to GOMEMLIMIT (krc's soft limit)
+// before the collector runs. A krc command that compiles a few environments asks for it: compiling KubeRay's four
+// CRDs spends a third of its time collecting garbage otherwise, and the command waits for those CRDs. A run that
+// shares the engine with workers compiles many, where the memory matters more: the first worker to connect turns
+// the usual target back on (collectAsUsual).
+func collectNearLimit() {
+	collecting.Lock()
+	defer collecting.Unlock()
+	debug.SetGCPercent(-1)
+	collectingLate = true
+}
+
+// collectAsUsual restores the collector's usual target (GOGC=100) if collectNearLimit turned it off.
+func collectAsUsual() {
+	collecting.Lock()
+	defer collecting.Unlock()
+	if collectingLate {
+		debug.SetGCPercent(100)
+		collectingLate = false
+	}
+}
+
+var (
+	collecting     sync.Mutex
+	collectingLate bool
+)

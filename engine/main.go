@@ -154,6 +154,8 @@ func main() {
 	requestsFD := flags.Int("requests-fd", 3, "the pipe krc writes requests to")
 	answersFD := flags.Int("answers-fd", 4, "the pipe krc reads answers from")
 	socket := flags.String("socket", "", "also serve krc's worker processes on this Unix socket")
+	collectLate := flags.Bool("collect-late", false,
+		"collect garbage only near GOMEMLIMIT until a worker connects (krc asks when it compiles a few environments)")
 	if err := flags.Parse(os.Args[1:]); err != nil || flags.NArg() != 0 {
 		os.Exit(2)
 	}
@@ -170,6 +172,9 @@ func main() {
 		usage(*requestsFD, *answersFD)
 	}
 	watchMemory()
+	if *collectLate {
+		collectNearLimit()
+	}
 	if stop := profileCPU(os.Getenv("KRC_ENGINE_CPUPROFILE")); stop != nil {
 		defer stop()
 	}

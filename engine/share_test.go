@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // Two connections at once on the workers' socket, each answered on its own connection.
@@ -33,5 +35,42 @@ func TestWorkersAreServedOnTheSocket(t *testing.T) {
 		if err := json.Unmarshal(line, &ans); err != nil || ans.ID != id || ans.Error != "" {
 			t.Fatalf("connection %d got %s", id, line)
 		}
+	}
+}
+
+// An engine asked to collect late (krc compiling a few environments) collects as usual once a worker connects.
+func TestAWorkerConnectingTurnsTheUsualCollectorBackOn(t *testing.T) {
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	collectNearLimit()
+	if percent := debug.SetGCPercent(-1); percent != -1 {
+		t.Fatalf("collecting late, the collector's target is %d, not off", percent)
+	}
+	path := filepath.Join(t.TempDir(), "engine.sock")
+	listener, err := listenForWorkers(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close()
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		collecting.Lock()
+		late := collectingLate
+		collecting.Unlock()
+		if !late {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a worker connected and the collector still waits for the memory limit")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if percent := debug.SetGCPercent(100); percent != 100 {
+		t.Fatalf("after a worker connected the collector's target is %d, not 100", percent)
 	}
 }

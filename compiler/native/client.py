@@ -57,7 +57,9 @@ def _socket_folder() -> str:
 class EngineProcess(ChildProcess):
     """The engine this krc process started: its pipes, its log, its socket for workers."""
 
-    def __init__(self, binary: Path) -> None:
+    def __init__(self, binary: Path, collect_late: bool = False) -> None:
+        """`collect_late`: the engine's collector waits for the soft memory limit until a worker connects (a
+        command compiling a few environments waits for the engine's CRD compiles, a third of which is collecting)."""
         self.socket_folder = _socket_folder()
         self.socket_path = os.path.join(self.socket_folder, "engine.sock")
         hard = limits.ENGINE_MEMORY_MB.value
@@ -70,7 +72,8 @@ class EngineProcess(ChildProcess):
             return KrcError(f"the krc engine {binary} could not start ({err.strerror or err}); check the file, "
                             "or rebuild it with 'make engine'")
 
-        super().__init__(str(binary), ["--socket", self.socket_path], env, unable)
+        arguments = ["--socket", self.socket_path, *(["--collect-late"] if collect_late else [])]
+        super().__init__(str(binary), arguments, env, unable)
 
     def why_ended(self) -> EngineEnded:
         code = self.exit_code()
@@ -112,7 +115,7 @@ _ENGINE: EngineProcess | EngineConnection | None = None
 _ENGINE_LOCK = threading.Lock()
 
 
-def _engine() -> EngineProcess | EngineConnection:
+def _engine(collect_late: bool = False) -> EngineProcess | EngineConnection:
     global _ENGINE
     with _ENGINE_LOCK:
         if _ENGINE is None or _ENGINE.pid != os.getpid() or not _ENGINE.alive():
@@ -122,7 +125,7 @@ def _engine() -> EngineProcess | EngineConnection:
             if shared and variables.value(OWNER_VARIABLE) != str(os.getpid()):
                 _ENGINE = EngineConnection(shared)
             else:
-                _ENGINE = EngineProcess(engine_binary())
+                _ENGINE = EngineProcess(engine_binary(), collect_late)
         return _ENGINE
 
 
@@ -144,11 +147,12 @@ def remember(kind: str, digest: str, name: str) -> None:
         _KNOWN[os.getpid(), kind, digest] = name
 
 
-def start_engine() -> None:
+def start_engine(few: bool = False) -> None:
     """Start this process's engine now, before anything is asked of it (its runtime takes about 50 ms to come up);
-    one that cannot start is left to the first request, which reports why."""
+    one that cannot start is left to the first request, which reports why. `few`: the command expects to compile
+    a few environments, so the engine's collector waits for its soft memory limit (EngineProcess)."""
     with contextlib.suppress(KrcError, EngineEnded):
-        _engine()
+        _engine(collect_late=few)
 
 
 @atexit.register

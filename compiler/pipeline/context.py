@@ -83,7 +83,7 @@ class Context:
             peers = project_destinations(project, index, names)
             changed = index.read
             if changed:
-                client.start_engine()
+                client.start_engine(few=len(changed) <= CHARTS_AHEAD_FOR)
         cache = CompileCache(project, run.cache, options, peers=peer_digests(peers))
         cache.share_digests(plain)  # every environment file was just read for its destination
         context = cls(project, cache, with_peers)

@@ -118,6 +118,7 @@ def test_the_engine_starts_with_the_command_when_an_environment_file_changed(pro
     while it reads the destinations, and sends it the CRDs of the chart that file pins right then (before
     charts_ahead asks the cache about every environment); one that finds nothing changed starts none."""
     from compiler.pipeline import RunOptions
+    from compiler.pipeline import context as pipeline_context
     from compiler.pipeline.context import Context
 
     run = RunOptions(cache=True, workers=1)
@@ -134,6 +135,19 @@ def test_the_engine_starts_with_the_command_when_an_environment_file_changed(pro
     chart = context.chart(*_pinned(project, "dev"))  # the chart the changed file pins
     assert set(crds_ahead._AHEAD) == {(os.getpid(), crd.digest) for crd in chart.crds}
     assert not context.charts_ahead_done  # charts_ahead still decides for the environments the cache lacks
+    assert "--collect-late" in _engine_arguments()  # a few to compile: its collector waits for the soft limit
+
+    client.close_engine()
+    monkeypatch.setattr(pipeline_context, "CHARTS_AHEAD_FOR", 0)  # as if many files had changed
+    dev.write_text(dev.read_text() + "\n# changed again\n")
+    Context.of(project, run)
+    assert "--collect-late" not in _engine_arguments()
+
+
+def _engine_arguments() -> list[str]:
+    engine = client._ENGINE
+    assert isinstance(engine, client.EngineProcess)
+    return Path(f"/proc/{engine._process.pid}/cmdline").read_text().split("\0")
 
 
 def _pinned(project: Project, name: str) -> tuple[str, str]:
