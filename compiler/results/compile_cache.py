@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..cache import CacheKind, cache_dir, cache_key
-from ..cache.digests import krc_fingerprint, limit_settings, path_digest, sha256_hex, tree_digest
+from ..cache.digests import krc_fingerprint, limit_settings, sha256_hex, tree_digest
 from ..diagnostics.problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
 from ..k8s.objects import RenderedObject
 from ..native import kuberay
 from ..project.paths import Project
+from .file_digests import FileDigests
 
 T = TypeVar("T")
 
@@ -135,6 +136,7 @@ class CompileCache:
         self._digests: dict[str, str] = {}
         self._root_text = str(project.root)
         self._environment_files: dict[str, str] = {}
+        self._files = FileDigests(str(project.root.resolve()), enabled, self.folder)
         self._summaries: dict[str, Summary] = {}
         self._entries_seen: set[str] = set()  # keys whose entry has_entry found (entries are replaced, not removed)
         if shared is None and enabled:
@@ -148,8 +150,12 @@ class CompileCache:
         text = os.fspath(path)
         found = self._digests.get(text)
         if found is None:
-            found = self._digests[text] = path_digest(text)
+            found = self._digests[text] = self._files.digest(text)
         return found
+
+    def remember_digests(self) -> None:
+        """Keep the digests of the files read anew in the project's memo (file_digests), for the next command."""
+        self._files.save()
 
     def environment_digest(self, name: str) -> str:
         """The digest of environments/<name>.yaml, the environment's own layer."""
@@ -159,7 +165,8 @@ class CompileCache:
         return self.digest(file)
 
     def share_digests(self, other: CompileCache) -> None:
-        self._digests = other._digests  # the files `other` read in this run, read once per command
+        # the files `other` read in this run: read once per command
+        self._digests, self._files = other._digests, other._files
 
     def key(self, name: str) -> str:
         return cache_key(self.shared, name, self.environment_digest(name), self.peers.get(name, ""))

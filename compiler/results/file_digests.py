@@ -1,0 +1,74 @@
+"""The digests of a project's input files (its environment files above all), each file read only when it changed.
+
+Every command keys each environment's results by the digest of its file and of every layer it extends, so a
+command over 500 environments read and hashed 500 files before it knew that nothing had changed. As golden/'s
+digests are (tree_digests.py, git's index), each file's digest is remembered beside its signature (device, inode,
+size, modification and change times), one memo per project in the cache folder, and a file whose signature is
+unchanged gets the remembered digest. Every write sets a file's change time, which no user can set back; a
+signature younger than RACY_SECONDS is never remembered.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+from ..cache import CacheKind, cache_key
+from ..cache.digests import path_digest
+from .tree_digests import file_signature, settled
+
+MEMO = CacheKind("file-digests", 1)  # one entry per project
+MAX_REMEMBERED = 20_000  # files; a memo past this starts again (a project renaming files all day)
+
+
+class FileDigests:
+    """Digests of files by absolute path as text, from the project's memo when their signatures match."""
+
+    def __init__(self, root: str, enabled: bool, folder: Path | None = None) -> None:
+        """`root`: the project's resolved root; `folder`: the cache's (default: krc's cache dir)."""
+        self.enabled = enabled
+        self.root = root
+        self.folder = folder
+        self.key = cache_key("file-digests", root)
+        self.known: dict[str, list[Any]] = self._read() if enabled else {}
+        self.changed: dict[str, list[Any] | None] = {}  # what this command found (None: not to be remembered)
+        self.now = time.time_ns()
+
+    def _read(self) -> dict[str, list[Any]]:
+        memo = MEMO.read_json(self.key, self.folder)
+        try:
+            if memo["root"] != self.root or not isinstance(memo["files"], dict):
+                return {}
+            return {str(k): v for k, v in memo["files"].items() if isinstance(v, list) and len(v) == 6}
+        except (KeyError, TypeError):
+            return {}
+
+    def digest(self, path: str) -> str:
+        """A file's or folder's content digest (cache.digests.path_digest); "" when it does not exist."""
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError):
+            return ""
+        if not stat.S_ISREG(status.st_mode):
+            return path_digest(path)
+        signature = file_signature(status)
+        remembered = self.known.get(path)
+        if remembered is not None and remembered[:5] == signature and isinstance(remembered[5], str):
+            return remembered[5]
+        digest = path_digest(path)
+        if self.enabled:
+            self.changed[path] = [*signature, digest] if settled(signature, self.now) and digest else None
+        return digest
+
+    def save(self) -> None:
+        """Keep what this command read anew (best effort, like every cache write)."""
+        if not self.changed:
+            return
+        files = {path: entry for path, entry in self.known.items() if path not in self.changed}
+        files.update((path, entry) for path, entry in self.changed.items() if entry is not None)
+        if len(files) > MAX_REMEMBERED:
+            files = {path: entry for path, entry in self.changed.items() if entry is not None}
+        MEMO.write_json(self.key, {"root": self.root, "files": files}, self.folder)
+        self.known, self.changed = files, {}
