@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from compiler.project.paths import Project
 from compiler.results import file_digests
+from compiler.results.compile_cache import CompileCache
 from compiler.results.file_digests import FileDigests
 
 
@@ -60,3 +62,17 @@ def test_without_the_cache_nothing_is_kept_and_a_missing_file_has_no_digest(tmp_
     assert not (tmp_path / "cache").exists()
     other_root = FileDigests(str(tmp_path / "elsewhere"), True, tmp_path / "cache")
     assert other_root.known == {}
+
+
+@pytest.mark.usefixtures("later", "private_cache")
+def test_the_environments_edited_since_the_last_command_are_known_by_their_signatures(project: Project) -> None:
+    """What Context.of asks before reading any destination: the files it had to hash, as the ones to compile."""
+    names = project.environment_names()
+    first = CompileCache(project)
+    assert sorted(first.edited_environments(names)) == sorted(names)  # nothing remembered yet
+    first.remember_digests()
+    assert CompileCache(project).edited_environments(names) == []
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    assert CompileCache(project).edited_environments(names) == ["dev"]
+    assert CompileCache(project, enabled=False).edited_environments(names) == []  # without the cache: unknown

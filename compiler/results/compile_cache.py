@@ -28,7 +28,14 @@ from typing import Any, TypeVar
 
 from ..cache import CacheKind, cache_dir, cache_key
 from ..cache.digests import krc_fingerprint, limit_settings, sha256_hex, tree_digest
-from ..diagnostics.problems import Problem, location_from_json, location_to_json, problem_from_json, problem_to_json
+from ..diagnostics.problems import (
+    KrcError,
+    Problem,
+    location_from_json,
+    location_to_json,
+    problem_from_json,
+    problem_to_json,
+)
 from ..k8s.objects import RenderedObject
 from ..native import kuberay
 from ..project.paths import Project
@@ -152,6 +159,19 @@ class CompileCache:
         if found is None:
             found = self._digests[text] = self._files.digest(text)
         return found
+
+    def edited_environments(self, names: Iterable[str]) -> list[str]:
+        """Of `names`, the environments whose file this command had to hash (file_digests.read_anew): new or
+        changed since the files were last remembered, so most likely to compile. None without the cache."""
+        edited = []
+        for name in names:
+            try:
+                self.environment_digest(name)
+            except KrcError:
+                continue  # a name no environment file can have: reported where it is used
+            if self._files.read_anew(self._environment_files[name]):
+                edited.append(name)
+        return edited
 
     def remember_digests(self) -> None:
         """Keep the digests of the files read anew in the project's memo (file_digests), for the next command."""

@@ -62,6 +62,11 @@ class FileDigests:
             self.changed[path] = [*signature, digest] if settled(signature, self.now) and digest else None
         return digest
 
+    def read_anew(self, path: str) -> bool:
+        """Whether this command hashed the file at `path` rather than knowing it by its signature: it is new,
+        changed, or written too recently to be remembered (always False without the cache: nothing is known)."""
+        return path in self.changed
+
     def save(self) -> None:
         """Keep what this command read anew (best effort, like every cache write)."""
         if not self.changed:
