@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from compiler import pipeline
+from compiler.cache import signatures
 from compiler.charts import vendored
 from compiler.diagnostics.problems import KrcError
 from compiler.documents import yamlio
 from compiler.k8s.crds import crd_digest
 from compiler.output import folders
 from compiler.project.paths import Project
-from compiler.results import tree_digests
 
 
 def line_of(project: Project, env: str, text: str) -> int:
@@ -255,7 +255,7 @@ clusters:
 def test_check_sees_a_golden_edit_that_keeps_the_size_and_the_modification_time(project: Project,
                                                                                monkeypatch: pytest.MonkeyPatch):
     # golden/'s digests come from a stat-signature memo (tree_digests): an edit must still reach `krc check`
-    monkeypatch.setattr(tree_digests, "RACY_SECONDS", 0.0)  # remember signatures at once (not after 2 s)
+    monkeypatch.setattr(signatures, "RACY_SECONDS", 0.0)  # remember signatures at once (not after 2 s)
     pipeline.accept_golden(project, ["dev"])
     assert all(m.clean for m in pipeline.check_golden(project, ["dev"]))
     assert all(m.clean for m in pipeline.check_golden(project, ["dev"]))  # answered from the memo

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.cache import signatures
 from compiler.diagnostics.problems import KrcError
 from compiler.output import folders
 from compiler.results import tree_digests
@@ -47,7 +48,7 @@ def test_digests_are_those_of_the_files_read_whether_remembered_or_not(golden: P
     assert tree_digests.tree_digests(golden) == expected
     assert tree_digests.tree_digests(golden) == expected
     assert len(reads) == 4  # just written: too young to be remembered (racily clean), so read both times
-    monkeypatch.setattr(tree_digests, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(signatures, "RACY_SECONDS", 0.0)
     reads.clear()
     assert tree_digests.tree_digests(golden) == expected
     assert tree_digests.tree_digests(golden) == expected
@@ -57,7 +58,7 @@ def test_digests_are_those_of_the_files_read_whether_remembered_or_not(golden: P
 
 def test_a_changed_file_is_read_again_even_with_its_size_and_time_put_back(golden: Path, reads: list[str],
                                                                            monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(tree_digests, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(signatures, "RACY_SECONDS", 0.0)
     target = golden / "manifests" / "raycluster-a.yaml"
     tree_digests.tree_digests(golden)
     before = target.stat()
@@ -72,7 +73,7 @@ def test_a_changed_file_is_read_again_even_with_its_size_and_time_put_back(golde
 
 
 def test_a_damaged_memo_is_ignored_and_links_are_refused(golden: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(tree_digests, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(signatures, "RACY_SECONDS", 0.0)
     expected = tree_digests.tree_digests(golden)
     [memo] = [p for p in (Path(os.environ["KRC_CACHE_DIR"]) / tree_digests.MEMO.name).rglob("*") if p.is_file()]
     memo.write_text('{"format": 1, "folder": "elsewhere", "files": {')

@@ -70,7 +70,7 @@ class Context:
         read, its workers are started first (workers_ahead). When an environment file is new or changed since the
         last run (it will compile), the engine is started and the CRDs of the charts those files pin are sent to it:
         compiling them (a fifth of a second for KubeRay's four) is what a command compiling a few environments
-        would otherwise wait for. A few files whose signatures changed (file_digests) are known before the
+        would otherwise wait for. A few files whose signatures changed (input_digests) are known before the
         destinations are read; the destinations name the files read anew again, and any others are sent then."""
         plain = CompileCache(project, run.cache)
         context = cls(project, plain, with_peers)  # given the cache with the peers' digests once they are read

@@ -11,7 +11,7 @@ header), and what the environment reads of the others' destinations (its entry's
 never believed.
 
 Signatures are taken before anything is read, so a file changed during the run has a newer signature than the
-one remembered; one younger than tree_digests.RACY_SECONDS is never remembered (tree_digests explains why). Only
+one remembered; one younger than signatures.RACY_SECONDS is never remembered (cache/signatures.py explains why). Only
 the command's own process reads and writes the memo; concurrent runs each write it whole and atomically.
 """
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import Any
 from .. import review
 from ..autoscaler.generators import installed_generators
 from ..cache import CacheKind, cache_key
+from ..cache import signatures as stat_memo
 from ..diagnostics.problems import KrcError, errors_among, problem_from_json, problem_to_json
 from ..documents.record_json import from_json, to_json
 from ..output import folders
 from ..project.paths import Project
-from ..results import tree_digests as stat_memo
 from .context import Context
 from .plans import Reviewed
 from .review_batch import REVIEWS

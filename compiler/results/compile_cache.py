@@ -39,7 +39,7 @@ from ..diagnostics.problems import (
 from ..k8s.objects import RenderedObject
 from ..native import kuberay
 from ..project.paths import Project
-from .file_digests import FileDigests
+from .input_digests import InputDigests
 
 T = TypeVar("T")
 
@@ -143,7 +143,7 @@ class CompileCache:
         self._digests: dict[str, str] = {}
         self._root_text = str(project.root)
         self._environment_files: dict[str, str] = {}
-        self._files = FileDigests(str(project.root.resolve()), enabled, self.folder)
+        self._files = InputDigests(str(project.root.resolve()), enabled, self.folder)
         self._summaries: dict[str, Summary] = {}
         self._entries_seen: set[str] = set()  # keys whose entry has_entry found (entries are replaced, not removed)
         if shared is None and enabled:
@@ -161,7 +161,7 @@ class CompileCache:
         return found
 
     def edited_environments(self, names: Iterable[str]) -> list[str]:
-        """Of `names`, the environments whose file this command had to hash (file_digests.read_anew): new or
+        """Of `names`, the environments whose file this command had to hash (input_digests.read_anew): new or
         changed since the files were last remembered, so most likely to compile. None without the cache."""
         edited = []
         for name in names:
@@ -174,7 +174,7 @@ class CompileCache:
         return edited
 
     def remember_digests(self) -> None:
-        """Keep the digests of the files read anew in the project's memo (file_digests), for the next command."""
+        """Keep the digests of the files read anew in the project's memo (input_digests), for the next command."""
         self._files.save()
 
     def environment_digest(self, name: str) -> str:

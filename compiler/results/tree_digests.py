@@ -4,35 +4,21 @@
 compile-cache entry, file digest by file digest. Reading and hashing each folder's files is most of what an
 unchanged environment costs them (500 environments: about 9,500 files). Like git's index, krc remembers for each
 file the signature it had when hashed (device, inode, size, modification and change times in nanoseconds) beside
-its digest, in its cache folder, and gives a file whose signature is unchanged the remembered digest. Every write
-to a file sets its change time, which no user can set back, so a changed file is always read again. A file that
-changed within the same clock tick as it was hashed would keep its signature, so signatures younger than
-RACY_SECONDS are never remembered (git's "racily clean" rule).
+its digest, in its cache folder, and gives a file whose signature is unchanged the remembered digest
+(cache/signatures.py: what a signature holds, and why a young one is never remembered).
 """
 from __future__ import annotations
 
 import hashlib
-import os
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..cache import CacheKind, cache_key
+from ..cache.signatures import file_signature, settled
 from ..output import folders
 
-RACY_SECONDS = 2.0
 MEMO = CacheKind("tree-digests", 1)  # one entry per folder
-
-
-def file_signature(stat: os.stat_result) -> list[int]:
-    """What a file's signature is made of: device, inode, size, modification and change times (ns)."""
-    return [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
-
-
-def settled(signature: Sequence[int], now_ns: int) -> bool:
-    """Whether a file_signature is old enough to be remembered (older than RACY_SECONDS at `now_ns`)."""
-    return now_ns - max(signature[3], signature[4]) > int(RACY_SECONDS * 1e9)
 
 
 def tree_digests(folder: Path, remember: bool = True) -> dict[str, str]:

@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 from review_support import edit, run
 
-from compiler.cache import cache_dir
+from compiler.cache import cache_dir, signatures
 from compiler.pipeline import diff
 from compiler.pipeline.review_memo import MEMO
 from compiler.project.paths import Project
-from compiler.results import tree_digests
 
 ENVIRONMENTS = ["dev", "prod-eks-gpu"]
 
@@ -36,7 +35,7 @@ def reviewed(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 def settled(monkeypatch: pytest.MonkeyPatch, private_cache: Path) -> None:
     """Files count as settled as soon as written (a test cannot wait out RACY_SECONDS), in a cache of its own
     (private_cache: nothing compiled, reviewed or remembered yet; Helm's and Ray's answers already there)."""
-    monkeypatch.setattr(tree_digests, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(signatures, "RACY_SECONDS", 0.0)
 
 
 def _diff(project: Project, reviewed: list[list[str]], *args: str) -> tuple[str, list[str]]:
@@ -104,7 +103,7 @@ def test_a_damaged_memo_is_ignored_and_written_again(accepted: Project, settled:
 def test_files_changed_within_the_racy_window_are_not_remembered(accepted: Project, reviewed: list[list[str]],
                                                                monkeypatch: pytest.MonkeyPatch, private_cache: Path):
     """The project copy was written just now: its signatures could still change within the same clock tick."""
-    monkeypatch.setattr(tree_digests, "RACY_SECONDS", 3600.0)
+    monkeypatch.setattr(signatures, "RACY_SECONDS", 3600.0)
     _diff(accepted, reviewed)
     assert _diff(accepted, reviewed)[1] == ENVIRONMENTS
 

@@ -13,7 +13,7 @@ import pytest
 from compiler.charts import crds_ahead, vendored
 from compiler.native import client
 from compiler.project.paths import Project
-from compiler.results import file_digests
+from compiler.results import input_digests
 from compiler.validation import SchemaSet
 
 CLUSTER = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "c", "namespace": "n"},
@@ -124,7 +124,7 @@ def test_the_engine_starts_with_the_command_when_an_environment_file_changed(pro
 
     run = RunOptions(cache=True, workers=1)
     later = time.time_ns() + 3_000_000_000  # the files were written seconds before (their signatures are kept)
-    monkeypatch.setattr(file_digests.time, "time_ns", lambda: later)
+    monkeypatch.setattr(input_digests.time, "time_ns", lambda: later)
     Context.of(project, run)  # the destinations read once: the index knows every environment file
     client.close_engine()
     monkeypatch.setattr(client, "_KNOWN", {})

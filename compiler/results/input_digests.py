@@ -4,8 +4,8 @@ Every command keys each environment's results by the digest of its file and of e
 command over 500 environments read and hashed 500 files before it knew that nothing had changed. As golden/'s
 digests are (tree_digests.py, git's index), each file's digest is remembered beside its signature (device, inode,
 size, modification and change times), one memo per project in the cache folder, and a file whose signature is
-unchanged gets the remembered digest. Every write sets a file's change time, which no user can set back; a
-signature younger than RACY_SECONDS is never remembered.
+unchanged gets the remembered digest (cache/signatures.py: why a changed file always shows, and why a young
+signature is never remembered).
 """
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ from typing import Any
 
 from ..cache import CacheKind, cache_key
 from ..cache.digests import path_digest
-from .tree_digests import file_signature, settled
+from ..cache.signatures import file_signature, settled
 
-MEMO = CacheKind("file-digests", 1)  # one entry per project
+MEMO = CacheKind("input-digests", 1)  # one entry per project
 MAX_REMEMBERED = 20_000  # files; a memo past this starts again (a project renaming files all day)
 
 
-class FileDigests:
+class InputDigests:
     """Digests of files by absolute path as text, from the project's memo when their signatures match."""
 
     def __init__(self, root: str, enabled: bool, folder: Path | None = None) -> None:
@@ -31,7 +31,7 @@ class FileDigests:
         self.enabled = enabled
         self.root = root
         self.folder = folder
-        self.key = cache_key("file-digests", root)
+        self.key = cache_key("input-digests", root)
         self.known: dict[str, list[Any]] = self._read() if enabled else {}
         self.changed: dict[str, list[Any] | None] = {}  # what this command found (None: not to be remembered)
         self.now = time.time_ns()

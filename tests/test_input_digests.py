@@ -1,4 +1,4 @@
-"""Environment files are hashed once, then known by their signatures (results/file_digests.py): a file that kept
+"""Environment files are hashed once, then known by their signatures (results/input_digests.py): a file that kept
 its signature gets the remembered digest, any write gives a new one, and a signature too young is never kept."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from compiler.project.paths import Project
-from compiler.results import file_digests
+from compiler.results import input_digests
 from compiler.results.compile_cache import CompileCache
-from compiler.results.file_digests import FileDigests
+from compiler.results.input_digests import InputDigests
 
 
 def _sha(data: bytes) -> str:
@@ -22,7 +22,7 @@ def _sha(data: bytes) -> str:
 def later(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every file written in the test is older than the racy window, as files written before a command are."""
     now = time.time_ns() + 3_000_000_000
-    monkeypatch.setattr(file_digests.time, "time_ns", lambda: now)
+    monkeypatch.setattr(input_digests.time, "time_ns", lambda: now)
 
 
 @pytest.mark.usefixtures("later")
@@ -30,37 +30,37 @@ def test_a_file_that_kept_its_signature_is_not_read_again(tmp_path: Path, monkey
     env = tmp_path / "project" / "environments" / "dev.yaml"
     env.parent.mkdir(parents=True)
     env.write_bytes(b"namespace: a\n")
-    first = FileDigests(str(tmp_path / "project"), True, tmp_path / "cache")
+    first = InputDigests(str(tmp_path / "project"), True, tmp_path / "cache")
     assert first.digest(str(env)) == _sha(b"namespace: a\n")
     first.save()
     read: list[str] = []
-    real = file_digests.path_digest
-    monkeypatch.setattr(file_digests, "path_digest", lambda path: read.append(path) or real(path))
-    second = FileDigests(str(tmp_path / "project"), True, tmp_path / "cache")
+    real = input_digests.path_digest
+    monkeypatch.setattr(input_digests, "path_digest", lambda path: read.append(path) or real(path))
+    second = InputDigests(str(tmp_path / "project"), True, tmp_path / "cache")
     assert second.digest(str(env)) == _sha(b"namespace: a\n") and read == []
     env.write_bytes(b"namespace: b\n")  # the same size: its times and change time differ
-    third = FileDigests(str(tmp_path / "project"), True, tmp_path / "cache")
+    third = InputDigests(str(tmp_path / "project"), True, tmp_path / "cache")
     assert third.digest(str(env)) == _sha(b"namespace: b\n") and read == [str(env)]
 
 
 def test_a_signature_too_young_is_not_remembered(tmp_path: Path) -> None:
     env = tmp_path / "dev.yaml"
     env.write_bytes(b"namespace: a\n")
-    digests = FileDigests(str(tmp_path), True, tmp_path / "cache")
+    digests = InputDigests(str(tmp_path), True, tmp_path / "cache")
     assert digests.digest(str(env)) == _sha(b"namespace: a\n")
     digests.save()
-    assert FileDigests(str(tmp_path), True, tmp_path / "cache").known == {}
+    assert InputDigests(str(tmp_path), True, tmp_path / "cache").known == {}
 
 
 @pytest.mark.usefixtures("later")
 def test_without_the_cache_nothing_is_kept_and_a_missing_file_has_no_digest(tmp_path: Path) -> None:
     env = tmp_path / "dev.yaml"
     env.write_bytes(b"namespace: a\n")
-    digests = FileDigests(str(tmp_path), False, tmp_path / "cache")
+    digests = InputDigests(str(tmp_path), False, tmp_path / "cache")
     assert digests.digest(str(env)) == _sha(b"namespace: a\n") and digests.digest(str(tmp_path / "gone")) == ""
     digests.save()
     assert not (tmp_path / "cache").exists()
-    other_root = FileDigests(str(tmp_path / "elsewhere"), True, tmp_path / "cache")
+    other_root = InputDigests(str(tmp_path / "elsewhere"), True, tmp_path / "cache")
     assert other_root.known == {}
 
 
