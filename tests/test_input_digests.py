@@ -49,7 +49,8 @@ def test_a_signature_too_young_is_not_remembered(tmp_path: Path) -> None:
     digests = InputDigests(str(tmp_path), True, tmp_path / "cache")
     assert digests.digest(str(env)) == _sha(b"namespace: a\n")
     digests.save()
-    assert InputDigests(str(tmp_path), True, tmp_path / "cache").known == {}
+    known = InputDigests(str(tmp_path), True, tmp_path / "cache").known
+    assert known == {str(env): [None] * 5 + [_sha(b"namespace: a\n")]}  # its digest only: hashed next time too
 
 
 @pytest.mark.usefixtures("later")
@@ -76,3 +77,20 @@ def test_the_environments_edited_since_the_last_command_are_known_by_their_signa
     dev.write_text(dev.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     assert CompileCache(project).edited_environments(names) == ["dev"]
     assert CompileCache(project, enabled=False).edited_environments(names) == []  # without the cache: unknown
+
+
+@pytest.mark.usefixtures("private_cache")
+def test_a_file_written_just_now_is_edited_only_when_its_bytes_changed(project: Project) -> None:
+    """A young file is hashed by every command (its signature is not kept) but counts as edited only when its
+    bytes differ from the last command's: a second render right after an edit does not start the engine for it."""
+    names = project.environment_names()
+    first = CompileCache(project)
+    first.edited_environments(names)
+    first.remember_digests()
+    assert CompileCache(project).edited_environments(names) == []  # hashed again (young), the same bytes
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    edited = CompileCache(project)
+    assert edited.edited_environments(names) == ["dev"]
+    edited.remember_digests()
+    assert CompileCache(project).edited_environments(names) == []

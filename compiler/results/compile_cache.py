@@ -161,15 +161,15 @@ class CompileCache:
         return found
 
     def edited_environments(self, names: Iterable[str]) -> list[str]:
-        """Of `names`, the environments whose file this command had to hash (input_digests.read_anew): new or
-        changed since the files were last remembered, so most likely to compile. None without the cache."""
+        """Of `names`, the environments whose file is new or holds other bytes than when a command last hashed it
+        (InputDigests.edited), so most likely to compile. None without the cache."""
         edited = []
         for name in names:
             try:
                 self.environment_digest(name)
             except KrcError:
                 continue  # a name no environment file can have: reported where it is used
-            if self._files.read_anew(self._environment_files[name]):
+            if self._files.edited(self._environment_files[name]):
                 edited.append(name)
         return edited
 

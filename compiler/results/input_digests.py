@@ -5,7 +5,8 @@ command over 500 environments read and hashed 500 files before it knew that noth
 digests are (tree_digests.py, git's index), each file's digest is remembered beside its signature (device, inode,
 size, modification and change times), one memo per project in the cache folder, and a file whose signature is
 unchanged gets the remembered digest (cache/signatures.py: why a changed file always shows, and why a young
-signature is never remembered).
+signature is never remembered). A young file's digest is kept without its signature: it is hashed again by every
+command until its signature can be kept, and a command tells an edit from a file merely written recently.
 """
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ class InputDigests:
         self.folder = folder
         self.key = cache_key("input-digests", root)
         self.known: dict[str, list[Any]] = self._read() if enabled else {}
-        self.changed: dict[str, list[Any] | None] = {}  # what this command found (None: not to be remembered)
+        # what this command hashed: [signature..., digest], the signature None when too young to be trusted
+        self.changed: dict[str, list[Any]] = {}
         self.now = time.time_ns()
 
     def _read(self) -> dict[str, list[Any]]:
@@ -58,22 +60,25 @@ class InputDigests:
         if remembered is not None and remembered[:5] == signature and isinstance(remembered[5], str):
             return remembered[5]
         digest = path_digest(path)
-        if self.enabled:
-            self.changed[path] = [*signature, digest] if settled(signature, self.now) and digest else None
+        if self.enabled and digest:  # a young signature is not kept, its digest is (to tell an edit: edited)
+            self.changed[path] = [*(signature if settled(signature, self.now) else [None] * 5), digest]
         return digest
 
-    def read_anew(self, path: str) -> bool:
-        """Whether this command hashed the file at `path` rather than knowing it by its signature: it is new,
-        changed, or written too recently to be remembered (always False without the cache: nothing is known)."""
-        return path in self.changed
+    def edited(self, path: str) -> bool:
+        """Whether this command found the file at `path` new or with other bytes than the last command that hashed
+        it (always False without the cache: nothing is known)."""
+        found = self.changed.get(path)
+        if found is None:
+            return False
+        before = self.known.get(path)
+        return before is None or before[5] != found[5]
 
     def save(self) -> None:
         """Keep what this command read anew (best effort, like every cache write)."""
-        if not self.changed:
+        if all(self.known.get(path) == entry for path, entry in self.changed.items()):
             return
-        files = {path: entry for path, entry in self.known.items() if path not in self.changed}
-        files.update((path, entry) for path, entry in self.changed.items() if entry is not None)
+        files = {**self.known, **self.changed}
         if len(files) > MAX_REMEMBERED:
-            files = {path: entry for path, entry in self.changed.items() if entry is not None}
+            files = dict(self.changed)
         MEMO.write_json(self.key, {"root": self.root, "files": files}, self.folder)
         self.known, self.changed = files, {}
