@@ -9,7 +9,7 @@ The kinds, and what each keeps:
   destinations             each environment's Argo CD destination, one index per project  destination_cache.py
   outputs                  which result each rendered/<env>/ folder holds               output_stamps.py
   tree-digests             golden/ file digests by file signature                       tree_digests.py
-  input-digests             a project's input files' digests by signature, one per project  input_digests.py
+  input-digests            the environment files' digests by signature, one per project  input_digests.py
   review-memo              unchanged environments' reviews, one file per project        pipeline/review_memo.py
   crds                     the facts of a chart archive's CRDs                         charts/package.py
   helm-template            the engine's Helm answers                                   charts/helm_template.py

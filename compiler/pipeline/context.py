@@ -76,16 +76,19 @@ class Context:
         context = cls(project, plain, with_peers)  # given the cache with the peers' digests once they are read
         peers: tuple[Destination, ...] = ()
         changed: list[str] = []
+        sent: list[str] = []  # the environments whose charts' CRDs went to the engine before the destinations
         if with_peers:
             names = project.environment_names()
             edited = plain.edited_environments(names)  # known before the destinations: their files' signatures
             if 0 < len(edited) <= CHARTS_AHEAD_FOR:
                 client.start_engine(few=True)
                 _send_pinned_crds(context, edited)
+                sent = edited
             index = DestinationIndex(plain)
             if workers > 1 and index.unread(names) * 2 >= len(names):
                 workers_ahead.start(workers - 1, workers_ahead.worker_setup, project.vendor_dir)
             peers = project_destinations(project, index, names)
+            plain.remember_digests()  # every environment file was hashed for its destination's key
             changed = index.read
             if changed:
                 client.start_engine(few=len(changed) <= CHARTS_AHEAD_FOR)
@@ -94,7 +97,7 @@ class Context:
         context.cache = cache
         context._peers = peers
         if len(changed) <= CHARTS_AHEAD_FOR:
-            _send_pinned_crds(context, changed)
+            _send_pinned_crds(context, [name for name in changed if name not in sent])
         return context
 
     @property

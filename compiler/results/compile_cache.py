@@ -143,7 +143,7 @@ class CompileCache:
         self._digests: dict[str, str] = {}
         self._root_text = str(project.root)
         self._environment_files: dict[str, str] = {}
-        self._files = InputDigests(str(project.root.resolve()), enabled, self.folder)
+        self._files = InputDigests(str(project.resolved_root), enabled, self.folder)
         self._summaries: dict[str, Summary] = {}
         self._entries_seen: set[str] = set()  # keys whose entry has_entry found (entries are replaced, not removed)
         if shared is None and enabled:
@@ -162,7 +162,7 @@ class CompileCache:
 
     def edited_environments(self, names: Iterable[str]) -> list[str]:
         """Of `names`, the environments whose file is new or holds other bytes than when a command last hashed it
-        (InputDigests.edited), so most likely to compile. None without the cache."""
+        (InputDigests.edited), so most likely to compile; none without the cache."""
         edited = []
         for name in names:
             try:

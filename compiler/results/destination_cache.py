@@ -77,9 +77,7 @@ class DestinationIndex:
         self.changed = True
 
     def save(self, names: Sequence[str]) -> None:
-        """Write the index when an entry changed, with the environments `names` only (the project's now); and the
-        digests of the environment files read anew (every one was hashed for its key)."""
-        self.cache.remember_digests()
+        """Write the index when an entry changed, with the environments `names` only (the project's now)."""
         if self.changed:
             self.cache.write_payload(DESTINATIONS, self.key, {n: self.entries[n] for n in sorted(names)
                                                                if n in self.entries})

@@ -33,10 +33,16 @@ class InputDigests:
         self.root = root
         self.folder = folder
         self.key = cache_key("input-digests", root)
-        self.known: dict[str, list[Any]] = self._read() if enabled else {}
+        self._known: dict[str, list[Any]] | None = None if enabled else {}  # the memo, read when first asked
         # what this command hashed: [signature..., digest], the signature None when too young to be trusted
         self.changed: dict[str, list[Any]] = {}
         self.now = time.time_ns()
+
+    @property
+    def known(self) -> dict[str, list[Any]]:
+        if self._known is None:
+            self._known = self._read()
+        return self._known
 
     def _read(self) -> dict[str, list[Any]]:
         memo = MEMO.read_json(self.key, self.folder)
@@ -81,4 +87,4 @@ class InputDigests:
         if len(files) > MAX_REMEMBERED:
             files = dict(self.changed)
         MEMO.write_json(self.key, {"root": self.root, "files": files}, self.folder)
-        self.known, self.changed = files, {}
+        self._known, self.changed = files, {}

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from ..cache import CacheKind, cache_key
+from ..cache.signatures import RACY_SECONDS
 
 # one entry per output folder; bump its version when the stamps' layout or what they hold changes (3: no ctime for
 # files with several links; 4: folders signed by their times, not their listings)
 STAMPS = CacheKind("outputs", 4)
-# a folder whose time is less than this before its signing is signed by its listing (see the module's text)
-RACY_NS = 2_000_000_000
 _NAME = attrgetter("name")
 
 
@@ -41,7 +40,7 @@ def tree_signature(folder: Path) -> list[list[Any]] | None:
         return None
     if not stat.S_ISDIR(info.st_mode):
         return None
-    trusted_before = time.time_ns() - RACY_NS
+    trusted_before = time.time_ns() - int(RACY_SECONDS * 1e9)  # younger: signed by its listing (cache/signatures)
     signature: list[list[Any]] = []
 
     def walk(directory: str, prefix: str, info: os.stat_result) -> None:
