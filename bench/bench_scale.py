@@ -7,7 +7,7 @@ For each N (default 1, 10, 100; `--large` adds 500) it builds a synthetic projec
   (a new change before each), render with 8 changed (N >= 8),
   lint and policy cold (empty cache), lint warm, lint of one environment warm, lint
   of all with one changed, policy warm, and argocd generate of one environment, its first request (cold) and a
-  later one (warm);
+  later one (warm), and last a render after a template edit that changes every environment's output;
   the floor (bench/floor.py: gojsonnet on the same templates + PyYAML dump + the same writes, one process);
   Kapitan (bench/kapitan.py: its own virtual environment; the same objects, values file and chart objects by the
   same Helm) in its default setup and with --use-go-jsonnet, N <= 100 unless --large.
@@ -157,6 +157,7 @@ def krc_figures(project: Path, caches: Path, n: int, lint: bool = True) -> dict[
         runs[f"render {FEW} changed"] = measure([KRC, "render"], project, env)
     if not lint:
         runs.update(generate_figures(project, env, one))
+        runs["render template edited"] = template_edited(project, {**env, "KRC_CACHE_DIR": str(caches / "render")})
         return runs
     env["KRC_CACHE_DIR"] = str(caches / "lint")
     runs["lint cold"] = measure([KRC, "lint"], project, env)
@@ -168,7 +169,26 @@ def krc_figures(project: Path, caches: Path, n: int, lint: bool = True) -> dict[
     runs["policy cold"] = measure([KRC, "policy"], project, env)
     runs["policy warm"] = measure([KRC, "policy"], project, env)
     runs.update(generate_figures(project, env, one))
+    runs["render template edited"] = template_edited(project, {**env, "KRC_CACHE_DIR": str(caches / "render")})
     return runs
+
+
+def template_edited(project: Path, env: dict[str, str]) -> Run:
+    """A template edit that reaches every environment's output (an annotation on each Namespace), rendered over
+    the rendered/ of the runs before: every environment compiles again (the chart's Helm answers are cached) and
+    every folder is replaced. Last, since it replaces thousands of files (see krc_figures); the template is put
+    back afterwards, so the floor and Kapitan do the same work as the cold render."""
+    core = project / "templates" / "objects" / "core.jsonnet"
+    original = core.read_text(encoding="utf-8")
+    edited = original.replace("'argocd.argoproj.io/sync-wave': '-20',",
+                              "'argocd.argoproj.io/sync-wave': '-20',\n  'example.com/edited': 'true',", 1)
+    if edited == original:
+        raise SystemExit(f"{core}: the line bench_scale.template_edited changes is gone; update it")
+    core.write_text(edited, encoding="utf-8")
+    try:
+        return measure([KRC, "render"], project, env)
+    finally:
+        core.write_text(original, encoding="utf-8")
 
 
 def generate_figures(project: Path, env: dict[str, str], one: str) -> dict[str, Run]:

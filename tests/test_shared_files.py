@@ -20,7 +20,7 @@ def test_the_same_object_is_linked_an_equal_one_is_written(tmp_path: Path):
     shared = SharedFiles()
     equal = bytes(bytearray(LARGE))  # the same bytes, another object: nothing says it is the chart's
     for name, content in (("a", LARGE), ("b", LARGE), ("c", equal)):
-        shared.write(tmp_path / name, content)
+        shared.write(str(tmp_path / name), content)
     assert [(tmp_path / n).read_bytes() == LARGE for n in "abc"] == [True] * 3
     assert os.path.samefile(tmp_path / "a", tmp_path / "b")
     assert not os.path.samefile(tmp_path / "a", tmp_path / "c")
@@ -28,20 +28,20 @@ def test_the_same_object_is_linked_an_equal_one_is_written(tmp_path: Path):
 
 def test_small_files_are_always_written(tmp_path: Path):
     shared, small = SharedFiles(), b"y" * (SMALLEST_LINKED - 1)
-    shared.write(tmp_path / "a", small)
-    shared.write(tmp_path / "b", small)
+    shared.write(str(tmp_path / "a"), small)
+    shared.write(str(tmp_path / "b"), small)
     assert os.stat(tmp_path / "a").st_nlink == os.stat(tmp_path / "b").st_nlink == 1
 
 
 def test_a_first_copy_that_is_gone_or_replaced_is_never_linked(tmp_path: Path):
     """Its staged folder was discarded, or another file took its name: the bytes are written again."""
     shared = SharedFiles()
-    shared.write(tmp_path / "a", LARGE)
+    shared.write(str(tmp_path / "a"), LARGE)
     (tmp_path / "a").unlink()
-    shared.write(tmp_path / "b", LARGE)  # the first copy is gone: written, and now the first copy
+    shared.write(str(tmp_path / "b"), LARGE)  # the first copy is gone: written, and now the first copy
     (tmp_path / "b").rename(tmp_path / "moved")
     (tmp_path / "b").write_bytes(b"other")  # same name, another file
-    shared.write(tmp_path / "c", LARGE)
+    shared.write(str(tmp_path / "c"), LARGE)
     assert (tmp_path / "c").read_bytes() == LARGE and os.stat(tmp_path / "c").st_nlink == 1
     assert (tmp_path / "b").read_bytes() == b"other"
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path
 
 # Smaller files are written: a link saves little there, and small contents are rarely one shared object
 SMALLEST_LINKED = 64 * 1024
@@ -32,20 +31,20 @@ class SharedFiles:
 
     _first: dict[int, _Written] = field(default_factory=dict)
 
-    def write(self, path: Path, content: bytes) -> None:
-        """`path` holds `content` afterwards: a hard link to an earlier copy of the same object, else written."""
-        if len(content) < SMALLEST_LINKED:
-            path.write_bytes(content)
-            return
-        known = self._first.get(id(content))
-        if known is not None and known.content is content and _linked(known, path):
-            return
-        path.write_bytes(content)
-        info = os.lstat(path)
-        self._first[id(content)] = _Written(content, str(path), info.st_dev, info.st_ino)
+    def write(self, path: str, content: bytes) -> None:
+        """`path` (new) holds `content` afterwards: a hard link to an earlier copy of the same object, else written."""
+        if len(content) >= SMALLEST_LINKED:
+            known = self._first.get(id(content))
+            if known is not None and known.content is content and _linked(known, path):
+                return
+        with open(path, "xb") as stream:
+            stream.write(content)
+        if len(content) >= SMALLEST_LINKED:
+            info = os.lstat(path)
+            self._first[id(content)] = _Written(content, path, info.st_dev, info.st_ino)
 
 
-def _linked(known: _Written, path: Path) -> bool:
+def _linked(known: _Written, path: str) -> bool:
     try:
         info = os.lstat(known.path)
         if not stat.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino, info.st_size) != \

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..diagnostics.problems import KrcError, Location
 from ..files.atomic_file import write_atomically
+from ..files.kept_files import KeptFiles
 from ..files.shared_files import SharedFiles
 from ..project.lock import project_lock
 from ..project.paths import Project, shown_name
@@ -79,9 +80,11 @@ def read_tree(folder: Path) -> Files:
 _SHARED = SharedFiles()  # per process, not per job: a worker stages many jobs' chart CRDs (shared_files)
 
 
-def stage_tree(target: Path, files: Files) -> Path:
+def stage_tree(target: Path, files: Files, keep_unchanged: bool = False) -> Path:
     """Write one folder in full beside `target` (not yet in place); `commit_staged` swaps it in. A large content
-    object this process already staged is hard-linked to that copy (shared_files)."""
+    object this process already staged is hard-linked to that copy (shared_files). `keep_unchanged` (rendered/,
+    krc's own output): a file `target` already holds with the same bytes is hard-linked to it (kept_files); a
+    link moves the old file's change time even if the run then fails, which golden/'s files are spared."""
     for relative in files:
         _safe_relative(relative)
     try:
@@ -91,11 +94,15 @@ def stage_tree(target: Path, files: Files) -> Path:
     except OSError as err:
         raise write_error(target.parent, err) from None
     try:
-        for relative, content in files.items():
-            path = stage / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            _Steps.step()
-            _SHARED.write(path, content)
+        top = str(stage)
+        for folder in sorted({r.rpartition("/")[0] for r in files} - {""}):  # each once, parents first
+            os.makedirs(os.path.join(top, folder), exist_ok=True)
+        with KeptFiles.of(str(target) if keep_unchanged else None) as kept:
+            for relative, content in files.items():
+                path = os.path.join(top, relative)
+                _Steps.step()
+                if not kept.link(relative, content, path):
+                    _SHARED.write(path, content)
         os.chmod(stage, 0o755)
     except BaseException as err:
         shutil.rmtree(stage, ignore_errors=True)

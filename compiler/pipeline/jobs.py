@@ -102,7 +102,8 @@ def _write_or_compare(context: Context, plan: RenderPlan | AcceptPlan | CheckPla
         return result  # golden/<env>/ already holds exactly this render: left as it is
     if isinstance(plan, RenderPlan):
         files = dict(sorted({**files, **layout.crd_files(context.chart(*compiled.chart))}.items()))
-    return dataclasses.replace(result, staged=folders.stage_tree(plan.work.output_root(project) / name, files))
+    return dataclasses.replace(result, staged=folders.stage_tree(plan.work.output_root(project) / name, files,
+                                                                 keep_unchanged=isinstance(plan, RenderPlan)))
 
 
 def _up_to_date(context: Context, plan: RenderPlan | AcceptPlan | CheckPlan, name: str) -> Written | Checked | None:
