@@ -145,6 +145,7 @@ class CompileCache:
         self._environment_files: dict[str, str] = {}
         self._files = InputDigests(str(project.resolved_root), enabled, self.folder)
         self._summaries: dict[str, Summary] = {}
+        self._keys: dict[str, str] = {}
         self._entries_seen: set[str] = set()  # keys whose entry has_entry found (entries are replaced, not removed)
         if shared is None and enabled:
             shared = cache_key(krc_fingerprint(), tree_digest(project.templates_dir), tree_digest(project.vendor_dir),
@@ -187,9 +188,15 @@ class CompileCache:
     def share_digests(self, other: CompileCache) -> None:
         # the files `other` read in this run: read once per command
         self._digests, self._files = other._digests, other._files
+        self._keys.clear()
 
     def key(self, name: str) -> str:
-        return cache_key(self.shared, name, self.environment_digest(name), self.peers.get(name, ""))
+        """The environment's key, worked out once: a warm command asks it several times per environment."""
+        found = self._keys.get(name)
+        if found is None:
+            found = self._keys[name] = cache_key(self.shared, name, self.environment_digest(name),
+                                                 self.peers.get(name, ""))
+        return found
 
     # ---- entries: the store's (cache.store), verified on every read -------------------------------------------
 

@@ -61,30 +61,33 @@ def tree_signature(folder: Path) -> list[list[Any]] | None:
 
 def holds_signature(folder: Path, signature: Any) -> bool:
     """Whether `folder` is still as `signature` (tree_signature's) describes it: one status per folder and file
-    named, and the listing of a folder whose time was too recent to keep."""
+    named, and the listing of a folder whose time was too recent to keep. (The hot loop of a warm render: fields
+    are compared in place, and paths joined by hand, which also keeps a stored path inside the folder.)"""
     if not isinstance(signature, list) or not signature or not isinstance(signature[0], list) \
             or signature[0][:1] != [""]:
         return False
     root = os.fspath(folder)
+    lstat, is_dir = os.lstat, stat.S_ISDIR
     try:
         for entry in signature:
             path = entry[0]
-            if path == "" or path.endswith("/"):
-                status = os.lstat(os.path.join(root, path[:-1]) if path else root)  # the folder, not a link's
-                if len(entry) != 3 or not stat.S_ISDIR(status.st_mode) or status.st_ino != entry[1]:
+            if path == "" or path[-1] == "/":
+                status = lstat(f"{root}/{path[:-1]}" if path else root)  # the folder, not a link's
+                if len(entry) != 3 or not is_dir(status.st_mode) or status.st_ino != entry[1]:
                     return False
                 if entry[2] is None:
-                    if sorted(os.listdir(os.path.join(root, path))) != _listed(signature, path):
+                    if sorted(os.listdir(f"{root}/{path}")) != _listed(signature, path):
                         return False
                 elif status.st_mtime_ns != entry[2]:
                     return False
-            else:
-                status = os.lstat(os.path.join(root, path))
-                if stat.S_ISDIR(status.st_mode):
-                    return False
-                signed = [path, status.st_size, status.st_ino, status.st_mtime_ns]
-                if entry != (signed + [status.st_ctime_ns] if status.st_nlink == 1 else signed):
-                    return False
+                continue
+            status = lstat(f"{root}/{path}")
+            if is_dir(status.st_mode) or entry[1] != status.st_size or entry[2] != status.st_ino \
+                    or entry[3] != status.st_mtime_ns:
+                return False
+            if len(entry) != (5 if status.st_nlink == 1 else 4) \
+                    or (len(entry) == 5 and entry[4] != status.st_ctime_ns):
+                return False
     except (OSError, TypeError, AttributeError, IndexError):  # gone, or not a signature this krc writes
         return False
     return True
