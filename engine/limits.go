@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -48,14 +49,25 @@ func collectNearLimit() {
 	collectingLate = true
 }
 
-// collectAsUsual restores the collector's usual target (GOGC=100) if collectNearLimit turned it off.
+// collectAsUsual restores the collector's usual target (GOGC=100) if collectNearLimit turned it off, and gives the
+// system back what the heap grew to meanwhile (a collection, then the free pages returned, off the caller's
+// path): the run compiles many environments after all, and the engine would otherwise keep up to its soft limit
+// resident for the whole run. krc asks for it (the "collect" op) as soon as it knows; a worker's connection does
+// too (listenForWorkers).
 func collectAsUsual() {
 	collecting.Lock()
 	defer collecting.Unlock()
 	if collectingLate {
 		debug.SetGCPercent(100)
 		collectingLate = false
+		go debug.FreeOSMemory()
 	}
+}
+
+// collectOp is the "collect" request: collectAsUsual, answered with nothing.
+func collectOp(json.RawMessage) (any, error) {
+	collectAsUsual()
+	return nil, nil
 }
 
 var (

@@ -35,6 +35,7 @@ var handlers = map[string]func(json.RawMessage) (any, error){
 	"render":   renderOp,
 	"validate": validateOp,
 	"policy":   policyOp,
+	"collect":  collectOp,
 }
 
 // prepares run in request order, before the request is answered alongside others: what a request hands over for

@@ -74,3 +74,26 @@ func TestAWorkerConnectingTurnsTheUsualCollectorBackOn(t *testing.T) {
 		t.Fatalf("after a worker connected the collector's target is %d, not 100", percent)
 	}
 }
+
+// krc's "collect" request does what a worker's connection does: a command that started the engine for a few
+// environments and then found many to compile has it collect as usual from then on.
+func TestTheCollectRequestTurnsTheUsualCollectorBackOn(t *testing.T) {
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	collectNearLimit()
+	if ans := answerOne(request{ID: 7, Op: "collect"}); ans.ID != 7 || ans.Error != "" {
+		t.Fatalf("the collect request was answered %+v", ans)
+	}
+	if percent := debug.SetGCPercent(100); percent != 100 {
+		t.Fatalf("after the collect request the collector's target is %d, not 100", percent)
+	}
+	collecting.Lock()
+	late := collectingLate
+	collecting.Unlock()
+	if late {
+		t.Fatal("after the collect request the engine still counts itself collecting late")
+	}
+	if ans := answerOne(request{ID: 8, Op: "collect"}); ans.Error != "" { // asked again: nothing to do
+		t.Fatalf("a second collect request was answered %+v", ans)
+	}
+}

@@ -74,6 +74,7 @@ class EngineProcess(ChildProcess):
 
         arguments = ["--socket", self.socket_path, *(["--collect-late"] if collect_late else [])]
         super().__init__(str(binary), arguments, env, unable)
+        self.collecting_late = collect_late
 
     def why_ended(self) -> EngineEnded:
         code = self.exit_code()
@@ -153,6 +154,19 @@ def start_engine(few: bool = False) -> None:
     a few environments, so the engine's collector waits for its soft memory limit (EngineProcess)."""
     with contextlib.suppress(KrcError, EngineEnded):
         _engine(collect_late=few)
+
+
+def collect_as_usual() -> Future[Answer] | None:
+    """The command compiles many environments after all (a template or chart changed under a few edited files):
+    an engine this process started collecting late (start_engine(few=True)) collects as usual from now on and
+    gives back what its heap grew to, rather than holding up to its soft limit for the whole run. The answer
+    (nothing) needs no waiting for; None when there is nothing to tell (no such engine, or told already)."""
+    with _ENGINE_LOCK:
+        engine = _ENGINE
+    if not isinstance(engine, EngineProcess) or engine.pid != os.getpid() or not engine.collecting_late:
+        return None
+    engine.collecting_late = False
+    return engine.submit("collect", {})
 
 
 @atexit.register

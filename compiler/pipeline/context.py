@@ -71,16 +71,20 @@ class Context:
         last run (it will compile), the engine is started and the CRDs of the charts those files pin are sent to it:
         compiling them (a fifth of a second for KubeRay's four) is what a command compiling a few environments
         would otherwise wait for. A few files whose signatures changed (input_digests) are known before the
-        destinations are read; the destinations name the files read anew again, and any others are sent then."""
+        destinations are read; the destinations name the files read anew again, and any others are sent then. The
+        engine of a command compiling a few collects garbage late (client.start_engine); a few edited files mean a
+        few compiles only when the last command rested on the same templates, charts and krc (the memo's basis)."""
         plain = CompileCache(project, run.cache)
         context = cls(project, plain, with_peers)  # given the cache with the peers' digests once they are read
         peers: tuple[Destination, ...] = ()
         changed: list[str] = []
         sent: list[str] = []  # the environments whose charts' CRDs went to the engine before the destinations
+        few = True  # a few changed files mean a few compiles (else the workers send the CRDs, sharing schemas)
         if with_peers:
             names = project.environment_names()
             edited = plain.edited_environments(names)  # known before the destinations: their files' signatures
-            if 0 < len(edited) <= CHARTS_AHEAD_FOR:
+            few = plain.shares_last_basis()  # else every environment compiles, whichever files were edited
+            if 0 < len(edited) <= CHARTS_AHEAD_FOR and few:
                 client.start_engine(few=True)
                 _send_pinned_crds(context, edited)
                 sent = edited
@@ -91,12 +95,12 @@ class Context:
             plain.remember_digests()  # every environment file was hashed for its destination's key
             changed = index.read
             if changed:
-                client.start_engine(few=len(changed) <= CHARTS_AHEAD_FOR)
+                client.start_engine(few=few and len(changed) <= CHARTS_AHEAD_FOR)
         cache = CompileCache(project, run.cache, options, peers=peer_digests(peers))
         cache.share_digests(plain)  # every environment file was just read for its destination
         context.cache = cache
         context._peers = peers
-        if len(changed) <= CHARTS_AHEAD_FOR:
+        if few and len(changed) <= CHARTS_AHEAD_FOR:
             _send_pinned_crds(context, [name for name in changed if name not in sent])
         return context
 
@@ -131,6 +135,8 @@ def charts_ahead(context: Context, names: Sequence[str]) -> None:
     missing = [name for name in names if not context.cache.has_entry(name)]
     if missing and len(missing) <= CHARTS_AHEAD_FOR:
         _send_pinned_crds(context, missing)
+    elif missing:  # many to compile, though a few edited files may have started the engine for a few (Context.of)
+        client.collect_as_usual()
 
 
 def _send_pinned_crds(context: Context, names: Sequence[str]) -> None:

@@ -175,8 +175,14 @@ class CompileCache:
         return edited
 
     def remember_digests(self) -> None:
-        """Keep the digests of the files read anew in the project's memo (input_digests), for the next command."""
-        self._files.save()
+        """Keep the digests of the files read anew in the project's memo (input_digests), for the next command,
+        with this cache's shared digest (krc, templates/, vendor/, options, bounds)."""
+        self._files.save(self.shared)
+
+    def shares_last_basis(self) -> bool:
+        """Whether the last command that kept the memo had this cache's shared digest: otherwise every
+        environment compiles, however few files were edited (a template changed, krc was upgraded)."""
+        return bool(self.shared) and self._files.basis == self.shared
 
     def environment_digest(self, name: str) -> str:
         """The digest of environments/<name>.yaml, the environment's own layer."""

@@ -34,6 +34,7 @@ class InputDigests:
         self.folder = folder
         self.key = cache_key("input-digests", root)
         self._known: dict[str, list[Any]] | None = None if enabled else {}  # the memo, read when first asked
+        self._basis = ""  # what the command that kept the memo said its compiles rested on (save)
         # what this command hashed: [signature..., digest], the signature None when too young to be trusted
         self.changed: dict[str, list[Any]] = {}
         self.now = time.time_ns()
@@ -44,13 +45,21 @@ class InputDigests:
             self._known = self._read()
         return self._known
 
+    @property
+    def basis(self) -> str:
+        """The basis the last command that kept the memo gave (save); "" when unknown."""
+        _ = self.known
+        return self._basis
+
     def _read(self) -> dict[str, list[Any]]:
         memo = MEMO.read_json(self.key, self.folder)
         try:
             if memo["root"] != self.root or not isinstance(memo["files"], dict):
                 return {}
+            basis = memo.get("basis")
+            self._basis = basis if isinstance(basis, str) else ""
             return {str(k): v for k, v in memo["files"].items() if isinstance(v, list) and len(v) == 6}
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, AttributeError):
             return {}
 
     def digest(self, path: str) -> str:
@@ -79,12 +88,13 @@ class InputDigests:
         before = self.known.get(path)
         return before is None or before[5] != found[5]
 
-    def save(self) -> None:
-        """Keep what this command read anew (best effort, like every cache write)."""
-        if all(self.known.get(path) == entry for path, entry in self.changed.items()):
+    def save(self, basis: str = "") -> None:
+        """Keep what this command read anew, and `basis`: what every compile of this command rests on besides
+        the files (best effort, like every cache write)."""
+        if basis == self.basis and all(self.known.get(path) == entry for path, entry in self.changed.items()):
             return
         files = {**self.known, **self.changed}
         if len(files) > MAX_REMEMBERED:
             files = dict(self.changed)
-        MEMO.write_json(self.key, {"root": self.root, "files": files}, self.folder)
-        self._known, self.changed = files, {}
+        MEMO.write_json(self.key, {"root": self.root, "files": files, "basis": basis}, self.folder)
+        self._known, self._basis, self.changed = files, basis, {}

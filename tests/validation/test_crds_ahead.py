@@ -147,6 +147,60 @@ def test_the_engine_starts_with_the_command_when_an_environment_file_changed(pro
     assert "--collect-late" not in _engine_arguments()
 
 
+def test_a_few_edited_files_under_a_changed_template_are_not_a_few_compiles(
+        project: Project, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One environment file edited together with a template: every environment compiles, so the engine is not
+    started collecting late (the memo's basis, the shared digest of the last command, tells it)."""
+    from compiler.pipeline import RunOptions
+    from compiler.pipeline.context import Context
+
+    run = RunOptions(cache=True, workers=1)
+    later = time.time_ns() + 3_000_000_000
+    monkeypatch.setattr(input_digests.time, "time_ns", lambda: later)
+    Context.of(project, run)
+    client.close_engine()
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text() + "\n# changed\n")
+    core = project.root / "templates" / "objects" / "core.jsonnet"
+    core.write_text(core.read_text() + "\n// edited\n")
+    Context.of(project, run)
+    assert "--collect-late" not in _engine_arguments()
+    client.close_engine()
+    dev.write_text(dev.read_text() + "\n# changed again\n")  # the template as the last command saw it
+    Context.of(project, run)
+    assert "--collect-late" in _engine_arguments()
+
+
+def test_a_few_edited_files_then_many_to_compile_has_the_engine_collect_as_usual(
+        project: Project, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few edited environment files start the engine collecting late; when the cache then lacks more
+    environments than a few (a template changed too), charts_ahead tells it to collect as usual (engine/limits.go,
+    its go test): the engine answers, and is not told twice."""
+    from compiler.pipeline import RunOptions
+    from compiler.pipeline import context as pipeline_context
+    from compiler.pipeline.context import Context, charts_ahead
+
+    run = RunOptions(cache=True, workers=1)
+    later = time.time_ns() + 3_000_000_000
+    monkeypatch.setattr(input_digests.time, "time_ns", lambda: later)
+    Context.of(project, run)
+    client.close_engine()
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text() + "\n# changed\n")
+    context = Context.of(project, run)
+    assert "--collect-late" in _engine_arguments()
+    engine = client._ENGINE
+    assert isinstance(engine, client.EngineProcess) and engine.collecting_late
+    told = []
+    collect_as_usual = client.collect_as_usual
+    monkeypatch.setattr(client, "collect_as_usual", lambda: told.append(collect_as_usual()))
+    monkeypatch.setattr(pipeline_context, "CHARTS_AHEAD_FOR", 0)  # the cache lacks more than a few
+    charts_ahead(context, project.environment_names())
+    assert len(told) == 1 and told[0] is not None
+    assert told[0].result(timeout=30).error is None
+    assert not engine.collecting_late and collect_as_usual() is None
+
+
 def _engine_arguments() -> list[str]:
     engine = client._ENGINE
     assert isinstance(engine, client.EngineProcess)
