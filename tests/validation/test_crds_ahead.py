@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -15,6 +15,9 @@ from compiler.native import client
 from compiler.project.paths import Project
 from compiler.results import input_digests
 from compiler.validation import SchemaSet
+
+if TYPE_CHECKING:
+    from compiler.pipeline import RunOptions
 
 CLUSTER = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "c", "namespace": "n"},
            "spec": {"headGroupSpec": {"rayStartParams": {}, "template": {"spec": {"containers": [
@@ -151,16 +154,9 @@ def test_a_few_edited_files_under_a_changed_template_are_not_a_few_compiles(
         project: Project, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One environment file edited together with a template: every environment compiles, so the engine is not
     started collecting late (the memo's basis, the shared digest of the last command, tells it)."""
-    from compiler.pipeline import RunOptions
     from compiler.pipeline.context import Context
 
-    run = RunOptions(cache=True, workers=1)
-    later = time.time_ns() + 3_000_000_000
-    monkeypatch.setattr(input_digests.time, "time_ns", lambda: later)
-    Context.of(project, run)
-    client.close_engine()
-    dev = project.environment_file("dev")
-    dev.write_text(dev.read_text() + "\n# changed\n")
+    run, dev = _after_a_command_dev_edited(project, monkeypatch)
     core = project.root / "templates" / "objects" / "core.jsonnet"
     core.write_text(core.read_text() + "\n// edited\n")
     Context.of(project, run)
@@ -176,17 +172,10 @@ def test_a_few_edited_files_then_many_to_compile_has_the_engine_collect_as_usual
     """A few edited environment files start the engine collecting late; when the cache then lacks more
     environments than a few (a template changed too), charts_ahead tells it to collect as usual (engine/limits.go,
     its go test): the engine answers, and is not told twice."""
-    from compiler.pipeline import RunOptions
     from compiler.pipeline import context as pipeline_context
     from compiler.pipeline.context import Context, charts_ahead
 
-    run = RunOptions(cache=True, workers=1)
-    later = time.time_ns() + 3_000_000_000
-    monkeypatch.setattr(input_digests.time, "time_ns", lambda: later)
-    Context.of(project, run)
-    client.close_engine()
-    dev = project.environment_file("dev")
-    dev.write_text(dev.read_text() + "\n# changed\n")
+    run, _ = _after_a_command_dev_edited(project, monkeypatch)
     context = Context.of(project, run)
     assert "--collect-late" in _engine_arguments()
     engine = client._ENGINE
@@ -199,6 +188,22 @@ def test_a_few_edited_files_then_many_to_compile_has_the_engine_collect_as_usual
     assert len(told) == 1 and told[0] is not None
     assert told[0].result(timeout=30).error is None
     assert not engine.collecting_late and collect_as_usual() is None
+
+
+def _after_a_command_dev_edited(project: Project, monkeypatch: pytest.MonkeyPatch) -> tuple[RunOptions, Path]:
+    """A command ran (its memo kept, its engine closed), then environments/dev.yaml was edited: the run options
+    to go on with, and that file."""
+    from compiler.pipeline import RunOptions
+    from compiler.pipeline.context import Context
+
+    run = RunOptions(cache=True, workers=1)
+    later = time.time_ns() + 3_000_000_000  # the files were written seconds before (their signatures are kept)
+    monkeypatch.setattr(input_digests.time, "time_ns", lambda: later)
+    Context.of(project, run)
+    client.close_engine()
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text() + "\n# changed\n")
+    return run, dev
 
 
 def _engine_arguments() -> list[str]:
