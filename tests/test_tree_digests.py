@@ -10,7 +10,7 @@ from compiler.cache import signatures
 from compiler.diagnostics.problems import KrcError
 from compiler.output import folders
 from compiler.results import tree_digests
-from compiler.results.compile_cache import file_digests
+from compiler.results.compiled_records import file_digests
 
 
 @pytest.fixture

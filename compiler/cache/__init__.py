@@ -5,6 +5,7 @@ share the location (`cache_dir`), one key recipe (`cache_key`), one entry format
 The kinds, and what each keeps:
 
   compiled, summaries      one environment's compiled result, and its small summary    compile_cache.py
+  summary-index            every environment's summary, one entry per project          summary_index.py
   policy, lint, reviews    results derived from a compiled environment                 compile_cache.py, pipeline/
   destinations             each environment's Argo CD destination, one index per project  destination_cache.py
   outputs                  which result each rendered/<env>/ folder holds               output_stamps.py

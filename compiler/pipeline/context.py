@@ -19,7 +19,8 @@ from ..output import folders, layout
 from ..policy import PolicyRun
 from ..project.paths import Project
 from ..render.templates import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
-from ..results.compile_cache import CompileCache, Compiled, inputs_digest
+from ..results.compile_cache import CompileCache
+from ..results.compiled_records import Compiled, inputs_digest
 from ..results.destination_cache import DestinationIndex
 from . import workers_ahead
 from .environments import (
@@ -96,7 +97,7 @@ class Context:
             changed = index.read
             if changed:
                 client.start_engine(few=few and len(changed) <= CHARTS_AHEAD_FOR)
-        cache = CompileCache(project, run.cache, options, peers=peer_digests(peers))
+        cache = CompileCache(project, run.cache, options, peers=peer_digests(peers), summary_index=True)
         cache.share_digests(plain)  # every environment file was just read for its destination
         context.cache = cache
         context._peers = peers

@@ -12,7 +12,8 @@ from ..diagnostics.problems import KrcError, Problem, errors_among
 from ..policy.inputs import policy_findings, with_policy_settings
 from ..project.paths import Project, policy_files
 from ..render.templates import Render
-from ..results.compile_cache import POLICIES, CompileCache, Compiled
+from ..results.compile_cache import POLICIES, CompileCache
+from ..results.compiled_records import Compiled
 from .context import Context, compile_cached
 from .environments import compile_environment, compile_environments, vendor_charts
 from .plugin import plugin_output, policy_key

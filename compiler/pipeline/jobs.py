@@ -220,6 +220,7 @@ def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions, record: typ
                 deferred.append(result)
             else:
                 yield result
+    cache.save_summary_index([name for job in jobs for name in job.names])  # for the next command (summary_index)
     if deferred and not problems:
         try:
             for finished in finish_policies(context, jobs, deferred):

@@ -15,7 +15,8 @@ from ..policy import CueEngine, PolicyInput, PolicyRun, policy_files, policy_inp
 from ..policy.inputs import with_policy_settings
 from ..project.paths import Project
 from ..render.templates import Render
-from ..results.compile_cache import POLICIES, Compiled, Summary, findings_digest
+from ..results.compile_cache import POLICIES
+from ..results.compiled_records import Compiled, Summary, findings_digest
 from .context import Context, compile_validated, rendered_together, restore
 from .environments import Validated, autoscaler_of, findings_with_view, ray_versions, validate_render
 from .plans import Linted, LintPlan, Outcome

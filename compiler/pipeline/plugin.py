@@ -16,7 +16,8 @@ from ..charts import vendored
 from ..diagnostics.problems import KrcError, Problem, errors_among, sorted_problems
 from ..native.binary import engine_identity
 from ..project.paths import Project, policy_files
-from ..results.compile_cache import POLICIES, CompileCache, Compiled
+from ..results.compile_cache import POLICIES, CompileCache
+from ..results.compiled_records import Compiled
 from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
 
 

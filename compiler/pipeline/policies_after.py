@@ -20,7 +20,7 @@ from ..autoscaler import end_idle_generators
 from ..diagnostics.problems import KrcError, Problem
 from ..policy import PolicyRun, policy_files, policy_input
 from ..render.templates import Render
-from ..results.compile_cache import Compiled
+from ..results.compiled_records import Compiled
 from .context import Context, compile_cached, restore
 from .lint_batch import (
     LintBasis,

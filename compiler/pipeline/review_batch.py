@@ -21,7 +21,7 @@ from ..lint import (
 from ..output import folders, layout
 from ..policy.limits import capacity_limits
 from ..render.templates import Render
-from ..results.compile_cache import Compiled, file_digests, findings_digest
+from ..results.compiled_records import Compiled, file_digests, findings_digest
 from ..results.tree_digests import tree_digests
 from ..review.pod_changes import with_pod_changes
 from ..review.ray_view import two_views

@@ -19,15 +19,13 @@ Entries are the store's (cache/store.py): one that is not verified, or whose rec
 """
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..cache import CacheKind, cache_dir, cache_key
-from ..cache.digests import krc_fingerprint, limit_settings, sha256_hex, tree_digest
+from ..cache.digests import krc_fingerprint, limit_settings, tree_digest
 from ..diagnostics.problems import (
     KrcError,
     Problem,
@@ -39,7 +37,9 @@ from ..diagnostics.problems import (
 from ..k8s.objects import RenderedObject
 from ..native import kuberay
 from ..project.paths import Project
+from .compiled_records import Compiled, Summary, entry_facts, file_digests
 from .input_digests import InputDigests
+from .summary_index import SummaryIndex
 
 T = TypeVar("T")
 
@@ -49,92 +49,17 @@ SUMMARIES = CacheKind("summaries", 3)
 POLICIES = CacheKind("policy", 2)
 
 
-@dataclass(frozen=True)
-class Compiled:
-    """One environment's compiled result, as the commands need it: the same from a compile or from the cache."""
-
-    name: str
-    key: str  # the cache key it is (or would be) stored under
-    chart: tuple[str, str]  # chart name and version
-    files: dict[str, bytes]  # golden layout (no crds/): what `krc golden` writes and `krc check` compares
-    objects: tuple[RenderedObject, ...]
-    helm_values: dict[str, Any]
-    findings: tuple[Problem, ...]
-    chart_objects: tuple[RenderedObject, ...] = ()  # what Helm renders of the pinned chart (Render.chart_objects)
-    from_cache: bool = False
-    # every file it was compiled from besides templates/ and vendor/ (its layers, the Argo CD CRDs it names): the
-    # key names only its own file, so what derives from it (policies, lint, reviews) keys on this too
-    inputs_digest: str = ""
-    crds: int = 0  # the pinned chart's CRDs (what render and golden report, without reading the chart)
-
-    @property
-    def result_key(self) -> str:
-        return result_key(self.key, self.inputs_digest)
-
-    @property
-    def object_count(self) -> int:
-        """The objects it deploys, the chart's included (CRDs apart): what every command counts."""
-        return len(self.objects) + len(self.chart_objects)
-
-
-@dataclass(frozen=True)
-class Summary:
-    """What a command whose output is already right needs of a compiled environment, kept beside the full entry
-    (a few hundred bytes instead of every object): render, check, golden, diff and lint of unchanged ones."""
-
-    name: str
-    key: str
-    chart: tuple[str, str]
-    objects: int
-    findings: tuple[Problem, ...]
-    file_digests: dict[str, str]  # golden-layout path -> sha256 of its bytes
-    inputs_digest: str  # as Compiled.inputs_digest
-    input_files: tuple[str, ...] = ()  # the files it was compiled from, as recorded (relative to the project)
-    crds: int = 0  # as Compiled.crds
-
-    @property
-    def result_key(self) -> str:
-        return result_key(self.key, self.inputs_digest)
-
-
-def result_key(key: str, inputs: str) -> str:
-    """Which result an output folder holds: the entry's key with every input it recorded (base.yaml too)."""
-    return cache_key(key, inputs)
-
-
-def inputs_digest(recorded: Any) -> str:
-    """The digest of recorded inputs ([path, sha256] pairs), the same however they were listed."""
-    return sha256_hex(json.dumps(sorted(recorded), separators=(",", ":")).encode())
-
-
-def findings_digest(findings: Iterable[Problem]) -> str:
-    return sha256_hex(json.dumps([problem_to_json(p) for p in findings], sort_keys=True).encode())
-
-
-def _entry_facts(payload: Any) -> tuple[tuple[str, str], tuple[Problem, ...], str, int]:
-    """What a full entry and its summary both hold: the chart, the findings, the inputs' digest, the CRD count."""
-    chart_name, chart_version = payload["chart"]
-    findings = tuple(problem_from_json(p) for p in payload["findings"])
-    crds = payload["crds"]
-    if not isinstance(crds, int):
-        raise TypeError("crds")
-    return (str(chart_name), str(chart_version)), findings, inputs_digest(payload["inputs"]), crds
-
-
-def file_digests(files: dict[str, bytes]) -> dict[str, str]:
-    return {path: sha256_hex(content) for path, content in sorted(files.items())}
-
-
 class CompileCache:
     """Entries of one project, under `folder` (default: krc's cache dir). Disabled, it finds nothing and keeps
     nothing (`--no-cache`)."""
 
     def __init__(self, project: Project, enabled: bool = True, options: str = "", folder: Path | None = None,
-                 shared: str | None = None, peers: Mapping[str, str] | None = None):
+                 shared: str | None = None, peers: Mapping[str, str] | None = None, summary_index: bool = False):
         """`shared`: the digest of what every key covers, as another CompileCache of the same run computed it
         (worker processes take the main process's, so one run uses one view of templates/ and vendor/);
         `peers`: per environment, the digest of what its findings read of the other environments' destinations
-        (k8s.destinations.peer_digests), which joins its key alone."""
+        (k8s.destinations.peer_digests), which joins its key alone; `summary_index`: summaries are read from, and
+        kept in, the project's index too (the command's own process: summary_index)."""
         self.project = project
         self.enabled = enabled
         self.folder = folder or cache_dir()
@@ -152,6 +77,9 @@ class CompileCache:
                                options, limit_settings(), kuberay.builds_identity())
         self.shared = shared or ""
         self.peers: Mapping[str, str] = peers or {}
+        # the command's own process reads every environment's summary from one entry (workers: their own entries)
+        self._index = SummaryIndex(str(project.resolved_root), self.shared, self.folder) \
+            if summary_index and enabled else None
 
     def digest(self, path: Path | str) -> str:
         """Digest of a file read once per cache object (base.yaml is every environment's layer)."""
@@ -228,21 +156,28 @@ class CompileCache:
                 return False
         return True
 
-    def _current(self, kind: CacheKind, name: str, read: Callable[[str, Any], T | None]) -> T | None:
+    def _current(self, kind: CacheKind, name: str, read: Callable[[str, Any], T | None],
+                 indexed: SummaryIndex | None = None) -> T | None:
         """`read(key, payload)` of the environment's payload of `kind` under its current key, when it names the
-        environment and its recorded inputs kept their bytes; None when anything in it is not as written."""
+        environment and its recorded inputs kept their bytes; None when anything in it is not as written.
+        `indexed`: the index that may hold the payload instead of its own entry (summary_index)."""
         key = self.key(name)
-        payload = self.read_payload(kind, key)
+        payload = indexed.payload(key) if indexed is not None else None
+        if payload is None:
+            payload = self.read_payload(kind, key)
         try:
             if payload is None or payload["name"] != name or not self.inputs_unchanged(payload["inputs"]):
                 return None
-            return read(key, payload)
+            found = read(key, payload)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
+        if indexed is not None and found is not None:
+            indexed.learned(key, payload)
+        return found
 
     def lookup(self, name: str) -> Compiled | None:
         def read(key: str, payload: Any) -> Compiled | None:
-            chart, findings, inputs, crds = _entry_facts(payload)
+            chart, findings, inputs, crds = entry_facts(payload)
             objects, chart_objects = (
                 tuple(RenderedObject(o["document"], str(o["template"]), location_from_json(o["location"]))
                       for o in payload[field]) for field in ("objects", "chartObjects"))
@@ -262,7 +197,7 @@ class CompileCache:
 
     def _read_summary(self, name: str) -> Summary | None:
         def read(key: str, payload: Any) -> Summary | None:
-            chart, findings, inputs, crds = _entry_facts(payload)
+            chart, findings, inputs, crds = entry_facts(payload)
             digests, objects = payload["files"], payload["objects"]
             if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()) \
                     or not isinstance(objects, int):
@@ -270,7 +205,13 @@ class CompileCache:
             return Summary(name, key, chart, objects, findings, digests, inputs,
                            tuple(str(path) for path, _ in payload["inputs"]), crds)
 
-        return self._current(SUMMARIES, name, read)
+        return self._current(SUMMARIES, name, read, self._index)
+
+    def save_summary_index(self, names: Sequence[str]) -> None:
+        """Keep the summaries this command learned of `names` in the project's index (summary_index), for the
+        next command's process."""
+        if self._index is not None:
+            self._index.save({name: self.key(name) for name in names}, frozenset(self.project.environment_names()))
 
     def recorded_inputs(self, inputs: Iterable[Path]) -> list[list[str]]:
         """[path, sha256] of each file, sorted: the path relative to the project, absolute when outside it."""
@@ -292,10 +233,13 @@ class CompileCache:
             files = {path: content.decode("utf-8") for path, content in compiled.files.items()}
         except UnicodeDecodeError:
             return
-        self.write_payload(SUMMARIES, compiled.key, {
+        summary = {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "objects": compiled.object_count,
             "findings": [problem_to_json(p) for p in compiled.findings], "files": file_digests(compiled.files),
-            "crds": compiled.crds})
+            "crds": compiled.crds}
+        self.write_payload(SUMMARIES, compiled.key, summary)
+        if self._index is not None:
+            self._index.learned(compiled.key, summary)
         self.write_payload(COMPILED, compiled.key, {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "files": files,
             "crds": compiled.crds,

@@ -1,5 +1,5 @@
 """Which compiled result each rendered/<env>/ folder holds (OutputStamps): `krc render` leaves alone a folder that
-still holds exactly what krc wrote for the environment's current result (compile_cache.result_key: its own
+still holds exactly what krc wrote for the environment's current result (compiled_records.result_key: its own
 file, every layer it extends and everything else its entry's key covers).
 
 A folder's signature names every folder and file below it. A file is signed by its size, inode and times, so any
@@ -22,14 +22,18 @@ from ..cache import CacheKind, cache_key
 from ..cache.signatures import RACY_SECONDS
 
 # one entry per output folder; bump its version when the stamps' layout or what they hold changes (3: no ctime for
-# files with several links; 4: folders signed by their times, not their listings)
-STAMPS = CacheKind("outputs", 4)
+# files with several links; 4: folders signed by their times, not their listings; 5: a time not kept is 0)
+STAMPS = CacheKind("outputs", 5)
+# A folder's time not kept (too recent). Not None: a `null` in the stamps' JSON makes their encoding check that the
+# text reads back (jsontext), which cost ten times the encoding of the megabyte 500 folders' stamps take. A folder
+# whose time really is 0 is compared by its listing, which is only slower.
+_NOT_KEPT = 0
 _NAME = attrgetter("name")
 
 
 def tree_signature(folder: Path) -> list[list[Any]] | None:
     """Every folder (its path ending in "/", the folder itself "") and file below `folder`, in order: a folder
-    with its inode and modification time (None: too recent to trust), a file with its size, inode and times. A
+    with its inode and modification time (_NOT_KEPT: too recent to trust), a file with its size, inode and times. A
     file with several links (the chart CRDs a render shares between folders, shared_files) is signed without its
     ctime: removing another folder's link to it changes its link count, hence its ctime, and must not make every
     folder sharing it look touched. Its mtime still changes with any write to it, its inode with any replacement."""
@@ -44,7 +48,8 @@ def tree_signature(folder: Path) -> list[list[Any]] | None:
     signature: list[list[Any]] = []
 
     def walk(directory: str, prefix: str, info: os.stat_result) -> None:
-        signature.append([prefix, info.st_ino, info.st_mtime_ns if info.st_mtime_ns < trusted_before else None])
+        signature.append([prefix, info.st_ino,
+                          info.st_mtime_ns if 0 < info.st_mtime_ns < trusted_before else _NOT_KEPT])
         with os.scandir(directory) as found:
             entries = sorted(found, key=_NAME)
         for entry in entries:
@@ -75,7 +80,7 @@ def holds_signature(folder: Path, signature: Any) -> bool:
                 status = lstat(f"{root}/{path[:-1]}" if path else root)  # the folder, not a link's
                 if len(entry) != 3 or not is_dir(status.st_mode) or status.st_ino != entry[1]:
                     return False
-                if entry[2] is None:
+                if entry[2] == _NOT_KEPT:
                     if sorted(os.listdir(f"{root}/{path}")) != _listed(signature, path):
                         return False
                 elif status.st_mtime_ns != entry[2]:
@@ -106,7 +111,7 @@ def _listed(signature: list[list[Any]], prefix: str) -> list[str]:
 
 
 def has_racy_folder(signature: list[list[Any]]) -> bool:
-    return any((entry[0] == "" or entry[0].endswith("/")) and entry[2] is None for entry in signature)
+    return any((entry[0] == "" or entry[0].endswith("/")) and entry[2] == _NOT_KEPT for entry in signature)
 
 
 class OutputStamps:
