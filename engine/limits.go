@@ -45,20 +45,22 @@ func watchMemory() {
 func collectNearLimit() {
 	collecting.Lock()
 	defer collecting.Unlock()
-	debug.SetGCPercent(-1)
-	collectingLate = true
+	if !collectingLate {
+		usualPercent = debug.SetGCPercent(-1)
+		collectingLate = true
+	}
 }
 
-// collectAsUsual restores the collector's usual target (GOGC=100) if collectNearLimit turned it off, and gives the
-// system back what the heap grew to meanwhile (a collection, then the free pages returned, off the caller's
-// path): the run compiles many environments after all, and the engine would otherwise keep up to its soft limit
-// resident for the whole run. krc asks for it (the "collect" op) as soon as it knows; a worker's connection does
+// collectAsUsual restores the collector's target as it was before collectNearLimit (GOGC=100 as krc starts the
+// engine) and gives the system back what the heap grew to meanwhile (a collection, then the free pages returned,
+// off the caller's path): the run compiles many environments after all, and the engine would otherwise keep up to
+// its soft limit resident for the whole run. krc asks for it (the "collect" op) as soon as it knows; a worker's connection does
 // too (listenForWorkers).
 func collectAsUsual() {
 	collecting.Lock()
 	defer collecting.Unlock()
 	if collectingLate {
-		debug.SetGCPercent(100)
+		debug.SetGCPercent(usualPercent)
 		collectingLate = false
 		go debug.FreeOSMemory()
 	}
@@ -73,4 +75,5 @@ func collectOp(json.RawMessage) (any, error) {
 var (
 	collecting     sync.Mutex
 	collectingLate bool
+	usualPercent   int // the collector's target before collectNearLimit turned it off
 )

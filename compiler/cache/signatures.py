@@ -21,4 +21,9 @@ def file_signature(stat: os.stat_result) -> list[int]:
 
 def settled(signature: Sequence[int], now_ns: int) -> bool:
     """Whether a file_signature is old enough to be remembered (older than RACY_SECONDS at `now_ns`)."""
-    return now_ns - max(signature[3], signature[4]) > int(RACY_SECONDS * 1e9)
+    return now_ns - max(signature[3], signature[4]) > racy_ns()
+
+
+def racy_ns() -> int:
+    """RACY_SECONDS in nanoseconds, read when asked (tests set RACY_SECONDS): younger is not trusted."""
+    return int(RACY_SECONDS * 1e9)

@@ -209,9 +209,11 @@ class CompileCache:
 
     def save_summary_index(self, names: Sequence[str]) -> None:
         """Keep the summaries this command learned of `names` in the project's index (summary_index), for the
-        next command's process."""
+        next command's process: under the keys the command worked out (a name whose key it never needed, one
+        whose file could not be read, has nothing learned)."""
         if self._index is not None:
-            self._index.save({name: self.key(name) for name in names}, frozenset(self.project.environment_names()))
+            current = {name: self._keys[name] for name in names if name in self._keys}
+            self._index.save(current, frozenset(self.project.environment_names()))
 
     def recorded_inputs(self, inputs: Iterable[Path]) -> list[list[str]]:
         """[path, sha256] of each file, sorted: the path relative to the project, absolute when outside it."""

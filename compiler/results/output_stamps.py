@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cache import CacheKind, cache_key
-from ..cache.signatures import RACY_SECONDS
+from ..cache.signatures import racy_ns
 
 # one entry per output folder; bump its version when the stamps' layout or what they hold changes (3: no ctime for
 # files with several links; 4: folders signed by their times, not their listings; 5: a time not kept is 0)
@@ -44,7 +44,7 @@ def tree_signature(folder: Path) -> list[list[Any]] | None:
         return None
     if not stat.S_ISDIR(info.st_mode):
         return None
-    trusted_before = time.time_ns() - int(RACY_SECONDS * 1e9)  # younger: signed by its listing (cache/signatures)
+    trusted_before = time.time_ns() - racy_ns()  # younger: signed by its listing (cache/signatures)
     signature: list[list[Any]] = []
 
     def walk(directory: str, prefix: str, info: os.stat_result) -> None:
