@@ -17,7 +17,7 @@ from pathlib import Path
 import synthetic
 
 from compiler import pipeline
-from compiler.native import kuberay
+from compiler.native import binary, kuberay
 from compiler.pipeline.pods import render_pods
 from compiler.project.paths import Project
 
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    [version] = kuberay.built_versions()[-1:]
+    [version] = binary.built_versions()[-1:]
     with tempfile.TemporaryDirectory(prefix="krc-bench-pods-") as tmp:
         project_dir = synthetic.build_project(Path(tmp) / "project", n)
         for i in range(n):

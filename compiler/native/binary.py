@@ -1,10 +1,13 @@
-"""Where the engine binary is: $KRC_ENGINE, else inside the installed package (pip install builds it there),
-else the checkout's engine/bin (make engine)."""
+"""Where krc's native binaries are and which builds they are: the engine ($KRC_ENGINE, else inside the installed
+package, which pip install builds, else the checkout's engine/bin, which make engine builds) and KubeRay's builds
+(engine/kuberay/bin). Light on purpose: every command's cache keys name these builds, and a warm command starts
+none of them (native/client.py and native/kuberay.py start them)."""
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -15,6 +18,8 @@ VARIABLE = "KRC_ENGINE"
 NAME = "krc-engine"
 PACKAGED = Path(__file__).resolve().parent / "bin" / NAME
 CHECKOUT = Path(__file__).resolve().parents[2] / "engine" / "bin" / NAME
+KUBERAY_BUILDS = Path(__file__).resolve().parents[2] / "engine" / "kuberay"
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
 BUILD_HINT = ("build it with 'make engine' in the krc checkout (Go 1.26; the first build takes about 2 minutes) "
               "or reinstall krc with 'pip install .', which builds it")
@@ -58,3 +63,30 @@ def engine_identity() -> str:
     except OSError as err:
         raise KrcError(f"the krc engine {path} cannot be read ({err.strerror or err}); {BUILD_HINT}") from None
     return f"krc-engine {path} ({facts.st_size} bytes, modified {facts.st_mtime_ns})"
+
+
+def binary_for(version: str) -> Path:
+    """Where the build of KubeRay `version`'s code is (make kuberay), built or not."""
+    return KUBERAY_BUILDS / "bin" / f"krc-kuberay-v{version}"
+
+
+def built_versions() -> list[str]:
+    """The KubeRay versions krc has code for (engine/kuberay/vX.Y.Z), built or not."""
+    found = [p.parent.name[1:] for p in KUBERAY_BUILDS.glob("v*/go.mod")]
+    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")) if _VERSION.match(v) else (0,))
+
+
+def build_identity(version: str) -> str:
+    """One KubeRay build as cache keys name it (file, size, modification time), or that there is none."""
+    path = binary_for(version)
+    try:
+        facts = path.stat()
+    except OSError:
+        return f"{path} (absent)"
+    return f"{path} ({facts.st_size} bytes, modified {facts.st_mtime_ns})"
+
+
+def builds_identity() -> str:
+    """Every KubeRay build as cache keys name it: a result made with one build, or with none (kuberay/validator
+    finds nothing then), is never taken for another's."""
+    return "; ".join(build_identity(version) for version in built_versions())

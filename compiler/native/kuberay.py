@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,23 +22,12 @@ from ..cache import CacheKind, cache_key, canonical_text
 from ..diagnostics.problems import KrcError, Location
 from ..settings import limits
 from . import client, shared_helper
+from .binary import binary_for, build_identity, built_versions
 from .channel import Answer, EngineEnded
 from .child import ChildProcess
 from .helper_process import HelperFailed, HelperTimeout
 
-BUILDS = Path(__file__).resolve().parents[2] / "engine" / "kuberay"
 TIMEOUT_SECONDS = 120.0
-_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
-
-
-def binary_for(version: str) -> Path:
-    return BUILDS / "bin" / f"krc-kuberay-v{version}"
-
-
-def built_versions() -> list[str]:
-    """The KubeRay versions krc has code for (engine/kuberay/vX.Y.Z), built or not."""
-    found = [p.parent.name[1:] for p in BUILDS.glob("v*/go.mod")]
-    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")) if _VERSION.match(v) else (0,))
 
 
 def require_build(version: str, where: Location | None = None) -> Path:
@@ -53,22 +41,6 @@ def require_build(version: str, where: Location | None = None) -> Path:
     known = ", ".join(built_versions()) or "none"
     raise KrcError(f"krc has no build of KubeRay {version}'s code (it has: {known}); in the krc checkout, add "
                    f"engine/kuberay/v{version} as engine/kuberay/README.md says, then run 'make kuberay'", where)
-
-
-def build_identity(version: str) -> str:
-    """One KubeRay build as cache keys name it (file, size, modification time), or that there is none."""
-    path = binary_for(version)
-    try:
-        facts = path.stat()
-    except OSError:
-        return f"{path} (absent)"
-    return f"{path} ({facts.st_size} bytes, modified {facts.st_mtime_ns})"
-
-
-def builds_identity() -> str:
-    """Every KubeRay build as cache keys name it: a result made with one build, or with none (kuberay/validator
-    finds nothing then), is never taken for another's."""
-    return "; ".join(build_identity(version) for version in built_versions())
 
 
 def _environment() -> dict[str, str]:

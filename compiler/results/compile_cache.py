@@ -35,7 +35,7 @@ from ..diagnostics.problems import (
     problem_to_json,
 )
 from ..k8s.objects import RenderedObject
-from ..native import kuberay
+from ..native.binary import builds_identity
 from ..project.paths import Project
 from .compiled_records import Compiled, Summary, entry_facts, file_digests
 from .input_digests import InputDigests
@@ -74,7 +74,7 @@ class CompileCache:
         self._entries_seen: set[str] = set()  # keys whose entry has_entry found (entries are replaced, not removed)
         if shared is None and enabled:
             shared = cache_key(krc_fingerprint(), tree_digest(project.templates_dir), tree_digest(project.vendor_dir),
-                               options, limit_settings(), kuberay.builds_identity())
+                               options, limit_settings(), builds_identity())
         self.shared = shared or ""
         self.peers: Mapping[str, str] = peers or {}
         # the command's own process reads every environment's summary from one entry (workers: their own entries)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..k8s.objects import key_of
-from ..native import kuberay
+from ..native import binary, kuberay
 from ..render.templates import Render
 from ..rules.kuberay_validator import as_stored
 from .fielddiff import diff_documents
@@ -101,7 +101,7 @@ def with_pod_changes(review: EnvironmentReview, render: Render, before: Sequence
     `after`: the objects of golden/ and of the render as the API server stores them (the render's CRDs)."""
     version = render.chart.version
     changed = [o for o in review.objects if o.status == "changed" and o.key.kind in KINDS]
-    if not changed or not kuberay.binary_for(version).is_file():
+    if not changed or not binary.binary_for(version).is_file():
         return review
     olds = {key_of(d): d for d in before if isinstance(d, dict) and d.get("metadata")}
     news = {key_of(d): d for d in after if isinstance(d, dict) and d.get("metadata")}

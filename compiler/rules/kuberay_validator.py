@@ -29,7 +29,7 @@ from typing import Any
 
 from ..diagnostics import fieldpath
 from ..diagnostics.problems import Problem
-from ..native import kuberay
+from ..native import binary, kuberay
 from .rule import About
 from .support.context import LintContext
 
@@ -62,7 +62,7 @@ def as_stored(document: dict[str, Any]) -> dict[str, Any]:
 
 def check(context: LintContext) -> Iterator[Problem]:
     objects = context.kuberay_objects()
-    if not objects or not kuberay.binary_for(context.operator_version).is_file():
+    if not objects or not binary.binary_for(context.operator_version).is_file():
         return
     try:
         answers = kuberay.build(context.operator_version, _operator(context), [as_stored(o.document) for o in objects])

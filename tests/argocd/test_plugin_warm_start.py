@@ -13,10 +13,12 @@ from compiler import pipeline
 from compiler.charts import vendored
 from compiler.project.paths import Project
 
-# Modules a compiling run needs and a warm answer must not load: each costs start-up time on every request.
+# Modules a compiling run needs and a warm answer must not load: each costs start-up time on every request (the
+# native clients bring threads, sockets and futures; the cache keys name the builds through native.binary alone).
 COMPILING_STACK = ("compiler.render.templates", "compiler.rules", "compiler.validation", "compiler.lint",
                    "compiler.policy", "compiler.review", "compiler.engines", "compiler.environment.model",
-                   "compiler.charts.repository", "jinja2", "jsonschema", "_gojsonnet")
+                   "compiler.charts.repository", "compiler.native.client", "compiler.native.kuberay", "jinja2",
+                   "jsonschema", "_gojsonnet")
 
 # The console script's own start, then the names of the modules loaded once the command has finished.
 PROBE = """

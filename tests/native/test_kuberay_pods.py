@@ -11,7 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from compiler.cli import main
-from compiler.native import kuberay, shared_helper
+from compiler.native import binary, kuberay, shared_helper
 from compiler.project.paths import Project
 
 
@@ -109,7 +109,7 @@ def test_one_process_per_version_serves_every_request():
     assert kuberay._PROCESSES["1.6.2"] is first and first.alive()
     [service] = answer["clusters"][0]["services"]
     assert service["metadata"]["name"] == "c-head-svc"
-    assert kuberay.binary_for("1.6.2") == Path(kuberay.BUILDS, "bin", "krc-kuberay-v1.6.2")
+    assert binary.binary_for("1.6.2") == Path(binary.KUBERAY_BUILDS, "bin", "krc-kuberay-v1.6.2")
 
 
 def test_a_run_of_several_processes_shares_one_build_answering_as_its_own(tmp_path: Path,

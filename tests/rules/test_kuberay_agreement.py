@@ -22,7 +22,7 @@ from test_rule_cases import _all_cases, context_for
 
 from compiler.lint.manifest_files import paths_context
 from compiler.lint.runner import lint_objects, validate_objects
-from compiler.native import kuberay
+from compiler.native import binary, kuberay
 from compiler.rules.kuberay_validator import as_stored
 from compiler.rules.support.feature_gates import chart_default_gates
 
@@ -40,9 +40,9 @@ NO_SPEC_OBJECTS = 5
 
 def _at_built_version(case: dict) -> dict:
     version = str(case.get("operator", "1.7.0"))
-    if version in kuberay.built_versions():
+    if version in binary.built_versions():
         return case
-    [newest] = kuberay.built_versions()[-1:]
+    [newest] = binary.built_versions()[-1:]
     known = chart_default_gates(newest, {})
     return {**case, "operator": newest, "gates": {k: v for k, v in (case.get("gates") or {}).items() if k in known}}
 
@@ -98,7 +98,7 @@ NEWER_FIELDS = {"ray-cluster.autoscaler-v2-overwrite-cmd.yaml", "ray-cluster.emb
 
 def test_kuberay_refuses_no_upstream_sample_and_krc_agrees(shared_dir: Path) -> None:
     samples = shared_dir / "kuberay" / "samples"
-    [version] = kuberay.built_versions()[-1:]
+    [version] = binary.built_versions()[-1:]
     context = paths_context([samples], version, "RayCronJob=true", samples)
     findings = lint_objects(context)
     defaulted, _ = validate_objects(context)
