@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..diagnostics.problems import KrcError, Location
 from ..documents import yamlio
-from .package import Chart, read_chart
+from .package import Chart, Crd, cached_crds, read_chart_once
 
 LOCK_NAME = "charts.lock.yaml"
 # Helm's chart name rule (lower case letters, digits, dashes; `helm lint` rejects anything else) and SemVer 2.0
@@ -81,8 +81,9 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def load_vendored_chart(vendor_dir: Path, name: str, version: str) -> Chart:
-    """The cached chart; rendering never touches the network, so a missing chart is an error."""
+def _verified_archive(vendor_dir: Path, name: str, version: str) -> tuple[Path, bytes]:
+    """The vendored archive's path and bytes, which its lock entry's digest names; rendering never touches the
+    network, so a missing chart is an error."""
     path = archive_path(vendor_dir, name, version)
     if not path.exists():
         raise KrcError(f"chart {name} {version} is not vendored ({path} is missing); run 'krc vendor'")
@@ -91,6 +92,21 @@ def load_vendored_chart(vendor_dir: Path, name: str, version: str) -> Chart:
         raise KrcError(f"chart {name} {version} has no entry in {vendor_dir / LOCK_NAME}; run 'krc vendor'")
     if not path.is_file() or path.is_symlink():
         raise KrcError(f"{path} is not a regular file; delete it and run 'krc vendor'")
-    if sha256_file(path) != locked:
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != locked:
         raise KrcError(f"{path} does not match its locked digest sha256:{locked}; delete it and run 'krc vendor'")
-    return read_chart(path)
+    return path, data
+
+
+def load_vendored_chart(vendor_dir: Path, name: str, version: str) -> Chart:
+    """The vendored chart, read once per process (read_chart_once)."""
+    path, data = _verified_archive(vendor_dir, name, version)
+    return read_chart_once(data, str(path))
+
+
+def load_vendored_crds(vendor_dir: Path, name: str, version: str) -> tuple[Crd, ...]:
+    """The vendored chart's CRDs, taken from krc's cache by the archive's digest when it holds them (the archive is
+    then not unpacked), else from the chart."""
+    path, data = _verified_archive(vendor_dir, name, version)
+    crds = cached_crds(data, str(path))
+    return crds if crds is not None else read_chart_once(data, str(path)).crds

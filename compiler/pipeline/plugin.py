@@ -29,7 +29,7 @@ def plugin_output(project: Project, compiled: Compiled, request: argocd.Request,
     if errors:
         raise KrcError(sorted_problems(errors))
     name, version = compiled.chart
-    crds = vendored.load_vendored_chart(project.vendor_dir, name, version).crds if request.crds != "exclude" else ()
+    crds = vendored.load_vendored_crds(project.vendor_dir, name, version) if request.crds != "exclude" else ()
     return argocd.generated(argocd.CheckedEnvironment(compiled.name, version, crds, compiled.objects,
                                                       compiled.chart_objects, compiled.findings), request)
 

@@ -66,6 +66,7 @@ def test_a_request_without_crds_does_not_read_the_chart(project: Project, monkey
         raise AssertionError("the chart archive was read for a request without CRDs")
 
     monkeypatch.setattr(vendored, "load_vendored_chart", unreadable)
+    monkeypatch.setattr(vendored, "load_vendored_crds", unreadable)
     warm = pipeline.generate_from_cache(project, {}, options)
     assert warm is not None and warm.stream == compiled.stream and "kind: RayCluster" in warm.stream
     assert "CustomResourceDefinition" not in warm.stream

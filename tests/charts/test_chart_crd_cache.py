@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from project_support import REPO_ROOT
 
-from compiler.charts.package import CRD_CACHE, read_chart, read_chart_bytes
+from compiler.charts import package
+from compiler.charts.package import CRD_CACHE, cached_crds, read_chart, read_chart_bytes
 from compiler.documents import yamlio
 
 CHARTS_DIR = REPO_ROOT / ".." / "shared" / "kuberay" / "charts"
@@ -50,12 +51,29 @@ def facts(data: bytes) -> list[tuple[str, str, str, str, tuple[str, ...], str, s
     return [(c.name, c.source, c.group, c.kind, c.served_versions, c.storage_version, c.canonical) for c in chart.crds]
 
 
-# one list per CRD file of the chart (four), each shaped unlike what this krc writes
+CRD_FILES = [f"kuberay-operator/crds/ray.io_{plural}.yaml"
+             for plural in ("rayclusters", "raycronjobs", "rayjobs", "rayservices")]
+
+
+def _entry(crds: object, root: object = "kuberay-operator", files: object = CRD_FILES) -> dict[str, object]:
+    return {"root": root, "files": files, "crds": crds}
+
+
+# files other than the archive's: only a read that unpacks the archive can tell (an entry is never written so)
+OTHER_FILES = _entry([[]] * 4, files=[name.replace("ray.io_", "other_") for name in CRD_FILES])
+
+
+# each shaped unlike what this krc writes, or naming files other than the archive's
 @pytest.mark.parametrize("entry", [
-    [[["not", "the", "layout"]]] * 4,
-    [[["rayclusters.ray.io", "ray.io", "RayCluster", ["v1"], "v1", {"canonical": "not text"}]]] * 4,
-    [[["rayclusters.ray.io", "ray.io", "RayCluster", "v1", "v1", "{}"]]] * 4,  # served versions: a list
-    [["a"]] * 4,
+    [[["rayclusters.ray.io", "ray.io", "RayCluster", ["v1"], "v1", "{}"]]] * 4,  # the layout of version 1
+    _entry([[["not", "the", "layout"]]] * 4),
+    _entry([[["rayclusters.ray.io", "ray.io", "RayCluster", ["v1"], "v1", {"canonical": "not text"}]]] * 4),
+    _entry([[["rayclusters.ray.io", "ray.io", "RayCluster", "v1", "v1", "{}"]]] * 4),  # served versions: a list
+    _entry([["a"]] * 4),
+    _entry([[]] * 3),  # a file short
+    OTHER_FILES,
+    _entry([[]] * 4, root="elsewhere"),  # files outside the chart's crds/
+    _entry([[]] * 4, root=None),
     {"a": "mapping"},
     "text",
 ])
@@ -64,14 +82,34 @@ def test_an_entry_of_another_layout_is_parsed_again(private_cache: Path, small_a
     expected = facts(small_archive)  # parsed, and kept in the cache
     assert [name for name, *_ in expected] == ["rayclusters.ray.io", "raycronjobs.ray.io", "rayjobs.ray.io",
                                                "rayservices.ray.io"]
-    assert len(CRD_CACHE.read_json(digest)) == 4
+    assert CRD_CACHE.read_json(digest)["files"] == CRD_FILES
     CRD_CACHE.write_json(digest, entry)  # a verified entry, of a layout this krc does not write
+    if entry is not OTHER_FILES:
+        assert cached_crds(small_archive, "elsewhere.tgz") is None  # never believed without unpacking either
     assert facts(small_archive) == expected
     assert CRD_CACHE.read_json(digest) != entry  # replaced by what this krc writes
 
 
+def test_the_crds_come_from_the_cache_without_unpacking_the_archive(private_cache: Path, small_archive: bytes,
+                                                                    monkeypatch: pytest.MonkeyPatch):
+    """What a warm `krc argocd generate` reads: the CRDs of an archive some krc process read before, taken from
+    the cache by its digest, equal to a parse's; an archive never read is not guessed at."""
+    assert cached_crds(small_archive, "kuberay-operator-1.7.0.tgz") is None
+    expected = facts(small_archive)  # another process's parse, kept in the cache
+
+    def unpacked(*_: object) -> None:
+        raise AssertionError("the archive was unpacked")
+
+    monkeypatch.setattr(package, "_members", unpacked)
+    crds = cached_crds(small_archive, "kuberay-operator-1.7.0.tgz")
+    assert crds is not None and [c.name for c in crds] == sorted(c.name for c in crds)
+    assert [(c.name, c.source, c.group, c.kind, c.served_versions, c.storage_version, c.canonical)
+            for c in crds] == expected
+    assert [c.member for c in crds] == CRD_FILES
+
+
 def test_the_pinned_charts_parsed_crds_are_in_the_cache_the_tests_start_from(private_cache: Path, archive: bytes):
-    assert len(CRD_CACHE.read_json(hashlib.sha256(archive).hexdigest()) or ()) == 4
+    assert len((CRD_CACHE.read_json(hashlib.sha256(archive).hexdigest()) or {}).get("crds", ())) == 4
 
 
 def test_the_same_archive_under_another_path_is_read_once(tmp_path: Path, archive: bytes):
