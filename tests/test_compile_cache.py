@@ -16,6 +16,7 @@ from project_support import copy_environment, engine_unavailable
 
 from compiler import pipeline
 from compiler.cache import digests as content_digests
+from compiler.cache import signatures
 from compiler.diagnostics.problems import KrcError
 from compiler.k8s.destinations import Destination, peer_digests
 from compiler.output import folders, layout
@@ -355,5 +356,43 @@ def test_krcs_fingerprint_covers_every_module_of_its_package(tmp_path: Path, mon
         rule = package / "rules" / "kuberay_name.py"
         rule.write_text(rule.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
         assert fingerprint() != first
+    finally:
+        content_digests.krc_fingerprint.cache_clear()
+
+
+def test_krcs_fingerprint_is_remembered_under_its_files_signatures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Every command works out krc's fingerprint: a memo of the code files' signatures answers it without reading
+    them, is believed only while every file keeps its signature, and is kept only when each is old enough to
+    trust; without the cache (None) nothing is read or kept."""
+    package = tmp_path / "compiler"
+    shutil.copytree(content_digests.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(content_digests, "PACKAGE_DIR", package)
+    memo = tmp_path / "cache"
+    memo.mkdir(mode=0o700)
+    key = content_digests.cache_key(content_digests.__version__, str(package))
+
+    def fingerprint(folder: Path | None) -> str:
+        content_digests.krc_fingerprint.cache_clear()
+        return content_digests.krc_fingerprint(str(folder) if folder else None)
+
+    try:
+        monkeypatch.setattr(signatures, "RACY_SECONDS", 3600.0)  # every file just copied: too young to trust
+        first = fingerprint(memo)
+        assert content_digests.FINGERPRINTS.read_json(key, memo) is None
+        monkeypatch.setattr(signatures, "RACY_SECONDS", 0.0)
+        assert fingerprint(None) == first and not (memo / content_digests.FINGERPRINTS.name).exists()
+        assert fingerprint(memo) == first
+        kept = content_digests.FINGERPRINTS.read_json(key, memo)
+        assert kept["fingerprint"] == first and len(kept["files"]) > 200
+        planted = "f" * 64  # the memo answers: no file is read while every one keeps its signature
+        content_digests.FINGERPRINTS.write_json(key, {**kept, "fingerprint": planted}, memo)
+        assert fingerprint(memo) == planted
+        rule = package / "rules" / "kuberay_name.py"
+        before = rule.stat()
+        text = rule.read_text(encoding="utf-8")
+        rule.write_text(text[:-1] + ("#" if text[-1] != "#" else "\n"), encoding="utf-8")  # one byte other
+        os.utime(rule, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size and time: the change time moved
+        changed = fingerprint(memo)
+        assert changed not in (planted, first) and changed == fingerprint(None)
     finally:
         content_digests.krc_fingerprint.cache_clear()

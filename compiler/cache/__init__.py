@@ -11,6 +11,7 @@ The kinds, and what each keeps:
   outputs                  which result each rendered/<env>/ folder holds               output_stamps.py
   tree-digests             golden/ file digests by file signature                       tree_digests.py
   input-digests            the environment files' digests by signature, one per project  input_digests.py
+  fingerprint              krc's own code's digest by its files' signatures             cache/digests.py
   review-memo              unchanged environments' reviews, one file per project        pipeline/review_memo.py
   crds                     the facts of a chart archive's CRDs                         charts/package.py
   helm-template            the engine's Helm answers                                   charts/helm_template.py

@@ -4,7 +4,7 @@ Device, inode, size, modification and change times (ns). Every write to a file s
 can set back, so a changed file always shows. A file that changed within the same clock tick as it was read would
 keep its signature, so a signature younger than RACY_SECONDS is never remembered (git's "racily clean" rule).
 The memos built on it: golden/'s digests (results/tree_digests.py), the project's input files' digests
-(results/input_digests.py) and the review memo (pipeline/review_memo.py).
+(results/input_digests.py), the review memo (pipeline/review_memo.py) and krc's own fingerprint (digests.py).
 """
 from __future__ import annotations
 

@@ -73,8 +73,8 @@ class CompileCache:
         self._keys: dict[str, str] = {}
         self._entries_seen: set[str] = set()  # keys whose entry has_entry found (entries are replaced, not removed)
         if shared is None and enabled:
-            shared = cache_key(krc_fingerprint(), tree_digest(project.templates_dir), tree_digest(project.vendor_dir),
-                               options, limit_settings(), builds_identity())
+            shared = cache_key(krc_fingerprint(str(self.folder)), tree_digest(project.templates_dir),
+                               tree_digest(project.vendor_dir), options, limit_settings(), builds_identity())
         self.shared = shared or ""
         self.peers: Mapping[str, str] = peers or {}
         # the command's own process reads every environment's summary from one entry (workers: their own entries)

@@ -25,14 +25,15 @@ class DestinationIndex:
     def __init__(self, cache: CompileCache):
         self.cache = cache
         project = cache.project
-        self.key = cache_key(krc_fingerprint(), str(project.root.resolve()))
+        fingerprint = krc_fingerprint(str(cache.folder) if cache.enabled else None)
+        self.key = cache_key(fingerprint, str(project.root.resolve()))
         found = cache.read_payload(DESTINATIONS, self.key)
         self.entries: dict[str, Any] = found if isinstance(found, dict) else {}
         self.changed = False
         self.read: list[str] = []  # environments whose destination was read from their files in this run (new or
         # changed environment files)
         # what every entry's key shares, read once per index (the input bounds come from the environment)
-        self._common = (krc_fingerprint(), limit_settings())
+        self._common = (fingerprint, limit_settings())
 
     def unread(self, names: Sequence[str]) -> int:
         """How many of `names` have no entry (every one without a cache, whose index is empty): their files must
