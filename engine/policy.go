@@ -172,9 +172,10 @@ func inputValues(ctx *cue.Context, input policyInput, policies []builtPolicy) (w
 	if len(objects) == 0 {
 		objects = []byte("[]")
 	}
-	var probeEnv map[string]json.RawMessage
-	var probeObjects []json.RawMessage
-	if json.Unmarshal(env, &probeEnv) != nil || probeEnv == nil || json.Unmarshal(objects, &probeObjects) != nil {
+	// checked as decoding env into a map and objects into a slice would (objects may be null), without building
+	// either: an environment's objects are tens of kilobytes, read once more below
+	if !json.Valid(env) || jsonStart(env) != '{' || !json.Valid(objects) ||
+		(jsonStart(objects) != '[' && string(bytes.TrimSpace(objects)) != "null") {
 		return cue.Value{}, cue.Value{}, fmt.Errorf("input %q: env must be a JSON object and objects a JSON array",
 			input.Name)
 	}
@@ -204,6 +205,15 @@ func inputValues(ctx *cue.Context, input policyInput, policies []builtPolicy) (w
 		}
 	}
 	return
+}
+
+// jsonStart is the first byte of valid JSON text past its leading white space.
+func jsonStart(text []byte) byte {
+	trimmed := bytes.TrimLeft(text, " \t\r\n")
+	if len(trimmed) == 0 {
+		return 0
+	}
+	return trimmed[0]
 }
 
 // inputText is the input as CUE text: the data, and the definition that closes it.

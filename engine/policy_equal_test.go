@@ -273,6 +273,10 @@ func TestPolicyInputEdgesEqualReference(t *testing.T) {
 		edited("env", `{`, `[`), edited("objects", `[`, `{`),
 		{Name: "null", Env: json.RawMessage(`null`)},
 		{Name: "objects null", Env: valid.Env, Objects: json.RawMessage(`null`)},
+		{Name: "env not JSON", Env: json.RawMessage(`{"a":`), Objects: valid.Objects},
+		{Name: "objects not JSON", Env: valid.Env, Objects: json.RawMessage(`[{"a":1},`)},
+		{Name: "env a string", Env: json.RawMessage(`"{}"`), Objects: valid.Objects},
+		{Name: "objects an object", Env: valid.Env, Objects: json.RawMessage(` {"a":[]}`)},
 		{Name: "spaces", Env: json.RawMessage(" \t" + string(valid.Env) + "\r\n"), Objects: json.RawMessage("\n[ ] ")},
 	}
 	bothBad := edited("env", `"ray-0001"`, `"\ud800"`)
