@@ -53,10 +53,12 @@ def krc_fingerprint(memo: str | None = None) -> str:
     paths.sort()
     names = [path[len(root) + 1:] for path in paths]  # each path relative to the package
     key = cache_key(__version__, root)
-    try:
-        signatures = [file_signature(os.stat(path)) for path in paths]
-    except OSError:  # a file gone meanwhile: hashed below, which reports it
-        signatures, memo = [], None
+    signatures: list[list[int]] = []
+    if memo is not None:
+        try:
+            signatures = [file_signature(os.stat(path)) for path in paths]
+        except OSError:  # a file gone meanwhile: hashed below, which reports it
+            memo = None
     signed = [[name, *signature] for name, signature in zip(names, signatures, strict=False)]
     if memo is not None:
         found = FINGERPRINTS.read_json(key, memo)

@@ -198,10 +198,10 @@ def _chart_crds(root: str, members: dict[str, bytes], data: bytes, origin: str) 
     return tuple(sorted(crds, key=lambda c: c.name))
 
 
-def cached_crds(data: bytes, origin: str) -> tuple[Crd, ...] | None:
+def cached_crds(data: bytes, origin: str, digest: str) -> tuple[Crd, ...] | None:
     """A chart archive's CRDs as read_chart_once gives them, from this process or krc's cache alone: the archive
-    is not unpacked (a tenth of a warm `krc argocd generate`). None when neither has read this archive."""
-    digest = hashlib.sha256(data).hexdigest()
+    is not unpacked (a tenth of a warm `krc argocd generate`). `digest`: the archive's sha256, as the caller
+    checked it. None when neither has read this archive."""
     chart = _READ.get(digest)
     if chart is not None:
         return chart.crds

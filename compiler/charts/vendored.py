@@ -81,8 +81,8 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _verified_archive(vendor_dir: Path, name: str, version: str) -> tuple[Path, bytes]:
-    """The vendored archive's path and bytes, which its lock entry's digest names; rendering never touches the
+def _verified_archive(vendor_dir: Path, name: str, version: str) -> tuple[Path, bytes, str]:
+    """The vendored archive's path, bytes and sha256, which its lock entry names; rendering never touches the
     network, so a missing chart is an error."""
     path = archive_path(vendor_dir, name, version)
     if not path.exists():
@@ -95,18 +95,18 @@ def _verified_archive(vendor_dir: Path, name: str, version: str) -> tuple[Path, 
     data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != locked:
         raise KrcError(f"{path} does not match its locked digest sha256:{locked}; delete it and run 'krc vendor'")
-    return path, data
+    return path, data, locked
 
 
 def load_vendored_chart(vendor_dir: Path, name: str, version: str) -> Chart:
     """The vendored chart, read once per process (read_chart_once)."""
-    path, data = _verified_archive(vendor_dir, name, version)
+    path, data, _ = _verified_archive(vendor_dir, name, version)
     return read_chart_once(data, str(path))
 
 
 def load_vendored_crds(vendor_dir: Path, name: str, version: str) -> tuple[Crd, ...]:
     """The vendored chart's CRDs, taken from krc's cache by the archive's digest when it holds them (the archive is
     then not unpacked), else from the chart."""
-    path, data = _verified_archive(vendor_dir, name, version)
-    crds = cached_crds(data, str(path))
+    path, data, digest = _verified_archive(vendor_dir, name, version)
+    crds = cached_crds(data, str(path), digest)
     return crds if crds is not None else read_chart_once(data, str(path)).crds

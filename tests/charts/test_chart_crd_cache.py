@@ -85,7 +85,7 @@ def test_an_entry_of_another_layout_is_parsed_again(private_cache: Path, small_a
     assert CRD_CACHE.read_json(digest)["files"] == CRD_FILES
     CRD_CACHE.write_json(digest, entry)  # a verified entry, of a layout this krc does not write
     if entry is not OTHER_FILES:
-        assert cached_crds(small_archive, "elsewhere.tgz") is None  # never believed without unpacking either
+        assert cached_crds(small_archive, "elsewhere.tgz", digest) is None  # never believed without unpacking either
     assert facts(small_archive) == expected
     assert CRD_CACHE.read_json(digest) != entry  # replaced by what this krc writes
 
@@ -94,14 +94,15 @@ def test_the_crds_come_from_the_cache_without_unpacking_the_archive(private_cach
                                                                     monkeypatch: pytest.MonkeyPatch):
     """What a warm `krc argocd generate` reads: the CRDs of an archive some krc process read before, taken from
     the cache by its digest, equal to a parse's; an archive never read is not guessed at."""
-    assert cached_crds(small_archive, "kuberay-operator-1.7.0.tgz") is None
+    digest = hashlib.sha256(small_archive).hexdigest()
+    assert cached_crds(small_archive, "kuberay-operator-1.7.0.tgz", digest) is None
     expected = facts(small_archive)  # another process's parse, kept in the cache
 
     def unpacked(*_: object) -> None:
         raise AssertionError("the archive was unpacked")
 
     monkeypatch.setattr(package, "_members", unpacked)
-    crds = cached_crds(small_archive, "kuberay-operator-1.7.0.tgz")
+    crds = cached_crds(small_archive, "kuberay-operator-1.7.0.tgz", digest)
     assert crds is not None and [c.name for c in crds] == sorted(c.name for c in crds)
     assert [(c.name, c.source, c.group, c.kind, c.served_versions, c.storage_version, c.canonical)
             for c in crds] == expected
