@@ -207,7 +207,11 @@ func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, v apiextensio
 				return nil, fmt.Errorf("the schema is not structural (the API server refuses such a CRD): %v",
 					errs.ToAggregate())
 			}
-			structural = structural.DeepCopy()
+			// The API server copies the structural schema before pruning its defaults in place, because it keeps
+			// the unpruned one and does not own the defaults it shares with its CRD. This one and its defaults were
+			// decoded for this compile alone, and the only other reader, the OpenAPI validator, reads no object
+			// default: pruning in place gives the same verdicts without copying the schema (a tenth of a CRD's
+			// compile).
 			if err := structuraldefaulting.PruneDefaults(structural); err != nil {
 				return nil, fmt.Errorf("pruning defaults: %v", err)
 			}

@@ -14,8 +14,11 @@ library's own (tests/properties holds them to it over arbitrary values):
   reading the text back costs half what the standard library's encoder does). Anything orjson refuses (an int past
   64 bits, a key that is not a string, nesting past 254, a lone surrogate, a type neither knows) goes to the
   standard library, which encodes it or raises as before.
-- decoding: orjson reads an int past 64 bits as a float and refuses NaN, Infinity and lone surrogates; text with a
-  run of 19 digits, or that orjson refuses, is read by the standard library.
+- decoding: orjson reads an int below -2**63 or above 2**64 - 1 as a float and refuses NaN, Infinity and lone
+  surrogates (its floats are the standard library's, correctly rounded however many digits they have); text with
+  a number that starts with 20 digits, or with a minus and 19, or that orjson refuses, is read by the standard
+  library. Digits inside strings do not count (a sha256 digest often holds a run of 20), nor does a number of 19
+  digits (a time in nanoseconds, which file signatures hold by the thousand): orjson reads them as it does.
 """
 from __future__ import annotations
 
@@ -31,9 +34,12 @@ _PASS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 _SORTED = _PASS | orjson.OPT_SORT_KEYS
 # where orjson's text may not be the standard library's: `null` (perhaps a NaN), a float below 1e-4 (0.00001, 1e-9)
 _SMALL_EXPONENT = re.compile(rb"e-[0-9](?![0-9])")  # starts with a literal: re scans for it as fast as `in`
-# digits as "1", everything else as "0": a run of 19 digits (an int orjson may read as a float) is then a substring
-_DIGITS = bytes.maketrans(bytes(range(256)), bytes(49 if 48 <= i <= 57 else 48 for i in range(256)))
-_LONG_RUN = b"1" * 19
+# A digit as "1", a minus as "2", what a number may follow in JSON text (a bracket, comma, colon or space) as "3",
+# anything else as "0": a number orjson may read as a float (loads) is then one of these substrings; digits that
+# follow a quote or a letter are inside a string, where orjson and the standard library read them alike.
+_NUMBERS = bytes.maketrans(bytes(range(256)), bytes(
+    49 if 48 <= i <= 57 else 50 if i == 45 else 51 if i in b"[,: \t\n\r" else 48 for i in range(256)))
+_PAST_64_BITS = (b"3" + b"1" * 20, b"32" + b"1" * 19)
 
 
 def _may_differ(text: bytes, value: Any) -> bool:
@@ -134,7 +140,8 @@ def with_member(text: str, key: str, change: Callable[[Any], Any]) -> str | None
 def loads(text: str | bytes) -> Any:
     """json.loads(text), raising ValueError (json.JSONDecodeError) as it does."""
     data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-    if _LONG_RUN not in data.translate(_DIGITS):
+    numbers = b"3" + data.translate(_NUMBERS)  # the text's first number follows nothing
+    if not any(run in numbers for run in _PAST_64_BITS):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
