@@ -38,3 +38,18 @@ def test_a_measured_run_counts_the_engines_cpu_apart(tmp_path: Path, monkeypatch
     assert run.code == 0
     assert 0.15 < run.engine_cpu < 0.5  # the child's 0.3 s, as last sampled
     assert run.cpu - run.engine_cpu > 0.2  # the parent's own
+
+
+def test_a_measured_run_counts_its_childrens_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """bench_scale.measure's peak is the tree's: a grandchild started after the command holds 150 MB for a while,
+    and the peak has it (the sampler learns each process's parent once, when its pid first appears)."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import bench_scale
+
+    holder = "import time\nblock = bytearray(150 * 2**20)\ntime.sleep(0.5)\n"
+    middle = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {holder!r}], check=True)\n"
+    parent = ("import subprocess, sys, time\ntime.sleep(0.1)\n"
+              f"subprocess.run([sys.executable, '-c', {middle!r}], check=True)\n")
+    run = bench_scale.measure([sys.executable, "-c", parent], tmp_path, dict(os.environ))
+    assert run.code == 0
+    assert run.peak_mb > 150
