@@ -4,9 +4,9 @@ For each N (default 1, 10, 100; `--large` adds 500) it builds a synthetic projec
 (bench/synthetic.py) with its own empty cache folder, and times, as fresh processes:
 
   krc render cold (empty cache), render warm (nothing changed), render / check / diff with one environment changed
-  (a new change before each), render with 8 changed (N >= 8),
+  (a new change before each; the median of three such runs), render with 8 changed (N >= 8),
   lint and policy cold (empty cache), lint warm, lint of one environment warm, lint
-  of all with one changed, policy warm, and argocd generate of one environment, its first request (cold) and a
+  of all with one changed (the median of three), policy warm, and argocd generate of one environment, its first request (cold) and a
   later one (warm), and last a render after a template edit that changes every environment's output;
   the floor (bench/floor.py: gojsonnet on the same templates + PyYAML dump + the same writes, one process);
   Kapitan (bench/kapitan.py: its own virtual environment; the same objects, values file and chart objects by the
@@ -180,8 +180,7 @@ def krc_figures(project: Path, caches: Path, n: int, lint: bool = True) -> dict[
     measure([KRC, "golden"], project, env)
     measure([KRC, "diff"], project, env)  # as after earlier pull requests: Ray's view of each cluster is cached
     for revision, command in enumerate(("render", "check", "diff"), start=1):
-        synthetic.touch_one(project, n // 2, revision)
-        runs[f"{command} one changed"] = measure([KRC, command], project, env)
+        runs[f"{command} one changed"] = one_changed(project, n, command, env, revision)
     if n >= FEW:  # a pull request touching a few environments, spread over the project (and over render's jobs)
         for i in range(FEW):
             synthetic.touch_one(project, i * n // FEW, 5)
@@ -194,14 +193,24 @@ def krc_figures(project: Path, caches: Path, n: int, lint: bool = True) -> dict[
     runs["lint cold"] = measure([KRC, "lint"], project, env)
     runs["lint warm"] = measure([KRC, "lint"], project, env)
     runs["lint one env warm"] = measure([KRC, "lint", one], project, env)
-    synthetic.touch_one(project, n // 2, 4)
-    runs["lint one changed"] = measure([KRC, "lint"], project, env)
+    runs["lint one changed"] = one_changed(project, n, "lint", env, 4)
     env["KRC_CACHE_DIR"] = str(caches / "policy")
     runs["policy cold"] = measure([KRC, "policy"], project, env)
     runs["policy warm"] = measure([KRC, "policy"], project, env)
     runs.update(generate_figures(project, env, one))
     runs["render template edited"] = template_edited(project, {**env, "KRC_CACHE_DIR": str(caches / "render")})
     return runs
+
+
+def one_changed(project: Path, n: int, command: str, env: dict[str, str], revision: int) -> Run:
+    """`command` after one environment changed (what a one-environment pull request does), three times, each after
+    a change of its own: the run of median wall time. A single run of under a second moved by a fifth from one
+    minute to the next on a shared machine, and a target of 0.6 s is read off this figure."""
+    runs = []
+    for attempt in range(3):
+        synthetic.touch_one(project, n // 2, revision * 10 + attempt)
+        runs.append(measure([KRC, command], project, env))
+    return sorted(runs, key=lambda run: run.wall)[1]
 
 
 def template_edited(project: Path, env: dict[str, str]) -> Run:
