@@ -5,9 +5,9 @@ For each N (default 1, 10, 100; `--large` adds 500) it builds a synthetic projec
 
   krc render cold (empty cache), render warm (nothing changed), render / check / diff with one environment changed
   (a new change before each; the median of three such runs), render with 8 changed (N >= 8),
-  lint and policy cold (empty cache), lint warm, lint of one environment warm, lint
-  of all with one changed (the median of three), policy warm, and argocd generate of one environment, its first request (cold) and a
-  later one (warm), and last a render after a template edit that changes every environment's output;
+  lint and policy cold (empty cache), lint warm, lint of one environment warm, lint of all with one changed (the
+  median of three), policy warm, and argocd generate of one environment, its first request (cold) and a later one
+  (warm), and last a render after a template edit that changes every environment's output;
   the floor (bench/floor.py: gojsonnet on the same templates + PyYAML dump + the same writes, one process);
   Kapitan (bench/kapitan.py: its own virtual environment; the same objects, values file and chart objects by the
   same Helm) in its default setup and with --use-go-jsonnet, N <= 100 unless --large.
