@@ -141,3 +141,29 @@ def test_the_command_and_its_workers_collect_cycles_less_often() -> None:
             "from compiler.cli import run\nsys.argv = ['krc', '--help']\nrun()\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.stdout.strip().splitlines()[-1] == str(collector.THRESHOLDS)
+
+
+def test_workers_start_with_the_go_runtime_settings_krc_chose_for_gojsonnet(monkeypatch: pytest.MonkeyPatch):
+    """The Go runtime inside gojsonnet reads GOGC and GOMEMLIMIT when its process starts: a worker gets krc's
+    (collector.go_runtime_for_workers), a value set in krc's own environment is kept, and neither stays in this
+    process's environment, which the engine and other helpers are started from."""
+    from compiler.settings import collector, limits
+
+    monkeypatch.delenv("GOGC", raising=False)
+    monkeypatch.delenv("GOMEMLIMIT", raising=False)
+    workers_ahead.start(1, workers_ahead.worker_setup)
+    pool = workers_ahead.take(1)
+    assert pool is not None
+    with pool:
+        assert pool.submit(os.getenv, "GOGC").result() == collector.WORKER_GOGC == "200"
+        assert pool.submit(os.getenv, "GOMEMLIMIT").result() == f"{limits.JSONNET_MEMORY_MB.value}MiB"
+    assert "GOGC" not in os.environ and "GOMEMLIMIT" not in os.environ
+    monkeypatch.setenv("GOGC", "150")
+    monkeypatch.setenv("KRC_JSONNET_MEMORY_MB", "300")
+    workers_ahead.start(1, workers_ahead.worker_setup)
+    pool = workers_ahead.take(1)
+    assert pool is not None
+    with pool:
+        assert pool.submit(os.getenv, "GOGC").result() == "150"
+        assert pool.submit(os.getenv, "GOMEMLIMIT").result() == "300MiB"
+    assert os.environ["GOGC"] == "150" and "GOMEMLIMIT" not in os.environ

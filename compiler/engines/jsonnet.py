@@ -20,6 +20,7 @@ import stat
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -157,9 +158,14 @@ def _resident_bytes() -> int:
         return peak if sys.platform == "darwin" else peak * 1024
 
 
-def _named(templates: list[Path], project_root: Path) -> tuple[str, str]:
+def _named(templates: list[Path], project_root: Path) -> Callable[[], tuple[str, str]]:
     """The templates of one evaluation as a message names them, and the location to give: the
-    one template, or its folder when there are several (a Jsonnet run cannot tell which one allocated)."""
+    one template, or its folder when there are several (a Jsonnet run cannot tell which one allocated). Worked out
+    only when a bound is exceeded: resolving every template's path for every batch was a few percent of a run."""
+    return lambda: _names(templates, project_root)
+
+
+def _names(templates: list[Path], project_root: Path) -> tuple[str, str]:
     def relative(path: Path) -> str:
         try:
             return path.resolve().relative_to(project_root.resolve()).as_posix()
@@ -175,7 +181,8 @@ def _named(templates: list[Path], project_root: Path) -> tuple[str, str]:
 
 def _evaluate_within_deadline(filename: str, snippet: str, importer: _Importer, *,
                               ext_codes: dict[str, str] | None = None, ext_vars: dict[str, str] | None = None,
-                              named: tuple[str, str] = ("the Jsonnet templates", "templates/")) -> str:
+                              named: Callable[[], tuple[str, str]] = lambda: ("the Jsonnet templates",
+                                                                              "templates/")) -> str:
     """Evaluate in a worker thread (go-jsonnet releases the GIL) and give up at KRC_TEMPLATE_SECONDS or when krc
     has grown by KRC_JSONNET_MEMORY_MB meanwhile: the stack is bounded, loops and allocations are not, and
     go-jsonnet offers no bound on either. An abandoned evaluation runs on until it ends or krc exits (a daemon
@@ -201,10 +208,10 @@ def _evaluate_within_deadline(filename: str, snippet: str, importer: _Importer, 
     while worker.is_alive() and time.monotonic() < deadline:
         worker.join(min(_WATCH_SECONDS, max(0.0, deadline - time.monotonic())))
         if not outcome and _resident_bytes() - before > memory_bound:
-            shown, where = named
+            shown, where = named()
             raise _BoundExceeded(limits.JSONNET_MEMORY_MB.exceeded(f"evaluating {shown}"), Location(where))
     if not outcome:
-        shown, where = named
+        shown, where = named()
         raise _BoundExceeded(limits.JINJA_SECONDS.exceeded(f"evaluating {shown}"), Location(where))
     succeeded, value = outcome[0]
     if not succeeded:

@@ -95,15 +95,16 @@ def _layer_text(project: Project, name: str, asked_at: Location | None) -> tuple
     if error:  # `extends: ../../etc/passwd`: a layer is named, never a path
         raise KrcError(f"'extends' names a layer, not a path: {error}", asked_at)
     path = project.environment_file(name)
-    shown = project.relative(path)
     if not path.exists() and not path.is_symlink():
+        shown = project.relative(path)
         known = project.layer_names()
         close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
         fix = f"did you mean extends: {close[0]}?" if close else f"extend one of: {', '.join(known)}"
         if asked_at is None:
             fix = f"did you mean '{close[0]}'?" if close else f"choose one of: {', '.join(known)}"
         raise KrcError(Problem(f"environment file {shown} does not exist", asked_at, help=fix))
-    return decode_text(project.read_file(path, limits.ENVIRONMENT_FILE_BYTES), shown), shown
+    data, shown = project.read_file_shown(path, limits.ENVIRONMENT_FILE_BYTES)
+    return decode_text(data, shown), shown
 
 
 def _layers(project: Project, name: str, positions_wanted: bool = True,

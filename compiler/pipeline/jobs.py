@@ -12,7 +12,7 @@ from typing import TypeVar
 from .. import pipeline
 from ..diagnostics.problems import KrcError, Problem, errors_among, has_errors, sorted_problems
 from ..k8s.destinations import peer_digests
-from ..native import client, helper_process
+from ..native import helper_process
 from ..output import folders, layout
 from ..project.paths import Project
 from ..results.compile_cache import CompileCache
@@ -154,7 +154,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     started = workers_ahead.take(workers - 1)  # spawned while this process read the destinations
     try:
         # the workers talk to this process's engine: one engine (one copy of the compiled CRDs) for the run
-        with client.shared_with_workers(), started or ProcessPoolExecutor(
+        with workers_ahead.spawning(), started or ProcessPoolExecutor(
                 max_workers=workers - 1, mp_context=multiprocessing.get_context("spawn"),
                 initializer=workers_ahead.worker_setup) as pool:
             yield from _shared(jobs, [i for i, count in enumerate(counts) if not count], heavy, workers - 1,

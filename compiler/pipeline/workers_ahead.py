@@ -20,14 +20,14 @@ import atexit
 import contextlib
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from ..charts import crds_ahead, vendored
 from ..diagnostics.problems import KrcError
 from ..native import client, helper_process
-from ..settings import collector
+from ..settings import collector, variables
 
 _STARTED: list[tuple[ProcessPoolExecutor, int]] = []  # at most one pool: (pool, its worker count)
 
@@ -59,12 +59,20 @@ def start(count: int, initializer: Callable[[], None], vendor_dir: Path | None =
         return
     pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
                                initializer=initializer)
-    with client.shared_with_workers():  # a spawned process keeps the environment it was started with
+    with spawning():
         for _ in range(count):
             pool.submit(os.getpid)  # a process is spawned per task while none is idle
         if vendor_dir is not None:
             pool.submit(load_charts, vendor_dir)
     _STARTED.append((pool, count))
+
+
+@contextlib.contextmanager
+def spawning() -> Iterator[None]:
+    """While inside, the worker processes this process starts connect to its engine and get their Go runtime's
+    settings (collector.go_runtime_for_workers): a spawned process keeps the environment it was started with."""
+    with client.shared_with_workers(), variables.exported(collector.go_runtime_for_workers()):
+        yield
 
 
 def take(count: int) -> ProcessPoolExecutor | None:

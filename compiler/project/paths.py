@@ -193,8 +193,13 @@ class Project:
 
     def read_file(self, path: Path, limit: limits.Limit) -> bytes:
         """A project file's bytes, confined to the project (see read_confined)."""
+        return self.read_file_shown(path, limit)[0]
+
+    def read_file_shown(self, path: Path, limit: limits.Limit) -> tuple[bytes, str]:
+        """read_file, and the file as messages show it (`relative`), from one resolution of its path."""
         resolved = path.resolve()
-        return read_resolved(resolved, self.resolved_root, limit, self._relative_resolved(resolved, path))
+        shown = self._relative_resolved(resolved, path)
+        return read_resolved(resolved, self.resolved_root, limit, shown), shown
 
     def checked_output_dir(self, folder: Path) -> Path:
         """A folder krc writes (rendered/<env>, golden/<env>): every step below the root must be a real folder
