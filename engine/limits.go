@@ -51,7 +51,7 @@ func collectNearLimit() {
 	}
 }
 
-// collectAsUsual restores the collector's target as it was before collectNearLimit (GOGC=100 as krc starts the
+// collectAsUsual restores the collector's target as it was before collectNearLimit (GOGC as krc starts the
 // engine) and gives the system back what the heap grew to meanwhile (a collection, then the free pages returned,
 // off the caller's path): the run compiles many environments after all, and the engine would otherwise keep up to
 // its soft limit resident for the whole run. krc asks for it (the "collect" op) as soon as it knows; a worker's

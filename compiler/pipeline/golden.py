@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..diagnostics.problems import KrcError, Problem
+from ..native import client
 from ..output import folders, layout
 from ..project.lock import project_lock
 from ..project.paths import Project
@@ -25,7 +26,8 @@ def write_environments(project: Project, names: Sequence[str], work: Work, run: 
     """rendered/<env>/ (render) or golden/<env>/ (golden) of every environment: each staged beside its target as
     soon as it is compiled, all swapped in only once every one compiled cleanly. rendered/<env>/ folders that
     already hold the result and were not touched since are left as they are."""
-    with project_lock(project):  # one writer per project: concurrent runs wait instead of racing
+    # one writer per project: concurrent runs wait instead of racing; no Ray generator runs beside the engine
+    with project_lock(project), client.roomy_engine():
         return _write_environments_locked(project, names, work, run)
 
 
@@ -90,10 +92,11 @@ def removed_environments(project: Project, source: WorkingTreeGolden | GitGolden
 
 def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAULT_RUN) -> list[GoldenMismatch]:
     """Each environment's render against golden/, then every golden/<env>/ whose environment file is gone."""
-    context = Context.of(project, run, workers=run.workers_for(Work.CHECK, len(names)))
-    jobs = [Job(CheckPlan(), project.root, group, run.cache, context.cache.shared)
-            for group in run.batches(names, RENDER_BATCH)]
-    mismatches = [r.mismatch for r in outcomes(context, jobs, run, Checked)]
+    with client.roomy_engine():  # no Ray generator runs beside the engine
+        context = Context.of(project, run, workers=run.workers_for(Work.CHECK, len(names)))
+        jobs = [Job(CheckPlan(), project.root, group, run.cache, context.cache.shared)
+                for group in run.batches(names, RENDER_BATCH)]
+        mismatches = [r.mismatch for r in outcomes(context, jobs, run, Checked)]
     if covers_all(project, names):
         source = golden_source(project, None)
         mismatches += [golden_mismatch(name, {}, source.files(name), orphaned=True)

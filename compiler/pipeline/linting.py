@@ -12,6 +12,7 @@ from ..lint import (
     lint_objects,
     paths_context,
 )
+from ..native import client
 from ..policy import CueEngine, find_engine, policy_files
 from ..project.paths import Project, find_project
 from .context import Context
@@ -104,6 +105,8 @@ def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngin
     if not policies:
         return PolicyCheck((), tuple(selected), ())
     engine = engine or find_engine()  # before compiling: no engine means nothing to do
-    # policies judge what the environment renders; lint findings are `krc lint`'s to report
-    problems = policy_and_lint(project, selected, run, None, with_findings=False, engine=engine, settings=False)
+    # policies judge what the environment renders; lint findings are `krc lint`'s to report (and no Ray generator
+    # runs beside the engine)
+    with client.roomy_engine():
+        problems = policy_and_lint(project, selected, run, None, with_findings=False, engine=engine, settings=False)
     return PolicyCheck(tuple(p.stem for p in policies), tuple(selected), tuple(sorted_problems(problems)))

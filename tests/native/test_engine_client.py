@@ -194,3 +194,27 @@ def test_answers_are_read_when_taken_and_an_answer_that_is_not_json_ends_nothing
     with pytest.raises(EngineEnded, match="did not ask"):
         fourth.result(timeout=10)
     os.close(requests_read)
+
+
+def _engine_collector_target() -> str:
+    """GOGC as the engine this process started reads it: from the running engine's own environment."""
+    engine = client._ENGINE
+    assert isinstance(engine, client.EngineProcess)
+    fields = Path(f"/proc/{engine._process.pid}/environ").read_bytes().split(b"\0")
+    return dict(f.decode().split("=", 1) for f in fields if b"=" in f)["GOGC"]
+
+
+@pytest.mark.parametrize(("command", "target"), [("render", "200"), ("check", "200"), ("policy", "200"),
+                                                  ("lint", "100"), ("diff", "100")])
+def test_the_engine_collects_less_often_where_no_ray_generator_runs_beside_it(project: Project, tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch,
+                                                                            command: str, target: str):
+    """render, golden, check and policy leave the engine room to grow to three times its live memory before it
+    collects (client.roomy_engine); lint and diff run Ray's generator beside it and keep Go's target."""
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))  # nothing cached: the command needs the engine
+    client.close_engine()
+    CliRunner().invoke(main, ["--project", str(project.root), command, "dev"])
+    assert _engine_collector_target() == target
+    client.close_engine()
+    client.start_engine()  # outside a command: Go's own target
+    assert _engine_collector_target() == "100"
