@@ -158,14 +158,9 @@ def _resident_bytes() -> int:
         return peak if sys.platform == "darwin" else peak * 1024
 
 
-def _named(templates: list[Path], project_root: Path) -> Callable[[], tuple[str, str]]:
+def _named(templates: list[Path], project_root: Path) -> tuple[str, str]:
     """The templates of one evaluation as a message names them, and the location to give: the
-    one template, or its folder when there are several (a Jsonnet run cannot tell which one allocated). Worked out
-    only when a bound is exceeded: resolving every template's path for every batch was a few percent of a run."""
-    return lambda: _names(templates, project_root)
-
-
-def _names(templates: list[Path], project_root: Path) -> tuple[str, str]:
+    one template, or its folder when there are several (a Jsonnet run cannot tell which one allocated)."""
     def relative(path: Path) -> str:
         try:
             return path.resolve().relative_to(project_root.resolve()).as_posix()
@@ -186,7 +181,8 @@ def _evaluate_within_deadline(filename: str, snippet: str, importer: _Importer, 
     """Evaluate in a worker thread (go-jsonnet releases the GIL) and give up at KRC_TEMPLATE_SECONDS or when krc
     has grown by KRC_JSONNET_MEMORY_MB meanwhile: the stack is bounded, loops and allocations are not, and
     go-jsonnet offers no bound on either. An abandoned evaluation runs on until it ends or krc exits (a daemon
-    thread)."""
+    thread). `named` is asked only when a bound is exceeded: resolving every template's path for every batch was
+    a few percent of a run."""
     outcome: list[tuple[bool, Any]] = []
 
     def evaluate() -> None:
@@ -257,7 +253,7 @@ class JsonnetEngine:
         try:
             text = _evaluate_within_deadline(str(root / _BATCH_NAME), _batch_snippet(keys, len(contexts), context_keys),
                                              importer, ext_vars=_context_strings(contexts),
-                                             named=_named(templates, project_root))
+                                             named=lambda: _named(templates, project_root))
         except _BoundExceeded:
             raise
         except (RuntimeError, KrcError):
@@ -280,7 +276,7 @@ class JsonnetEngine:
         try:
             text = _evaluate_within_deadline(str(root / _BATCH_NAME), snippet, importer, ext_codes=ext_codes,
                                              ext_vars=_context_strings([context]),
-                                             named=_named(templates, project_root))
+                                             named=lambda: _named(templates, project_root))
         except RuntimeError as err:
             error = _error(str(err), project_root)
             if "max stack frames exceeded" in str(err):

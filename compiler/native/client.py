@@ -45,8 +45,7 @@ MEMORY_EXIT = 86
 SOFT_MEMORY_MB = 192
 # The collector's proportional target (GOGC) of an engine started inside `roomy_engine`, and otherwise Go's own.
 ROOMY_COLLECTOR_PERCENT = 200
-_USUAL_COLLECTOR_PERCENT = 100
-_collector_percent = _USUAL_COLLECTOR_PERCENT
+_collector_percent = 100
 # Set while a run's workers may connect to its engine: the socket, and the process that owns the engine
 SOCKET_VARIABLE = "KRC_ENGINE_SOCKET"
 OWNER_VARIABLE = "KRC_ENGINE_OWNER"
@@ -161,11 +160,11 @@ def roomy_engine() -> Iterator[None]:
     500 environments' `krc policy` used 18 % less engine CPU and `krc render` 11 % less, for 40-60 MB more at peak
     (under 400 MB). An engine already running keeps its target."""
     global _collector_percent
-    _collector_percent = ROOMY_COLLECTOR_PERCENT
+    outside, _collector_percent = _collector_percent, ROOMY_COLLECTOR_PERCENT
     try:
         yield
     finally:
-        _collector_percent = _USUAL_COLLECTOR_PERCENT
+        _collector_percent = outside
 
 
 def start_engine(few: bool = False) -> None:
