@@ -197,11 +197,15 @@ def test_answers_are_read_when_taken_and_an_answer_that_is_not_json_ends_nothing
 
 
 def _engine_collector_target() -> str:
-    """GOGC as the engine this process started reads it: from the running engine's own environment."""
+    """GOGC as the engine this process started reads it: from the running engine's own environment, once it has
+    answered a request (an engine that has ended has no environment to read)."""
+    client.call("collect", {}, what="a question to the engine", timeout=60)
     engine = client._ENGINE
     assert isinstance(engine, client.EngineProcess)
     fields = Path(f"/proc/{engine._process.pid}/environ").read_bytes().split(b"\0")
-    return dict(f.decode().split("=", 1) for f in fields if b"=" in f)["GOGC"]
+    environment = dict(f.decode().split("=", 1) for f in fields if b"=" in f)
+    assert "GOGC" in environment, (engine.alive(), sorted(environment))
+    return environment["GOGC"]
 
 
 @pytest.mark.parametrize(("command", "target"), [("render", "200"), ("check", "200"), ("policy", "200"),
