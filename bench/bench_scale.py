@@ -284,9 +284,12 @@ def main() -> None:
                 for label, go in (("kapitan default", False), ("kapitan go-jsonnet", True)):
                     inventory = Path(shutil.copytree(built, Path(tmp) / f"kapitan{n}-{label.split()[-1]}",
                                                      symlinks=True))  # its own compiled/ folder to write
-                    # Kapitan's Helm runs with the Go runtime settings krc's and the floor's run with
+                    # Kapitan's Helm runs with the Go runtime settings krc's and the floor's run with; its
+                    # temporary files (a values file and a folder per Helm input, never removed) stay under tmp
+                    scratch = Path(tmp) / f"kapitan{n}-{label.split()[-1]}-tmp"
+                    scratch.mkdir()
                     runs[label] = measure(kapitan.compile_command(kapitan_bin, go), inventory,
-                                          {**os.environ, **HELM_GO_RUNTIME})
+                                          {**os.environ, **HELM_GO_RUNTIME, "TMPDIR": str(scratch)})
                     if runs[label].code != 0:  # Kapitan's 1 is a failed compile, not findings
                         raise SystemExit(f"{label} failed to compile (exit {runs[label].code}): run it in "
                                          f"{inventory} to see why (is {HELM_CLI} built? make helm-cli)")

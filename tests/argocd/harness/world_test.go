@@ -18,10 +18,20 @@ import (
 
 func TestMain(m *testing.M) {
 	ServeIfAsked() // this test binary is also the argocd-cmp-server the harness starts
+	// Argo CD's repo-server side makes a folder per request in the system's temporary folder (util/io/files:
+	// CreateTempDir, named by a UUID) and leaves it there: the test binary's own temporary folder, removed at
+	// the end, keeps a run from leaving dozens behind in /tmp
+	tmp, err := os.MkdirTemp("", "krc-harness-tmp-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	_ = os.Setenv("TMPDIR", tmp)
 	code := m.Run()
 	if shared != nil {
 		shared.close()
 	}
+	_ = os.RemoveAll(tmp)
 	os.Exit(code)
 }
 
