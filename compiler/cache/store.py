@@ -132,20 +132,27 @@ class CacheKind:
 
     def write(self, key: str, payload: bytes, root: str | os.PathLike[str] | None = None) -> None:
         """Keep `payload` under `key`; best effort."""
-        folders = self._folders(key, os.fspath(root or cache_dir()))
         try:
-            for folder in folders:  # made only when absent: most writes find all three (one lstat each)
-                if _folder_trusted(folder):
-                    continue
-                if os.path.lexists(folder):
-                    return  # a link, or a folder others may write to (warned)
-                os.makedirs(folder, mode=0o700, exist_ok=True)
-                if not _folder_trusted(folder):
-                    return
-            write_atomically(Path(folders[2], key), self._header(key, payload) + payload, mode=0o600,
-                             parent_made=True)
+            folder = self.trusted_folder(key, root)
+            if folder is not None:
+                write_atomically(Path(folder, key), self._header(key, payload) + payload, mode=0o600,
+                                 parent_made=True)
         except OSError:
             pass
+
+    def trusted_folder(self, key: str, root: str | os.PathLike[str] | None = None) -> str | None:
+        """The folder `key`'s entry goes in, made when absent; None when it or a folder above it is a link or
+        others may write to it (warned). OSError when it cannot be made."""
+        folders = self._folders(key, os.fspath(root or cache_dir()))
+        for folder in folders:  # made only when absent: most writes find all three (one lstat each)
+            if _folder_trusted(folder):
+                continue
+            if os.path.lexists(folder):
+                return None
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            if not _folder_trusted(folder):
+                return None
+        return folders[2]
 
     def read_json(self, key: str, root: str | os.PathLike[str] | None = None) -> Any:
         """A verified entry's JSON value, or None (missing, foreign, tampered with, or not trusted)."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import jsontext
 from ..cache import CacheKind
+from ..cache.one_writer import one_at_a_time
 from ..diagnostics.problems import KrcError
 from ..documents import yamlio
 from ..k8s.crds import canonical_json
@@ -190,11 +191,15 @@ def _chart_crds(root: str, members: dict[str, bytes], data: bytes, origin: str) 
     digest = hashlib.sha256(data).hexdigest()
     crds = _crds_from_cache(data, origin, digest, (root, names))
     if crds is None:
-        shipped = ShippedFiles(data, origin, names)
-        per_file = [parse_crd_documents(members[n], n[len(root) + 1:], shipped, n) for n in names]
-        CRD_CACHE.write_json(digest, {"root": root, "files": names,
-                                      "crds": [[c.facts() for c in file_crds] for file_crds in per_file]})
-        crds = [c for file_crds in per_file for c in file_crds]
+        # a cold run's processes read the same charts at once: one parses, the others read what it kept
+        with one_at_a_time(CRD_CACHE, digest):
+            crds = _crds_from_cache(data, origin, digest, (root, names))
+            if crds is None:
+                shipped = ShippedFiles(data, origin, names)
+                per_file = [parse_crd_documents(members[n], n[len(root) + 1:], shipped, n) for n in names]
+                CRD_CACHE.write_json(digest, {"root": root, "files": names,
+                                              "crds": [[c.facts() for c in file_crds] for file_crds in per_file]})
+                crds = [c for file_crds in per_file for c in file_crds]
     return tuple(sorted(crds, key=lambda c: c.name))
 
 
