@@ -19,6 +19,7 @@ from ..diagnostics.problems import KrcError
 from ..documents import yamlio
 from ..k8s.crds import canonical_json
 from ..settings import limits
+from . import chart_texts
 
 
 class ShippedFiles:
@@ -184,11 +185,12 @@ def _crds_from_cache(data: bytes, origin: str, digest: str,
     return crds
 
 
-def _chart_crds(root: str, members: dict[str, bytes], data: bytes, origin: str) -> tuple[Crd, ...]:
+def _chart_crds(root: str, files: Sequence[str], members: dict[str, bytes] | None, data: bytes, origin: str,
+                digest: str) -> tuple[Crd, ...]:
     """CRDs parsed from YAML once per chart digest (megabytes of YAML take a second), then read from a JSON cache
-    (its facts are of this archive's files, which the parse that wrote them read as UTF-8 text)."""
-    names = sorted(n for n in members if n.startswith(f"{root}/crds/") and n.endswith((".yaml", ".yml")))
-    digest = hashlib.sha256(data).hexdigest()
+    (its facts are of this archive's files, which the parse that wrote them read as UTF-8 text). `files`: the
+    archive's; `members`: their bytes, when unpacked already."""
+    names = sorted(n for n in files if n.startswith(f"{root}/crds/") and n.endswith((".yaml", ".yml")))
     crds = _crds_from_cache(data, origin, digest, (root, names))
     if crds is None:
         # a cold run's processes read the same charts at once: one parses, the others read what it kept
@@ -196,6 +198,7 @@ def _chart_crds(root: str, members: dict[str, bytes], data: bytes, origin: str) 
             crds = _crds_from_cache(data, origin, digest, (root, names))
             if crds is None:
                 shipped = ShippedFiles(data, origin, names)
+                members = members if members is not None else _members(data, origin)
                 per_file = [parse_crd_documents(members[n], n[len(root) + 1:], shipped, n) for n in names]
                 CRD_CACHE.write_json(digest, {"root": root, "files": names,
                                               "crds": [[c.facts() for c in file_crds] for file_crds in per_file]})
@@ -223,24 +226,29 @@ def read_chart_bytes(data: bytes, origin: str) -> Chart:
 
 
 def _read_chart_members(data: bytes, origin: str) -> Chart:
-    members = _members(data, origin)
-    roots = {name.split("/", 1)[0] for name in members}
+    digest = hashlib.sha256(data).hexdigest()
+    known = chart_texts.kept(digest)  # read before from these bytes: no unpacking
+    members = None if known is not None else _members(data, origin)
+    files = known[0] if known is not None else sorted(members or {})
+    roots = {name.split("/", 1)[0] for name in files}
     if len(roots) != 1:
         raise KrcError(f"{origin} does not hold exactly one chart directory")
     root = roots.pop()
+    texts = known[1] if known is not None else \
+        {n: content.decode("utf-8") for n, content in (members or {}).items() if chart_texts.wanted(root, n)}
 
-    def text(name: str) -> str:
-        return members[f"{root}/{name}"].decode("utf-8")
-
-    if f"{root}/Chart.yaml" not in members:
+    if f"{root}/Chart.yaml" not in texts:
         raise KrcError(f"{origin} has no Chart.yaml")
-    meta = yamlio.load(text("Chart.yaml"), f"{origin}:Chart.yaml") or {}
-    values = yamlio.load(text("values.yaml"), f"{origin}:values.yaml") if f"{root}/values.yaml" in members else {}
+    meta = yamlio.load(texts[f"{root}/Chart.yaml"], f"{origin}:Chart.yaml") or {}
+    values = yamlio.load(texts[f"{root}/values.yaml"], f"{origin}:values.yaml") \
+        if f"{root}/values.yaml" in texts else {}
     if not isinstance(meta, dict) or not isinstance(values or {}, dict):
         raise KrcError(f"{origin}: Chart.yaml and values.yaml must be YAML maps; use the published chart")
-    templates = tuple(sorted((n[len(root) + 11:], members[n].decode("utf-8"))
-                             for n in members if n.startswith(f"{root}/templates/")))
-    crds = _chart_crds(root, members, data, origin)
+    templates = tuple(sorted((n[len(root) + 11:], text) for n, text in texts.items()
+                             if n.startswith(f"{root}/templates/")))
+    crds = _chart_crds(root, files, members, data, origin, digest)
+    if known is None:
+        chart_texts.keep(digest, files, texts)
     return Chart(str(meta.get("name")), str(meta.get("version")), str(meta.get("appVersion", "")),
                  values or {}, templates, crds)
 
