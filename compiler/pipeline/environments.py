@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -141,6 +142,7 @@ def project_destinations(project: Project, index: DestinationIndex | None = None
     bytes."""
     found = []
     names = project.environment_names() if names is None else names
+    accepted = _accepted(project)
     for name in names:
         known, destination = index.destination(name) if index is not None else (False, None)
         if not known:
@@ -152,11 +154,20 @@ def project_destinations(project: Project, index: DestinationIndex | None = None
             if index is not None:
                 index.store(name, destination, [project.root / f for f in files])
         if destination is not None:
-            # read afresh each time, never cached: accepting an environment into golden/ changes it
-            found.append(dataclasses.replace(destination, accepted=project.golden_dir.joinpath(name).is_dir()))
+            found.append(dataclasses.replace(destination, accepted=name in accepted))
     if index is not None:
         index.save(names)
     return tuple(found)
+
+
+def _accepted(project: Project) -> frozenset[str]:
+    """The folders golden/ holds (a link to one counts, as Path.is_dir has it): read afresh each time, never
+    cached, since accepting an environment into golden/ changes them; one listing, not a status per environment."""
+    try:
+        with os.scandir(project.golden_dir) as entries:
+            return frozenset(entry.name for entry in entries if entry.is_dir())
+    except OSError:
+        return frozenset()
 
 
 def environment_findings(render: Render, project: Project | None = None, argocd_crds: str | None = None,
