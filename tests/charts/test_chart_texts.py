@@ -10,6 +10,7 @@ from project_support import REPO_ROOT
 
 from compiler.charts import chart_texts, package
 from compiler.charts.package import Chart, read_chart_bytes
+from compiler.diagnostics.problems import KrcError
 
 ARCHIVE = REPO_ROOT / ".." / "shared" / "kuberay" / "charts" / "kuberay-operator-1.7.0.tgz"
 
@@ -51,7 +52,16 @@ def test_an_entry_of_another_layout_is_not_believed(private_cache: Path, entry: 
     data = ARCHIVE.read_bytes()
     expected = _read(data)
     digest = hashlib.sha256(data).hexdigest()
-    chart_texts.CHART_TEXTS.write_json(digest, entry)  # a verified entry, of a layout this krc does not write
+    chart_texts.CHART_TEXTS.write_json(chart_texts._key(digest), entry)  # verified, of a layout krc never writes
     assert chart_texts.kept(digest) is None
     _same(_read(data), expected)
     assert chart_texts.kept(digest) is not None  # replaced by what this krc writes
+
+
+def test_an_archive_over_a_lowered_bound_is_refused_though_read_before(private_cache: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch):
+    data = ARCHIVE.read_bytes()
+    _read(data)  # kept under the bounds in force
+    monkeypatch.setenv("KRC_MAX_ARCHIVE_MEMBERS", "5")
+    with pytest.raises(KrcError, match="member count"):
+        _read(data)
