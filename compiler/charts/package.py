@@ -228,14 +228,18 @@ def read_chart_bytes(data: bytes, origin: str) -> Chart:
 def _read_chart_members(data: bytes, origin: str) -> Chart:
     digest = hashlib.sha256(data).hexdigest()
     known = chart_texts.kept(digest)  # read before from these bytes: no unpacking
-    members = None if known is not None else _members(data, origin)
-    files = known[0] if known is not None else sorted(members or {})
+    members: dict[str, bytes] | None = None
+    if known is not None:
+        files, texts = known
+    else:
+        members = _members(data, origin)
+        files, texts = sorted(members), {}
     roots = {name.split("/", 1)[0] for name in files}
     if len(roots) != 1:
         raise KrcError(f"{origin} does not hold exactly one chart directory")
     root = roots.pop()
-    texts = known[1] if known is not None else \
-        {n: content.decode("utf-8") for n, content in (members or {}).items() if chart_texts.wanted(root, n)}
+    if members is not None:
+        texts = {n: content.decode("utf-8") for n, content in members.items() if chart_texts.wanted(root, n)}
 
     if f"{root}/Chart.yaml" not in texts:
         raise KrcError(f"{origin} has no Chart.yaml")
@@ -247,7 +251,7 @@ def _read_chart_members(data: bytes, origin: str) -> Chart:
     templates = tuple(sorted((n[len(root) + 11:], text) for n, text in texts.items()
                              if n.startswith(f"{root}/templates/")))
     crds = _chart_crds(root, files, members, data, origin, digest)
-    if known is None:
+    if members is not None:  # unpacked and read in full: kept for the next read
         chart_texts.keep(digest, files, texts)
     return Chart(str(meta.get("name")), str(meta.get("version")), str(meta.get("appVersion", "")),
                  values or {}, templates, crds)
