@@ -20,7 +20,7 @@ from compiler.cache import signatures
 from compiler.diagnostics.problems import KrcError
 from compiler.k8s.destinations import Destination, peer_digests
 from compiler.output import folders, layout
-from compiler.pipeline import jobs as jobs_module
+from compiler.pipeline import worker_pool
 from compiler.pipeline.context import Context
 from compiler.pipeline.work import Work
 from compiler.policy import find_engine
@@ -271,7 +271,7 @@ def test_two_environments_to_compile_start_no_worker(project_without_policies: P
             pools.append(kwargs.get("max_workers"))
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(jobs_module, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(worker_pool, "ProcessPoolExecutor", Recording)
     names = project_without_policies.environment_names()
     assert compiled(pipeline.render_to_disk(project_without_policies, names, pipeline.RunOptions(workers=2))) == names
     assert pools == []

@@ -32,6 +32,19 @@ def test_render_and_check_do_not_load_the_reviews_comparison_or_formatters() -> 
     assert loaded & heavy == set()
 
 
+def test_the_compiling_modules_leave_the_process_pool_to_a_command_that_starts_one(project: Project) -> None:
+    """multiprocessing and the process pool load when a pool starts (pipeline.worker_pool): a command compiling a
+    few environments in one process (most pull requests) starts none."""
+    loaded = loaded_after("compiler.cli.render_commands", "compiler.pipeline.golden", "compiler.pipeline.jobs",
+                          "compiler.pipeline.workers_ahead")
+    assert "compiler.pipeline.worker_pool" not in loaded
+    done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names={"multiprocessing", "concurrent"}),
+                           "--project", str(project.root), "render", "dev"], capture_output=True, text=True,
+                          check=True)
+    code, *modules = done.stdout.split()
+    assert code == "0" and "multiprocessing" not in modules and "concurrent.futures.process" not in modules
+
+
 def test_the_diff_command_loads_what_it_formats_with() -> None:
     loaded = loaded_after("compiler.cli.review_commands")
     assert {"compiler.review.formats", "compiler.review.format_html"} <= loaded

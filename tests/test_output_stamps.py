@@ -86,3 +86,69 @@ def test_a_racy_stamp_is_signed_again_once_its_times_can_be_kept(tmp_path: Path,
     assert not has_racy_folder(kept.stamps["dev"][1]) and kept.current("dev") == "key-1" and not kept.resigned
     CHANGES["file added"](folder)
     assert OutputStamps(folder.parent, True, cache).current("dev") is None
+
+
+def _sharing(root: Path, old: bool) -> tuple[Path, Path]:
+    """Two environments' folders with a file linked into both (as a render shares a chart's CRDs)."""
+    shared = root / "crd.yaml"
+    shared.write_text("kind: CustomResourceDefinition\n", encoding="utf-8")
+    folders = []
+    for name in ("dev", "prod"):
+        folder = root / "rendered" / name
+        (folder / "crds").mkdir(parents=True)
+        os.link(shared, folder / "crds" / "crd.yaml")
+        (folder / "own.yaml").write_text(f"name: {name}\n", encoding="utf-8")
+        folders.append(folder)
+    if old:
+        for path in [*(root / "rendered").rglob("*"), *folders]:
+            os.utime(path, (OLD, OLD), follow_symlinks=False)
+    return folders[0], folders[1]
+
+
+def _statuses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths os.lstat is asked for from now on."""
+    asked: list[str] = []
+    real = os.lstat
+
+    def counting(path: str, *args: object, **kwargs: object) -> os.stat_result:
+        asked.append(str(path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(output_stamps.os, "lstat", counting)
+    return asked
+
+
+def test_a_file_shared_by_folders_is_read_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dev, prod = _sharing(tmp_path, old=True)
+    signatures = [tree_signature(dev), tree_signature(prod)]
+    asked = _statuses(monkeypatch)
+    linked: dict[int, tuple[int, int]] = {}
+    assert all(holds_signature(f, s, linked) for f, s in zip((dev, prod), signatures, strict=True))
+    assert [p for p in asked if p.endswith("crd.yaml")] == [f"{dev}/crds/crd.yaml"]
+    assert [p for p in asked if p.endswith("own.yaml")] == [f"{dev}/own.yaml", f"{prod}/own.yaml"]
+
+
+def test_a_write_to_a_shared_file_shows_in_every_folder_linking_it(tmp_path: Path) -> None:
+    dev, prod = _sharing(tmp_path, old=True)
+    signatures = [tree_signature(dev), tree_signature(prod)]
+    (prod / "crds" / "crd.yaml").open("a", encoding="utf-8").write("# edited\n")
+    linked: dict[int, tuple[int, int]] = {}
+    assert [holds_signature(f, s, linked) for f, s in zip((dev, prod), signatures, strict=True)] == [False, False]
+
+
+def test_a_shared_file_replaced_in_a_racy_folder_shows(tmp_path: Path) -> None:
+    """A racy folder's time says nothing about which inode a name leads to: its shared files are read anyway."""
+    dev, prod = _sharing(tmp_path, old=False)
+    signatures = [tree_signature(dev), tree_signature(prod)]
+    link = prod / "crds" / "crd.yaml"
+    info = link.stat()
+
+    def replaced() -> None:  # a copy of the same size and time, under the same name
+        copy = prod / "crds" / "copy.yaml"
+        copy.write_bytes(link.read_bytes())
+        os.utime(copy, ns=(info.st_atime_ns, info.st_mtime_ns))
+        os.replace(copy, link)
+
+    _keeping_times(prod, replaced)
+    linked: dict[int, tuple[int, int]] = {}
+    assert [holds_signature(f, s, linked) for f, s in zip((dev, prod), signatures, strict=True)] == [True, False]

@@ -15,6 +15,7 @@ import sys
 import click
 
 from ..diagnostics.report_format import COLOR_CHOICES
+from ..settings import lifetime
 from ..settings.collector import collect_less
 from . import stop_signals
 from .edge import CONTEXT, ErrorEdge, flush_output
@@ -81,6 +82,7 @@ def run() -> None:
         sys.exit(2)
     stop_signals.install()
     collect_less()
+    lifetime.ends_with_command()
     try:
         main()  # exits (click's standalone mode)
     finally:

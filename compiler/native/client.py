@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics.problems import KrcError, Location
-from ..settings import limits, variables
+from ..settings import lifetime, limits, variables
 from .binary import engine_binary
 from .channel import Answer, Channel, EngineEnded
 from .child import ChildProcess
 
-__all__ = ["Answer", "EngineEnded", "Pending", "call", "close_engine", "engine_name", "remember", "shared_with_workers"]
+__all__ = ["Answer", "EngineEnded", "Pending", "call", "close_engine", "engine_done", "engine_name", "remember",
+           "shared_with_workers"]
 
 # what the engine inherits of krc's environment: enough to run, nothing that changes what the libraries do (a
 # developer's profiles aside: engine/README.md)
@@ -188,13 +189,39 @@ def collect_as_usual() -> Future[Answer] | None:
     return engine.submit("collect", {})
 
 
+# Engines this process let go before its end (engine_done), reaped at the end (close_engine).
+_RELEASED: list[EngineProcess] = []
+
+
+def engine_done() -> None:
+    """The command asks its engine nothing more: every environment is compiled, what is left is writing and
+    reporting. In a process that ends with its command (settings.lifetime), the engine is told to end now (its
+    requests' pipe closed: it answers what is under way, then exits), so its exit, tens of milliseconds while the
+    system frees its heap, overlaps krc's writing instead of following it; it is reaped at the end (close_engine),
+    and a later request would start another. Anywhere else (the tests, an in-process caller running command after
+    command) the engine stays for the next command."""
+    global _ENGINE
+    if not lifetime.one_command():
+        return
+    with _ENGINE_LOCK:
+        engine = _ENGINE
+        if not isinstance(engine, EngineProcess) or engine.pid != os.getpid():
+            return
+        _ENGINE = None
+        _RELEASED.append(engine)
+    if not engine.finish_writing(timeout=10):
+        engine.kill()
+
+
 @atexit.register
 def close_engine() -> None:
     global _ENGINE
     with _ENGINE_LOCK:
         engine, _ENGINE = _ENGINE, None
-    if engine is not None and engine.pid == os.getpid():
-        engine.close()
+        released = [e for e in _RELEASED if e.pid == os.getpid()]
+        _RELEASED.clear()
+    for ended in (*released, *([engine] if engine is not None and engine.pid == os.getpid() else [])):
+        ended.close()
 
 
 def run_folder() -> str | None:

@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # the names as the type checker and the import-layer contract
     from .plugin import generate_from_cache
     from .review_batch import reviews_of_batch
     from .run_options import DEFAULT_RUN, RunOptions
+    from .worker_pool import new_pool
 
 # name -> the module (relative to this package) that defines it
 _EXPORTS = {
@@ -72,7 +73,7 @@ _EXPORTS = {
     "render_to_disk": ".golden", "PolicyCheck": ".linting", "check_policies": ".linting",
     "lint_environments": ".linting", "lint_targets": ".linting", "generate_from_cache": ".plugin",
     "reviews_of_batch": ".review_batch",
-    "DEFAULT_RUN": ".run_options", "RunOptions": ".run_options",
+    "DEFAULT_RUN": ".run_options", "RunOptions": ".run_options", "new_pool": ".worker_pool",
 }
 __all__ = [  # the same names, spelled out for the type checker
     "AutoscalerNodes", "DEFAULT_RUN", "EnvironmentResult", "GoldenMismatch", "PolicyCheck", "Render", "RunOptions",
@@ -80,7 +81,7 @@ __all__ = [  # the same names, spelled out for the type checker
     "autoscaler_of", "check_environment", "check_golden", "check_policies", "compare_crd_sources",
     "compare_with_golden", "compile_environment", "compile_environments", "describe_rule", "environment_findings",
     "explain", "generate_from_cache", "init_environment", "lint_environments", "lint_targets", "list_environments",
-    "ray_versions", "render_to_disk", "review_project", "reviews_of_batch", "rule_list", "show_environment",
+    "new_pool", "ray_versions", "render_to_disk", "review_project", "reviews_of_batch", "rule_list", "show_environment",
     "validate_argocd", "validate_render", "validated_findings", "vendor_charts", "versions", "Written",
 ]
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from .. import review
 from ..diagnostics.problems import KrcError, Problem, sorted_problems
+from ..native import client
 from ..project.paths import Project
 from ..review.golden_source import GitGolden, WorkingTreeGolden, golden_source
 from .base_checks import base_checks, findings_of
@@ -70,6 +71,7 @@ def review_project(project: Project, names: Sequence[str], base: str | None = No
         current = findings_of(project, [name for name in sorted(reviews) if not reviews[name].removed], run)
         for name in current:
             reviews[name] = review.with_check_changes(reviews[name], current[name], checked.findings.get(name, ()))
+    client.engine_done()  # what is left is writing the review
     return review.Review(source.description, base, tuple(reviews[name] for name in sorted(reviews)),
                          checked.description if checked.findings is not None or checked.same_inputs else "",
                          checked.note)

@@ -49,6 +49,7 @@ def _write_environments_locked(project: Project, names: Sequence[str], work: Wor
     except BaseException:
         folders.discard_staged([(target / r.name, r.staged) for r in results if r.staged])
         raise
+    client.engine_done()  # what is left is writing
     folders.commit_staged([(target / r.name, r.staged) for r in results if r.staged])
     if stamps is not None:
         stamps.record({r.name: r.key for r in results if r.staged})
@@ -97,6 +98,7 @@ def check_golden(project: Project, names: Sequence[str], run: RunOptions = DEFAU
         jobs = [Job(CheckPlan(), project.root, group, run.cache, context.cache.shared)
                 for group in run.batches(names, RENDER_BATCH)]
         mismatches = [r.mismatch for r in outcomes(context, jobs, run, Checked)]
+    client.engine_done()  # what is left is reading golden/ and reporting
     if covers_all(project, names):
         source = golden_source(project, None)
         mismatches += [golden_mismatch(name, {}, source.files(name), orphaned=True)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import TypeVar
 
 from .. import pipeline
@@ -154,9 +153,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     started = workers_ahead.take(workers - 1)  # spawned while this process read the destinations
     try:
         # the workers talk to this process's engine: one engine (one copy of the compiled CRDs) for the run
-        with workers_ahead.spawning(), started or ProcessPoolExecutor(
-                max_workers=workers - 1, mp_context=multiprocessing.get_context("spawn"),
-                initializer=workers_ahead.worker_setup) as pool:
+        with workers_ahead.spawning(), started or pipeline.new_pool(workers - 1, workers_ahead.worker_setup) as pool:
             yield from _shared(jobs, [i for i, count in enumerate(counts) if not count], heavy, workers - 1,
                                lambda job: pool.submit(run_job, dataclasses.replace(job, peers=context.peers)),
                                lambda job: run_job(job, context))

@@ -46,7 +46,9 @@ def lint_targets(targets: Sequence[str], project_root: Path | None = None, kuber
     if kuberay_version or feature_gates:
         raise KrcError("--kuberay-version and --feature-gates apply to paths; an environment pins its chart and "
                        "sets operator.featureGates")
-    return sorted_problems(lint_environments(find_project(project_root or cwd), targets, argocd_crds, run))
+    found = lint_environments(find_project(project_root or cwd), targets, argocd_crds, run)
+    client.engine_done()  # what is left is reporting
+    return sorted_problems(found)
 
 
 def lint_environments(project: Project, names: Sequence[str], argocd_crds: str | None = None,
@@ -109,4 +111,5 @@ def check_policies(project: Project, names: Sequence[str] = (), engine: CueEngin
     # runs beside the engine)
     with client.roomy_engine():
         problems = policy_and_lint(project, selected, run, None, with_findings=False, engine=engine, settings=False)
+    client.engine_done()  # what is left is reporting
     return PolicyCheck(tuple(p.stem for p in policies), tuple(selected), tuple(sorted_problems(problems)))

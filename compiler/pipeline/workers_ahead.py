@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .. import pipeline
 from ..charts import crds_ahead, vendored
 from ..diagnostics.problems import KrcError
 from ..native import client, helper_process
 from ..settings import collector, variables
+
+if TYPE_CHECKING:  # the pool's module is loaded when a pool starts (pipeline.worker_pool)
+    from concurrent.futures import ProcessPoolExecutor
 
 _STARTED: list[tuple[ProcessPoolExecutor, int]] = []  # at most one pool: (pool, its worker count)
 
@@ -57,8 +60,7 @@ def start(count: int, initializer: Callable[[], None], vendor_dir: Path | None =
     `vendor_dir`, the pool reads its charts before any job (load_charts)."""
     if count < 1 or _STARTED:
         return
-    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=initializer)
+    pool = pipeline.new_pool(count, initializer)
     with spawning():
         for _ in range(count):
             pool.submit(os.getpid)  # a process is spawned per task while none is idle

@@ -7,6 +7,7 @@ import base64
 import hashlib
 import io
 import json
+import os
 import tarfile
 import threading
 from pathlib import Path
@@ -19,6 +20,7 @@ from compiler.cli import main
 from compiler.diagnostics.problems import KrcError
 from compiler.native import client
 from compiler.project.paths import Project
+from compiler.settings import lifetime
 
 
 def _chart(template: str) -> bytes:
@@ -62,6 +64,26 @@ def test_requests_from_several_threads_get_their_own_answers():
         thread.join()
     assert sorted(results) == list(range(12))
     assert all(f"name: n{i}}}" in text for i, text in results.items())
+
+
+def test_a_process_ending_with_its_command_lets_the_engine_go_when_the_command_is_done(
+        monkeypatch: pytest.MonkeyPatch):
+    """engine_done: the krc executable's engine is told to end as soon as the command asks nothing more of it (it
+    exits while krc writes, and is reaped at the end); a later request starts another. A process running command
+    after command (these tests) keeps its engine."""
+    archive = _chart("kind: ConfigMap\napiVersion: v1\nmetadata: {name: {{ .Values.name }}}\n")
+    client.call("render", _render_args(archive, name="a"), what="render a", timeout=60)
+    engine = client._ENGINE
+    assert isinstance(engine, client.EngineProcess)
+    client.engine_done()
+    assert client._ENGINE is engine and engine.alive()  # kept: this process runs more commands
+    monkeypatch.setattr(lifetime, "_ONE_COMMAND", [True])
+    client.engine_done()
+    assert engine._process.wait(timeout=30) == 0  # ended on its own, once told
+    assert client.call("render", _render_args(archive, name="b"), what="render b", timeout=60)["manifest"]
+    assert client._ENGINE is not engine
+    client.close_engine()  # reaps the one let go and ends the new one
+    assert not os.path.exists(engine.socket_folder)
 
 
 def test_a_request_past_its_deadline_is_stopped_and_the_next_one_works():
