@@ -1,6 +1,6 @@
 """The pool of worker processes a command compiles in (jobs.parallel, workers_ahead.start). A module of its own,
 loaded when a pool starts (the pipeline's names are imported when first used): multiprocessing and the process pool
-took 13-15 ms of a command's start, and a command compiling a few environments (most pull requests) starts none."""
+took 13-16 ms of a command's start, and a command compiling a few environments (most pull requests) starts none."""
 from __future__ import annotations
 
 import multiprocessing
