@@ -36,8 +36,10 @@ def _write_environments_locked(project: Project, names: Sequence[str], work: Wor
     target = work.output_root(project)
     project.checked_output_dirs(target, names)  # real folders inside the project only, never through a link
     folders.clean_debris(target)  # what an interrupted run left beside its targets
-    stamps = OutputStamps(target, run.cache) if work is Work.RENDER else None
+    # first: a few edited environments have the engine compile their charts' CRDs from here on (Context.of), which
+    # is what a command compiling a few waits for last
     context = Context.of(project, run, workers=run.workers_for(work, len(names)))
+    stamps = OutputStamps(target, run.cache) if work is Work.RENDER else None
     charts_ahead(context, names)  # compiled by the engine while the rendered/ folders are checked
     jobs = [Job(RenderPlan({n: k for n in group if (k := stamps.current(n))}) if stamps is not None
                 else AcceptPlan(), project.root, group, run.cache, context.cache.shared)
