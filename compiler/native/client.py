@@ -217,11 +217,11 @@ def engine_done() -> None:
 def close_engine() -> None:
     global _ENGINE
     with _ENGINE_LOCK:
-        engine, _ENGINE = _ENGINE, None
-        released = [e for e in _RELEASED if e.pid == os.getpid()]
+        ending = [e for e in (*_RELEASED, _ENGINE) if e is not None and e.pid == os.getpid()]
+        _ENGINE = None
         _RELEASED.clear()
-    for ended in (*released, *([engine] if engine is not None and engine.pid == os.getpid() else [])):
-        ended.close()
+    for engine in ending:
+        engine.close()
 
 
 def run_folder() -> str | None:

@@ -3,13 +3,14 @@
 needs before the command returns (client.engine_done); the other kind keeps it for the next command."""
 from __future__ import annotations
 
-_ONE_COMMAND = [False]
+_one_command = False
 
 
 def ends_with_command() -> None:
     """Called by the krc executable before its command runs."""
-    _ONE_COMMAND[0] = True
+    global _one_command
+    _one_command = True
 
 
 def one_command() -> bool:
-    return _ONE_COMMAND[0]
+    return _one_command

@@ -77,7 +77,7 @@ def test_a_process_ending_with_its_command_lets_the_engine_go_when_the_command_i
     assert isinstance(engine, client.EngineProcess)
     client.engine_done()
     assert client._ENGINE is engine and engine.alive()  # kept: this process runs more commands
-    monkeypatch.setattr(lifetime, "_ONE_COMMAND", [True])
+    monkeypatch.setattr(lifetime, "_one_command", True)
     client.engine_done()
     assert engine._process.wait(timeout=30) == 0  # ended on its own, once told
     assert client.call("render", _render_args(archive, name="b"), what="render b", timeout=60)["manifest"]
