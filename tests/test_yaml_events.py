@@ -22,6 +22,13 @@ def test_what_is_not_plain_data_is_left_to_the_composed_path(text: str):
     assert yaml_events.plain_documents(text) is None
 
 
+@pytest.mark.parametrize("text", ["'<<': null\n", "a:\n  \"<<\": [1]\n"])
+def test_a_quoted_merge_key_is_a_key_like_any_other(text: str):
+    """Only a plain `<<` is a merge key; quoted (as krc's dumper writes a key of that text) it is plain data."""
+    expected = list(yaml.safe_load_all(text))
+    assert yaml_events.plain_documents(text) == expected == yamlio.load_all(text)
+
+
 def test_plain_data_resolves_scalars_like_the_safe_loader():
     text = ("yes: on\nnum: 0x1F\nf: 1.5e3\nnull_: ~\nempty:\nq: 'on'\nts: 2024-01-02\nbang: ! 12\n"
             "lit: |\n  two\n  lines\n---\n---\n- [1, {a: b}]\n")

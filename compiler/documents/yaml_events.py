@@ -144,7 +144,10 @@ def _documents(text: str, resolver: _ScalarResolver, filename: str | None = None
                     positions[(*frame[2], len(container))] = _place(shown, event)
                 container.append(value)
             elif frame[1] is no_key:
-                if value == "<<" or not isinstance(value, (str, int, float, bool)) or (placed and value in container):
+                # a merge key is a plain `<<` (a quoted '<<' is a key like any other); a key that is not a str,
+                # int, float or bool, or one given twice, is left to the composed path too
+                merge = value == "<<" and kind is yaml.ScalarEvent and event.implicit[0] and not event.style
+                if merge or not isinstance(value, (str, int, float, bool)) or (placed and value in container):
                     raise _Unsupported
                 if keep is not None and len(stack) == 1 and value not in keep:
                     nodes = _skip_value(get_event, plain, len(stack), nodes, depth_limit, node_limit)
