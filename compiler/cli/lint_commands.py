@@ -15,6 +15,7 @@ from .edge import run_options, run_settings
 from .support import (
     complete_environments,
     current_project,
+    project_or_none,
     show_problems,
     working,
 )
@@ -52,8 +53,10 @@ def policy_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     Example:
       krc policy prod-eks-gpu
     """
+    project, settings = current_project(), run_settings(no_cache, jobs)
+    pipeline.start_engine_ahead(project, environments, settings, roomy=True)
     with working("checking policies"):
-        checked = pipeline.check_policies(current_project(), environments, run=run_settings(no_cache, jobs))
+        checked = pipeline.check_policies(project, environments, run=settings)
     policies, names, problems = checked.policies, checked.environments, checked.findings
     for problem in problems:
         click.echo(problem.one_line())
@@ -83,9 +86,12 @@ def lint_command(targets: tuple[str, ...], output_format: str, kuberay_version: 
       krc lint rendered/dev/manifests --format sarif > krc.sarif
     """
     root = click.get_current_context().find_root().params.get("project")
+    settings, project = run_settings(no_cache, jobs), project_or_none()
+    if project is not None:  # Ray's generator runs beside its engine
+        pipeline.start_engine_ahead(project, targets, settings, roomy=False)
     with working("linting"):
         problems = pipeline.lint_targets(list(targets), Path(root) if root else None, kuberay_version, feature_gates,
-                                         argocd_crds=argocd_crds, run=run_settings(no_cache, jobs))
+                                         argocd_crds=argocd_crds, run=settings)
     if output_format == "text" and sys.stdout.isatty():
         show_problems(problems, err=False)  # a person reading: the source line and the fix under each finding
     else:

@@ -52,13 +52,16 @@ def _environments_command(name: str, short_help: str) -> Callable[[Callable[...,
 
 
 def _over_environments(environments: tuple[str, ...], no_cache: bool, jobs: int | None,
-                       run: Callable[[Project, Sequence[str], RunOptions], T]) -> T:
+                       run: Callable[[], Callable[[Project, Sequence[str], RunOptions], T]]) -> T:
     """What render, golden and check share: one pipeline run over the named environments (all when none are
-    named), under the progress line."""
+    named), under the progress line. `run` gives the pipeline function: it is looked up (and its modules loaded)
+    once the engine was started ahead, which then comes up meanwhile."""
     project = current_project()
     names = project.select(environments)
+    settings = run_settings(no_cache, jobs)
+    pipeline.start_engine_ahead(project, names, settings, roomy=True)
     with working(f"rendering {plural(len(names), 'environment')}"):
-        return run(project, names, run_settings(no_cache, jobs))
+        return run()(project, names, settings)
 
 
 @_environments_command("render", "Render environments into rendered/<env>/.")
@@ -70,7 +73,7 @@ def render_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     Example:
       krc render dev
     """
-    results = _over_environments(environments, no_cache, jobs, pipeline.render_to_disk)
+    results = _over_environments(environments, no_cache, jobs, lambda: pipeline.render_to_disk)
     for result in results:
         click.echo(f"rendered {result.name}: {plural(result.objects, 'object')}, "
                    f"{plural(result.crds, 'CRD')} of {result.chart[0]} {result.chart[1]}")
@@ -85,7 +88,7 @@ def golden_command(environments: tuple[str, ...], no_cache: bool, jobs: int | No
     Example:
       krc diff dev && krc golden dev
     """
-    results = _over_environments(environments, no_cache, jobs, pipeline.accept_golden)
+    results = _over_environments(environments, no_cache, jobs, lambda: pipeline.accept_golden)
     for result in results:
         if result.staged is not None:
             click.echo(f"golden/{result.name} updated")
@@ -119,7 +122,8 @@ def check_command(environments: tuple[str, ...], no_cache: bool, jobs: int | Non
     Example:
       krc check            # in CI: is golden/ current?
     """
-    mismatches = [m for m in _over_environments(environments, no_cache, jobs, pipeline.check_golden) if not m.clean]
+    checked = _over_environments(environments, no_cache, jobs, lambda: pipeline.check_golden)
+    mismatches = [m for m in checked if not m.clean]
     for mismatch in mismatches:
         if mismatch.orphaned:
             click.echo(f"orphaned: golden/{mismatch.environment}/ (environments/{mismatch.environment}.yaml is gone): "

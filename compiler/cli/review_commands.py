@@ -36,8 +36,10 @@ def diff_command(environments: tuple[str, ...], output_format: str, base: str | 
     project = current_project()
     targets = review.report_targets(project, outputs, review.FORMATS)  # all checked before anything is compiled
     names = project.select(environments)
+    settings = run_settings(no_cache, jobs)
+    pipeline.start_engine_ahead(project, names, settings, roomy=False)  # Ray's generator runs beside it
     with working(f"rendering {plural(len(names), 'environment')}"):
-        result = pipeline.review_project(project, names, base, run_settings(no_cache, jobs))
+        result = pipeline.review_project(project, names, base, settings)
     for target in targets:  # every format from the one review
         review.write_report(target, review.format_review(result, target.format).encode("utf-8"))
     click.echo(review.format_review(result, output_format), nl=False)

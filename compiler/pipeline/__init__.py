@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the names as the type checker and the import-layer contract
     from .autoscaling import AutoscalerNodes, autoscaler_nodes, ray_versions
     from .crds_and_argocd import argocd_generate, argocd_init, compare_crd_sources, validate_argocd
     from .diff import approve_crd_upgrade, review_project
+    from .engine_ahead import start_engine_ahead
     from .environments import (
         Validated,
         autoscaler_of,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:  # the names as the type checker and the import-layer contract
     )
     from .golden import accept_golden, check_golden, compare_with_golden, render_to_disk
     from .linting import PolicyCheck, check_policies, lint_environments, lint_targets
+    from .pinned_crds import send_pinned_crds
     from .plans import EnvironmentResult, GoldenMismatch, Written
     from .plugin import generate_from_cache
     from .review_batch import reviews_of_batch
@@ -72,7 +74,7 @@ _EXPORTS = {
     "versions": ".everyday", "accept_golden": ".golden", "check_golden": ".golden", "compare_with_golden": ".golden",
     "render_to_disk": ".golden", "PolicyCheck": ".linting", "check_policies": ".linting",
     "lint_environments": ".linting", "lint_targets": ".linting", "generate_from_cache": ".plugin",
-    "reviews_of_batch": ".review_batch",
+    "reviews_of_batch": ".review_batch", "send_pinned_crds": ".pinned_crds", "start_engine_ahead": ".engine_ahead",
     "DEFAULT_RUN": ".run_options", "RunOptions": ".run_options", "new_pool": ".worker_pool",
 }
 __all__ = [  # the same names, spelled out for the type checker
@@ -81,8 +83,9 @@ __all__ = [  # the same names, spelled out for the type checker
     "autoscaler_of", "check_environment", "check_golden", "check_policies", "compare_crd_sources",
     "compare_with_golden", "compile_environment", "compile_environments", "describe_rule", "environment_findings",
     "explain", "generate_from_cache", "init_environment", "lint_environments", "lint_targets", "list_environments",
-    "new_pool", "ray_versions", "render_to_disk", "review_project", "reviews_of_batch", "rule_list", "show_environment",
-    "validate_argocd", "validate_render", "validated_findings", "vendor_charts", "versions", "Written",
+    "new_pool", "ray_versions", "render_to_disk", "review_project", "reviews_of_batch", "rule_list",
+    "send_pinned_crds", "show_environment", "start_engine_ahead", "validate_argocd", "validate_render",
+    "validated_findings", "vendor_charts", "versions", "Written",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 from .. import review
 from ..argocd.validation import crds_path
-from ..charts import crds_ahead, vendored
+from ..charts import vendored
 from ..charts.package import Chart
 from ..diagnostics.problems import KrcError, Problem
-from ..environment.model import load_environment, merged_settings
+from ..environment.model import load_environment
 from ..k8s.destinations import Destination, peer_digests
 from ..native import client
 from ..output import folders, layout
@@ -33,8 +33,9 @@ from .environments import (
     validate_render,
     validated_findings,
 )
+from .pinned_crds import send_pinned_crds
 from .plans import GoldenMismatch
-from .run_options import RunOptions
+from .run_options import CHARTS_AHEAD_FOR, RunOptions
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class Context:
             few = plain.shares_last_basis()  # else every environment compiles, whichever files were edited
             if 0 < len(edited) <= CHARTS_AHEAD_FOR and few:
                 client.start_engine(few=True)
-                _send_pinned_crds(context, edited)
+                send_pinned_crds(context.project, edited)
                 sent = edited
             index = DestinationIndex(plain)
             if workers > 1 and index.unread(names) * 2 >= len(names):
@@ -102,7 +103,7 @@ class Context:
         context.cache = cache
         context._peers = peers
         if few and len(changed) <= CHARTS_AHEAD_FOR:
-            _send_pinned_crds(context, [name for name in changed if name not in sent])
+            send_pinned_crds(context.project, [name for name in changed if name not in sent])
         return context
 
     @property
@@ -117,13 +118,6 @@ class Context:
         return self._charts[(name, version)]
 
 
-# Up to this many environments to compile (a pull request's few), the CRDs of the charts they pin are sent to the
-# engine as soon as a command knows which: a run compiling more has its workers read every chart first
-# (workers_ahead.load_charts), and a run compiling none needs no engine.
-CHARTS_AHEAD_FOR = 8
-_PIN = frozenset({"operator"})  # where an environment pins its chart
-
-
 def charts_ahead(context: Context, names: Sequence[str]) -> None:
     """Send the CRDs of the charts pinned by the environments the cache lacks to the engine now: it compiles them
     (tens of milliseconds per CRD) while this process checks the other environments and renders these, instead
@@ -135,22 +129,9 @@ def charts_ahead(context: Context, names: Sequence[str]) -> None:
     context.charts_ahead_done = True
     missing = [name for name in names if not context.cache.has_entry(name)]
     if missing and len(missing) <= CHARTS_AHEAD_FOR:
-        _send_pinned_crds(context, missing)
+        send_pinned_crds(context.project, missing)
     elif missing:  # many to compile, though a few edited files may have started the engine for a few (Context.of)
         client.collect_as_usual()
-
-
-def _send_pinned_crds(context: Context, names: Sequence[str]) -> None:
-    """The CRDs of the charts `names` pin, sent to the engine to compile (crds_ahead sends each CRD once)."""
-    for name in names:
-        try:
-            settings, _ = merged_settings(context.project, name, _PIN)
-            pin = (settings.get("operator") or {}).get("chart") or {}
-            chart, version = str(pin.get("name")), str(pin.get("version"))
-            if vendored.chart_pin_problem(chart, version) is None:
-                crds_ahead.send(context.chart(chart, version).crds)
-        except (KrcError, AttributeError):
-            continue
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,10 @@ REVIEW_BATCH = 40
 # CPU and memory; the shares are where two processes started to win on 2 cores (bench/bench_scale.py's
 # "N changed" runs measure them).
 WORKER_REPAID_BY = {Work.RENDER: 12, Work.GOLDEN: 12, Work.CHECK: 12, Work.REVIEW: 16, Work.LINT: 10}
+# Up to this many environments to compile (a pull request's few), the CRDs of the charts they pin are sent to the
+# engine as soon as a command knows which (pinned_crds): a run compiling more has its workers read every chart
+# first (workers_ahead.load_charts), and a run compiling none needs no engine.
+CHARTS_AHEAD_FOR = 8
 # The default number of compiling processes when --jobs is not given: a container's CPU limit, which
 # os.cpu_count() does not see (an Argo CD sidecar, a CI runner), or 1 where the caller already runs in parallel.
 JOBS_VARIABLE = "KRC_JOBS"

@@ -4,6 +4,8 @@ gets."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from compiler.charts import crds_ahead, vendored
+from compiler.environment.model import merged_settings
 from compiler.native import client
 from compiler.project.paths import Project
 from compiler.results import input_digests
@@ -102,8 +105,7 @@ def test_the_charts_of_the_few_environments_to_compile_are_sent_ahead(project: P
     context = Context(project, CompileCache(project, enabled=False))  # no entries: every environment is missing
     charts_ahead(context, names[:1])
     [env] = names[:1]
-    pin = pipeline_context.merged_settings(project, env, frozenset({"operator"}))[0]["operator"]["chart"]
-    expected = {(os.getpid(), crd.digest) for crd in context.chart(pin["name"], str(pin["version"])).crds}
+    expected = {(os.getpid(), crd.digest) for crd in context.chart(*_pinned(project, env)).crds}
     assert set(crds_ahead._AHEAD) == expected
 
     monkeypatch.setattr(crds_ahead, "_AHEAD", {})
@@ -190,6 +192,77 @@ def test_a_few_edited_files_then_many_to_compile_has_the_engine_collect_as_usual
     assert not engine.collecting_late and collect_as_usual() is None
 
 
+def test_the_command_line_starts_the_engine_ahead_for_a_few_edited_files(project: Project, private_cache: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the modules that compile load, a command over environments starts the engine and sends it the CRDs
+    the edited environments' charts pin (pipeline.engine_ahead), when their files' signatures against the memo
+    show a few edited, as Context.of finds them later; Context.of then finds it running."""
+    from compiler.pipeline import engine_ahead
+    from compiler.pipeline.context import Context
+
+    run, dev = _after_a_command_dev_edited(project, monkeypatch)
+    monkeypatch.setattr(client, "_KNOWN", {})
+    monkeypatch.setattr(crds_ahead, "_AHEAD", {})
+    engine_ahead.start_engine_ahead(project, (), run, roomy=True)
+    engine = client._ENGINE
+    assert engine is not None and engine.alive()
+    assert "--collect-late" in _engine_arguments() and "GOGC=200" in _engine_environment()
+    chart = vendored.load_vendored_chart(project.vendor_dir, *_pinned(project, "dev"))
+    assert set(crds_ahead._AHEAD) == {(os.getpid(), crd.digest) for crd in chart.crds}
+    Context.of(project, run)
+    assert client._ENGINE is engine
+    client.close_engine()
+    dev.write_text(dev.read_text() + "\n# changed again\n")
+    engine_ahead.start_engine_ahead(project, ("dev",), run, roomy=False)  # the command's own choice of collector
+    assert "GOGC=100" in _engine_environment()
+
+
+def test_no_engine_is_started_ahead_unless_a_few_environment_files_were_edited(
+        project: Project, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing is started ahead for arguments that are not all environments (`krc lint` of files), without the
+    cache, for more edited files than a few (a run that starts its workers first), or with nothing edited."""
+    from compiler.pipeline import RunOptions, engine_ahead
+    from compiler.pipeline.context import Context
+
+    run, _ = _after_a_command_dev_edited(project, monkeypatch)
+    engine_ahead.start_engine_ahead(project, ("dev", "rendered/dev/manifests"), run, roomy=False)
+    engine_ahead.start_engine_ahead(project, (), RunOptions(cache=False, workers=1), roomy=False)
+    monkeypatch.setattr(engine_ahead, "CHARTS_AHEAD_FOR", 0)
+    engine_ahead.start_engine_ahead(project, (), run, roomy=False)
+    assert client._ENGINE is None
+    monkeypatch.undo()
+    later = time.time_ns() + 3_000_000_000
+    monkeypatch.setattr(input_digests.time, "time_ns", lambda: later)
+    Context.of(project, run)  # a command read the edited file: its memo has it
+    client.close_engine()
+    monkeypatch.setattr(crds_ahead, "_AHEAD", {})
+    engine_ahead.start_engine_ahead(project, (), run, roomy=False)
+    assert client._ENGINE is None and crds_ahead._AHEAD == {}
+
+
+def test_the_engine_is_started_before_the_pipeline_loads(project: Project, private_cache: Path) -> None:
+    """`krc render` starts the engine ahead before the modules of its pipeline function load (so they load while
+    the engine comes up), then renders as always."""
+    code = """
+import sys
+import compiler.pipeline as pipeline
+from compiler.pipeline import engine_ahead
+seen = []
+def ahead(*args, **kwargs):
+    seen.append("compiler.pipeline.golden" in sys.modules)
+    return engine_ahead.start_engine_ahead(*args, **kwargs)
+pipeline.start_engine_ahead = ahead
+from click.testing import CliRunner
+from compiler.cli import main
+result = CliRunner().invoke(main, sys.argv[1:])
+print(result.exit_code, seen)
+"""
+    done = subprocess.run([sys.executable, "-c", code, "--project", str(project.root), "render", "dev"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split(maxsplit=1) == ["0", "[False]\n"]
+    assert (project.root / "rendered" / "dev" / "manifests").is_dir()
+
+
 def _after_a_command_dev_edited(project: Project, monkeypatch: pytest.MonkeyPatch) -> tuple[RunOptions, Path]:
     """A command ran (its memo kept, its engine closed), then environments/dev.yaml was edited: the run options
     to go on with, and that file."""
@@ -212,9 +285,13 @@ def _engine_arguments() -> list[str]:
     return Path(f"/proc/{engine._process.pid}/cmdline").read_text().split("\0")
 
 
-def _pinned(project: Project, name: str) -> tuple[str, str]:
-    from compiler.pipeline import context as pipeline_context
+def _engine_environment() -> list[str]:
+    engine = client._ENGINE
+    assert isinstance(engine, client.EngineProcess)
+    return Path(f"/proc/{engine._process.pid}/environ").read_text().split("\0")
 
-    chart = pipeline_context.merged_settings(project, name, frozenset({"operator"}))[0]["operator"]["chart"]
+
+def _pinned(project: Project, name: str) -> tuple[str, str]:
+    chart = merged_settings(project, name, frozenset({"operator"}))[0]["operator"]["chart"]
     return str(chart["name"]), str(chart["version"])
     client.close_engine()
