@@ -94,3 +94,26 @@ def test_a_file_written_just_now_is_edited_only_when_its_bytes_changed(project: 
     assert edited.edited_environments(names) == ["dev"]
     edited.remember_digests()
     assert CompileCache(project).edited_environments(names) == []
+
+
+@pytest.mark.usefixtures("later")
+def test_the_edited_files_are_found_in_order_up_to_a_number_each_digested_once_per_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """edited_among (CompileCache.edited_environments, and the engine started ahead, which stops past a few): the
+    files new or holding other bytes than the memo, in the order given; each file is hashed once per instance (a
+    run), however often it is asked for."""
+    files = [tmp_path / f"{name}.yaml" for name in ("a", "b", "c", "d")]
+    for file in files:
+        file.write_bytes(b"x: 1\n")
+    first = InputDigests(str(tmp_path), True, tmp_path / "cache")
+    assert first.edited_among(str(f) for f in files) == [str(f) for f in files]  # none known yet
+    first.save()
+    files[1].write_bytes(b"x: 2\n")
+    files[3].write_bytes(b"x: 3\n")
+    read: list[str] = []
+    real = input_digests.path_digest
+    monkeypatch.setattr(input_digests, "path_digest", lambda path: read.append(path) or real(path))
+    second = InputDigests(str(tmp_path), True, tmp_path / "cache")
+    assert second.edited_among([str(f) for f in files]) == [str(files[1]), str(files[3])]
+    assert second.edited_among([str(f) for f in files], most=1) == [str(files[1])]
+    assert second.digest(str(files[3])) == _sha(b"x: 3\n") and read == [str(files[1]), str(files[3])]

@@ -63,9 +63,6 @@ class CompileCache:
         self.project = project
         self.enabled = enabled
         self.folder = folder or cache_dir()
-        # per run (files do not change under one command), by path as text: hundreds of environments' layers are
-        # looked up several times each, and hashing Path objects costs more than the lookups
-        self._digests: dict[str, str] = {}
         self._root_text = str(project.root)
         self._environment_files: dict[str, str] = {}
         self._files = InputDigests(str(project.resolved_root), enabled, self.folder)
@@ -82,25 +79,20 @@ class CompileCache:
             if summary_index and enabled else None
 
     def digest(self, path: Path | str) -> str:
-        """Digest of a file read once per cache object (base.yaml is every environment's layer)."""
-        text = os.fspath(path)
-        found = self._digests.get(text)
-        if found is None:
-            found = self._digests[text] = self._files.digest(text)
-        return found
+        """Digest of a file, worked out once per run (base.yaml is every environment's layer): by path as text,
+        as hashing Path objects costs more than the lookups."""
+        return self._files.digest(os.fspath(path))
 
     def edited_environments(self, names: Iterable[str]) -> list[str]:
         """Of `names`, the environments whose file is new or holds other bytes than when a command last hashed it
         (InputDigests.edited), so most likely to compile; none without the cache."""
-        edited = []
+        files = {}
         for name in names:
             try:
-                self.environment_digest(name)
+                files[self._environment_file(name)] = name
             except KrcError:
                 continue  # a name no environment file can have: reported where it is used
-            if self._files.edited(self._environment_files[name]):
-                edited.append(name)
-        return edited
+        return [files[path] for path in self._files.edited_among(files)]
 
     def remember_digests(self) -> None:
         """Keep the digests of the files read anew in the project's memo (input_digests), for the next command,
@@ -114,14 +106,17 @@ class CompileCache:
 
     def environment_digest(self, name: str) -> str:
         """The digest of environments/<name>.yaml, the environment's own layer."""
+        return self.digest(self._environment_file(name))
+
+    def _environment_file(self, name: str) -> str:
         file = self._environment_files.get(name)
         if file is None:
             file = self._environment_files[name] = str(self.project.environment_file(name))
-        return self.digest(file)
+        return file
 
     def share_digests(self, other: CompileCache) -> None:
         # the files `other` read in this run: read once per command
-        self._digests, self._files = other._digests, other._files
+        self._files = other._files
         self._keys.clear()
 
     def key(self, name: str) -> str:

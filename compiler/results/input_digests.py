@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,9 @@ class InputDigests:
         self._basis = ""  # what the command that kept the memo said its compiles rested on (save)
         # what this command hashed: [signature..., digest], the signature None when too young to be trusted
         self.changed: dict[str, list[Any]] = {}
+        # every answer of this run, by path (files do not change under one command): hundreds of environments'
+        # layers are asked for several times each
+        self._answered: dict[str, str] = {}
         self.now = time.time_ns()
 
     @property
@@ -63,7 +67,14 @@ class InputDigests:
             return {}
 
     def digest(self, path: str) -> str:
-        """A file's or folder's content digest (cache.digests.path_digest); "" when it does not exist."""
+        """A file's or folder's content digest (cache.digests.path_digest); "" when it does not exist. Worked out
+        once per run."""
+        found = self._answered.get(path)
+        if found is None:
+            found = self._answered[path] = self._digest(path)
+        return found
+
+    def _digest(self, path: str) -> str:
         try:
             status = os.stat(path)
         except (OSError, ValueError):
@@ -78,6 +89,17 @@ class InputDigests:
         if self.enabled and digest:  # a young signature is not kept, its digest is (to tell an edit: edited)
             self.changed[path] = [*(signature if settled(signature, self.now) else [None] * 5), digest]
         return digest
+
+    def edited_among(self, paths: Iterable[str], most: int | None = None) -> list[str]:
+        """Of `paths`, in order, those `edited` (each digested first), up to `most` of them."""
+        found = []
+        for path in paths:
+            self.digest(path)
+            if self.edited(path):
+                found.append(path)
+                if most is not None and len(found) >= most:
+                    break
+        return found
 
     def edited(self, path: str) -> bool:
         """Whether this command found the file at `path` new or with other bytes than the last command that hashed
