@@ -31,6 +31,11 @@ def test_the_workflow_is_the_repositorys_own_action():
     checkout, review = job["steps"]
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
     assert review["uses"] == "./" and "run" not in review  # action.yml at the root: what other repositories use
+    # a push to main runs it too, with no pull request to review against or comment on: it fills the caches new
+    # pull requests restore
+    assert workflow[True]["push"]["branches"] == ["main"]  # YAML 1.1 reads the key `on` as true
+    assert review["with"] == {"base": "${{ github.event_name == 'push' && 'HEAD' || '' }}",
+                              "comment": "${{ github.event_name == 'pull_request' }}"}
     assert workflow["permissions"]["pull-requests"] == "write" and workflow["permissions"]["issues"] == "write"
     action = yaml.safe_load((REPO / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
@@ -48,6 +53,24 @@ def test_the_workflow_is_the_repositorys_own_action():
     assert action["inputs"]["go-version"]["default"].startswith("1.26")
     assert uses["actions/upload-artifact"]["with"]["name"] == "krc-review"
     assert not any(name.startswith("actions/setup-node") for name in uses)  # CUE runs inside krc's engine
+    # krc's cache: restored after the keys are known and before the first command that compiles, saved after the
+    # last one (and before the step that fails the job); Ray's generators: restored before they are installed
+    steps = action["runs"]["steps"]
+
+    def first(predicate) -> int:
+        return next(i for i, step in enumerate(steps) if predicate(step))
+
+    restore = first(lambda s: s.get("uses", "").startswith("actions/cache/restore@") and "keys.outputs.key" in
+                    str(s["with"]["key"]))
+    save = first(lambda s: s.get("uses", "").startswith("actions/cache/save@") and "keys.outputs.key" in
+                 str(s["with"]["key"]))
+    keys = first(lambda s: "krc_cache_keys.py" in str(s.get("run", "")))
+    assert keys < restore < first(lambda s: "krc check" in str(s.get("run", "")))
+    assert first(lambda s: "krc diff --" in str(s.get("run", ""))) < save < first(
+        lambda s: "krc_crd_gate.py" in str(s.get("run", "")))
+    assert steps[save]["if"].startswith("always()")
+    ray_restore = first(lambda s: s.get("id") == "ray-restore")
+    assert ray_restore < first(lambda s: "pip\" install" in str(s.get("run", "")))
 
 
 class FakeGitHub(http.server.BaseHTTPRequestHandler):
@@ -224,3 +247,49 @@ def test_the_full_report_is_cut_only_beyond_the_summary_limit(tmp_path: Path):
     assert small == "## krc diff\n\nsmall\n\n<details><summary>Full report (<code>krc diff --format text</code>)" \
         "</summary>\n\n```text\nshort report\n```\n\n</details>\n"
     assert comment.build_summary(body, "") == "## krc diff\n\nsmall\n"
+
+
+def cache_keys(project: Project, tmp_path: Path, **extra: str) -> tuple[str, dict[str, str]]:
+    """krc_cache_keys.py run in the project as the action runs it: what it writes to GITHUB_ENV and GITHUB_OUTPUT."""
+    exported, outputs = tmp_path / "github-env", tmp_path / "github-output"
+    exported.write_text("")
+    outputs.write_text("")
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path), "RUNNER_OS": "Linux",
+           "RUNNER_TEMP": str(tmp_path / "runner-temp"), "GITHUB_ENV": str(exported), "GITHUB_OUTPUT": str(outputs),
+           **extra}
+    done = subprocess.run([sys.executable, str(SCRIPTS / "krc_cache_keys.py")], cwd=project.root, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return exported.read_text(), dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+
+
+def test_the_cache_key_follows_krc_the_chart_lock_and_the_templates_only(project: Project, tmp_path: Path):
+    exported, first = cache_keys(project, tmp_path)
+    folder = str(tmp_path / "runner-temp" / "krc-cache")
+    assert exported == f"KRC_CACHE_DIR={folder}\n" and first["cache-dir"] == folder
+    assert first["key"].startswith("krc-cache-Linux-")
+    assert first["ray-key"] == f"krc-ray-Linux-py{sys.version.split()[0]}-2.58.0"  # the fixture's Ray version
+    # an environment or a policy edited: most entries still hold, so the same key carries them forward
+    dev = project.environment_file("dev")
+    dev.write_text(dev.read_text() + "# edited\n")
+    policy = next(project.policies_dir.glob("*.cue"))
+    policy.write_text(policy.read_text() + "// edited\n")
+    assert cache_keys(project, tmp_path)[1]["key"] == first["key"]
+    # a template or the chart lock edited: every entry is of other inputs, a cache of its own starts
+    template = project.templates_dir / "objects" / "core.jsonnet"
+    template.write_text(template.read_text() + "\n")
+    second = cache_keys(project, tmp_path)[1]["key"]
+    lock = project.vendor_dir / "charts.lock.yaml"
+    lock.write_text(lock.read_text() + "# edited\n")
+    third = cache_keys(project, tmp_path)[1]["key"]
+    assert len({first["key"], second, third}) == 3
+    # a cache folder the job sets is the one kept
+    exported, given = cache_keys(project, tmp_path, KRC_CACHE_DIR=str(tmp_path / "mine"))
+    assert exported == f"KRC_CACHE_DIR={tmp_path / 'mine'}\n" and given["cache-dir"] == str(tmp_path / "mine")
+
+
+def test_the_cache_keys_need_krc(tmp_path: Path):
+    done = subprocess.run([sys.executable, str(SCRIPTS / "krc_cache_keys.py")], cwd=tmp_path, capture_output=True,
+                          text=True, env={"PATH": "/usr/bin:/bin", "GITHUB_ENV": str(tmp_path / "env")}, timeout=60)
+    assert done.returncode == 2 and "install krc before this step" in done.stderr
+    assert not (tmp_path / "env").exists()  # nothing exported when no key could be made
