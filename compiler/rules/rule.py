@@ -25,11 +25,11 @@ def as_severity(text: str) -> Severity:
 @dataclass(frozen=True)
 class About:
     """What a rule states about itself: its id, its severity, its one-line summary (what `krc rules` lists), the
-    operator versions it applies to (a PEP 440 specifier such as '>=1.7', '' for all), whether it needs a
-    whole environment (its destination, its peers, Ray's view) rather than a file of objects, and whether it reads
-    Ray's autoscaler view (context.autoscaler): such a rule finds nothing without one, and only such rules find
-    anything else with one, so `krc lint` adds their findings to the compile's (made without the view) instead of
-    running every rule again."""
+    operator versions it applies to (comparisons of release numbers such as '>=1.7', support/versions.py; '' for
+    all), whether it needs a whole environment (its destination, its peers, Ray's view) rather than a file of
+    objects, and whether it reads Ray's autoscaler view (context.autoscaler): such a rule finds nothing without
+    one, and only such rules find anything else with one, so `krc lint` adds their findings to the compile's (made
+    without the view) instead of running every rule again."""
 
     id: str
     severity: Severity
