@@ -62,6 +62,8 @@ class Context:
         self._peers: tuple[Destination, ...] | None = None
         self.policies_ahead: PoliciesAhead | None = None  # at most one engine run under way (policies_ahead)
         self.charts_ahead_done = False  # charts_ahead decided for this command (its first call does)
+        self.failed_ahead: dict[str, KrcError] = {}  # compile_few_ahead's errors, for the jobs to report
+        self.compiled_ahead: set[str] = set()  # what compile_few_ahead compiled (the jobs find it in the cache)
 
     @classmethod
     def of(cls, project: Project, run: RunOptions, options: str = "", with_peers: bool = True,
@@ -166,7 +168,11 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rende
     limit twice. Environments that fail before rendering are left out: compile_cached reports them as always."""
     project, cache = context.project, context.cache
     keys, pairs = [], []
+    found: dict[str, Rendered | KrcError] = {}
     for name in names:
+        if name in context.failed_ahead:  # compiled ahead and failed: its error, not a second evaluation
+            found[name] = context.failed_ahead.pop(name)
+            continue
         if cache.has_entry(name):
             continue
         try:
@@ -177,7 +183,6 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rende
             keys.append(key)
         except KrcError:
             continue
-    found: dict[str, Rendered | KrcError] = {}
     if not pairs:  # every one is in the cache: no need to even list the templates
         return found
     try:

@@ -14,6 +14,7 @@ from ..project.paths import Project
 from ..render.templates import Render
 from ..results.output_stamps import OutputStamps
 from ..review.golden_source import GitGolden, WorkingTreeGolden, golden_source
+from .compile_ahead import compile_few_ahead
 from .context import Context, charts_ahead, golden_mismatch
 from .jobs import outcomes
 from .linting import policies_by_environment
@@ -41,8 +42,13 @@ def _write_environments_locked(project: Project, names: Sequence[str], work: Wor
     context = Context.of(project, run, workers=run.workers_for(work, len(names)))
     stamps = OutputStamps(target, run.cache) if work is Work.RENDER else None
     charts_ahead(context, names)  # compiled by the engine while the rendered/ folders are checked
-    jobs = [Job(RenderPlan({n: k for n in group if (k := stamps.current(n))}) if stamps is not None
-                else AcceptPlan(), project.root, group, run.cache, context.cache.shared)
+    held: dict[str, str] = {}
+    if stamps is not None:  # the rendered/ folders checked on a thread while the few to compile compile
+        checked = stamps.checked_in_background(names)
+        compile_few_ahead(context, names, run)
+        held = checked()
+    jobs = [Job(RenderPlan({n: held[n] for n in group if n in held}) if stamps is not None else AcceptPlan(),
+                project.root, group, run.cache, context.cache.shared)
             for group in run.batches(names, RENDER_BATCH)]
     results: list[Written] = []
     try:

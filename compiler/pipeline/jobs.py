@@ -89,7 +89,7 @@ def _write_or_compare(context: Context, plan: RenderPlan | AcceptPlan | CheckPla
         if rejected:
             raise KrcError(rejected)
     common = (name, compiled.result_key, compiled.chart, compiled.object_count, compiled.findings,
-              not compiled.from_cache)
+              not compiled.from_cache or name in context.compiled_ahead)
     if isinstance(plan, CheckPlan):
         golden = folders.read_tree(project.golden_dir / name)
         return Checked(*common, mismatch=golden_mismatch(name, compiled.files, golden))
@@ -115,7 +115,8 @@ def _up_to_date(context: Context, plan: RenderPlan | AcceptPlan | CheckPlan, nam
     summary = context.cache.summary(name)
     if summary is None or has_errors(summary.findings):
         return None
-    common = (name, summary.result_key, summary.chart, summary.objects, summary.findings, False)
+    common = (name, summary.result_key, summary.chart, summary.objects, summary.findings,
+              name in context.compiled_ahead)
     if isinstance(plan, RenderPlan):
         if skip != summary.result_key:
             return None

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -160,6 +162,33 @@ class OutputStamps:
                 self.stamps[name] = [key, again]
                 self.resigned = True
         return key
+
+    def checked_in_background(self, names: Sequence[str]) -> Callable[[], dict[str, str]]:
+        """`current` of each of `names`, worked out on a thread of its own while this one goes on (its statuses are
+        system calls, made without Python's lock): the function given back waits for it and gives the names whose
+        folder holds its key, with the key. Nothing else may use these stamps meanwhile."""
+        held: dict[str, str] = {}
+        failed: list[BaseException] = []
+
+        def check() -> None:
+            try:
+                for name in names:
+                    key = self.current(name)
+                    if key is not None:
+                        held[name] = key
+            except BaseException as err:  # handed to the caller
+                failed.append(err)
+
+        worker = threading.Thread(target=check, name="krc-output-stamps", daemon=True)
+        worker.start()
+
+        def answers() -> dict[str, str]:
+            worker.join()
+            if failed:
+                raise failed[0]
+            return held
+
+        return answers
 
     def record(self, keys: dict[str, str]) -> None:
         """Stamp the folders just written (those whose key was current already keep their stamp)."""
