@@ -136,9 +136,10 @@ test: $(VENV)/.installed $(ENGINE) $(KUBERAY) ray-generators engine-test kuberay
 	echo "$(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 (scratch files in $$scratch)" && \
 	TMPDIR="$$scratch" PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -q -n 2 --maxschedchunk 2 --basetemp="$$scratch/pytest"
 
-# Guard rails: style and bugs (ruff), types (mypy --strict), and the import layers (import-linter, pyproject.toml).
+# Guard rails: style and bugs (ruff; the CI scripts too), types (mypy --strict), and the import layers (import-linter,
+# pyproject.toml).
 check: $(VENV)/.installed
-	$(VENV)/bin/ruff check compiler tests bench
+	$(VENV)/bin/ruff check compiler tests bench .github/scripts
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 	cd engine && go mod tidy -diff && go vet ./...

@@ -13,7 +13,9 @@ For each N (default 1, 10, 100; `--large` adds 500) it builds a synthetic projec
   same Helm) in its default setup and with --use-go-jsonnet, N <= 100 unless --large.
 
 Each figure is wall seconds, CPU seconds (user + sys of the whole process tree) and peak memory (the sum of the
-resident sets of the process and its children, sampled every 20 ms). Ratios are printed per N.
+resident sets of the process and its children, sampled every 20 ms). Ratios are printed per N, and beside each N
+the host loop: the CPU seconds of a fixed Python loop in a fresh interpreter (timing.host_loop_seconds), which
+moves only with the host's speed (on a shared machine, by half within minutes): read the figures against it.
 Run from the repository root: `make bench` (N up to 100) or `.venv/bin/python bench/bench_scale.py --large`.
 """
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 
 import kapitan  # bench/kapitan.py, beside this script
 import synthetic  # bench/synthetic.py
+import timing  # bench/timing.py
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -269,7 +272,8 @@ def main() -> None:
     # krc as pip installs it: its modules' bytecode compiled once (a checkout run under PYTHONDONTWRITEBYTECODE,
     # as CI machines and containers often set, would compile every module again in every process it starts)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "compiler")], check=True)
-    print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.1f}")
+    print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.1f}, "
+          f"host loop {timing.host_loop_seconds():.2f} s (a fixed Python loop's CPU: read each N's figures against it)")
     # Every run writes into folders of its own and nothing is removed until the end: a run creating thousands of
     # files right after thousands were removed is slowed by the file system (krc_figures), whichever tool it is
     with tempfile.TemporaryDirectory(prefix="krc-bench-scale-") as tmp:
@@ -297,7 +301,8 @@ def main() -> None:
 
 
 def report(n: int, runs: dict[str, Run]) -> None:
-    print(f"\n== N={n} environments (load average {os.getloadavg()[0]:.1f})")
+    print(f"\n== N={n} environments (load average {os.getloadavg()[0]:.1f}, host loop "
+          f"{timing.host_loop_seconds():.2f} s)")
     for label, run in runs.items():
         print(f"  {label:28} {run}")
     cold, floor = runs["render cold"], runs["floor"]

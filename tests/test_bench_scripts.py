@@ -53,3 +53,12 @@ def test_a_measured_run_counts_its_childrens_memory(tmp_path: Path, monkeypatch:
     run = bench_scale.measure([sys.executable, "-c", parent], tmp_path, dict(os.environ))
     assert run.code == 0
     assert run.peak_mb > 150
+
+
+def test_the_host_loop_is_a_cpu_time(monkeypatch: pytest.MonkeyPatch):
+    """timing.host_loop_seconds: the fixed loop's CPU seconds, as the loop's own interpreter measured them."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import timing
+
+    seconds = timing.host_loop_seconds()
+    assert 0.01 < seconds < 60

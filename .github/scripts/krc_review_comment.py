@@ -84,7 +84,8 @@ class GitHub:
     def find_comment(self, number: int) -> int | None:
         page = 1
         while True:
-            comments = self.request("GET", f"/repos/{self.repository}/issues/{number}/comments?per_page=100&page={page}")
+            path = f"/repos/{self.repository}/issues/{number}/comments?per_page=100&page={page}"
+            comments = self.request("GET", path)
             for comment in comments:
                 if MARKER in (comment.get("body") or ""):
                     return int(comment["id"])
