@@ -46,8 +46,23 @@ def test_the_compiling_modules_leave_the_process_pool_to_a_command_that_starts_o
 
 
 def test_the_diff_command_loads_what_it_formats_with() -> None:
+    """markdown-it (30-40 ms to import) and the HTML page's module load only for a page: `--format html` or
+    `--output html=...`."""
     loaded = loaded_after("compiler.cli.review_commands")
-    assert {"compiler.review.formats", "compiler.review.format_html"} <= loaded
+    assert "compiler.review.formats" in loaded and "compiler.review.format_html" not in loaded
+
+
+@pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
+def test_markdown_it_loads_for_an_html_review_only(project: Project) -> None:
+    def loads(*args: str) -> set[str]:
+        done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names={"markdown_it"}), "--project",
+                               str(project.root), "diff", *args], capture_output=True, text=True, check=True)
+        code, *modules = done.stdout.split()
+        assert code in ("0", "1"), done.stdout
+        return set(modules)
+
+    assert loads() == set() and loads("--format", "markdown") == set()
+    assert "markdown_it" in loads("--format", "html")
 
 
 # loaded only to report an error: a command over valid input leaves them alone

@@ -60,7 +60,7 @@ class _Pictures:
         return page
 
 
-def format_html(review: Review) -> str:
+def html_page(review: Review) -> str:
     pictures = _Pictures()
     markdown = format_markdown(review, UNBUDGETED, pictures)
     renderer = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
