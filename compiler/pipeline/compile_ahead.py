@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..diagnostics.problems import KrcError
-from .context import Context, compile_cached, rendered_together
+from .context import Context, compile_cached, missing_entries, rendered_together
 from .run_options import CHARTS_AHEAD_FOR, RunOptions
 from .work import Work
 
@@ -24,7 +24,7 @@ def compile_few_ahead(context: Context, names: Sequence[str], run: RunOptions) -
     process alone (more are shared with worker processes, in the render's jobs)."""
     if not context.cache.enabled:  # nothing compiled here would be found by the jobs
         return
-    missing = [name for name in names if not context.cache.has_entry(name)]
+    missing = missing_entries(context, names)
     if not missing or len(missing) > CHARTS_AHEAD_FOR or run.workers_for(Work.RENDER, len(missing)) > 1:
         return
     for name, ahead in rendered_together(context, missing).items():

@@ -120,6 +120,11 @@ class Context:
         return self._charts[(name, version)]
 
 
+def missing_entries(context: Context, names: Sequence[str]) -> list[str]:
+    """The environments among `names` the compile cache lacks: those the command will compile."""
+    return [name for name in names if not context.cache.has_entry(name)]
+
+
 def charts_ahead(context: Context, names: Sequence[str]) -> None:
     """Send the CRDs of the charts pinned by the environments the cache lacks to the engine now: it compiles them
     (tens of milliseconds per CRD) while this process checks the other environments and renders these, instead
@@ -129,7 +134,7 @@ def charts_ahead(context: Context, names: Sequence[str]) -> None:
     if context.charts_ahead_done:
         return
     context.charts_ahead_done = True
-    missing = [name for name in names if not context.cache.has_entry(name)]
+    missing = missing_entries(context, names)
     if missing and len(missing) <= CHARTS_AHEAD_FOR:
         send_pinned_crds(context.project, missing)
     elif missing:  # many to compile, though a few edited files may have started the engine for a few (Context.of)

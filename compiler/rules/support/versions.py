@@ -35,10 +35,6 @@ def _parse_version(text: str) -> Version | None:
     return tuple(int(part) for part in match.groups(default="0"))
 
 
-def version_text(version: Version) -> str:
-    return ".".join(str(p) for p in version)
-
-
 @functools.lru_cache(maxsize=64)
 def version_clauses(versions: str) -> tuple[tuple[str, Version], ...]:
     """'>=1.5,<1.7' -> (('>=', (1, 5)), ('<', (1, 7))); ValueError for anything else (a rule's declaration)."""
