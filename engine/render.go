@@ -18,7 +18,6 @@ import (
 	"helm.sh/helm/v4/pkg/chart/loader/archive"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	release "helm.sh/helm/v4/pkg/release/v1"
-	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"sigs.k8s.io/yaml"
 )
 
@@ -207,13 +206,13 @@ func render(args renderArgs) (string, error) {
 }
 
 // documents are the manifest's objects as JSON, read as Kubernetes' own clients read YAML (sigs.k8s.io/yaml) and
-// split as Helm splits a manifest; empty documents (a template that printed only a comment) are left out. krc
-// reads these instead of parsing the text again in Python.
+// split as Helm splits a manifest (splitManifest); empty documents (a template that printed only a comment) are
+// left out. krc reads these instead of parsing the text again in Python.
 func documents(manifest string) ([]json.RawMessage, error) {
-	split := releaseutil.SplitManifests(manifest)
+	split := splitManifest(manifest)
 	out := make([]json.RawMessage, 0, len(split))
-	for i := range len(split) {
-		data, err := yaml.YAMLToJSON([]byte(split[fmt.Sprintf("manifest-%d", i)]))
+	for _, document := range split {
+		data, err := yaml.YAMLToJSON([]byte(document))
 		if err != nil {
 			return nil, fmt.Errorf("the chart printed a document that is not YAML: %w", err)
 		}

@@ -29,7 +29,7 @@ func answerID(line string) int {
 
 // chartRepository is the upstream chart repository beside the checkout (../shared in this workplace), or
 // KRC_CHART_DIR.
-func chartRepository(t *testing.T) string {
+func chartRepository(t testing.TB) string {
 	dir := os.Getenv("KRC_CHART_DIR")
 	if dir == "" {
 		dir = filepath.Join("..", "..", "shared", "kuberay", "charts")

@@ -45,6 +45,32 @@ def test_the_compiling_modules_leave_the_process_pool_to_a_command_that_starts_o
     assert code == "0" and "multiprocessing" not in modules and "concurrent.futures.process" not in modules
 
 
+# What only `krc lint`, `krc policy`, `krc golden`, `krc vendor` and the plugin need: how policies are evaluated
+# and given their inputs, Ray's generators, the plugin's request and output, chart downloads, files named on the
+# command line. A compile checks an environment's Argo CD objects and names a policy run in its context, and
+# importing these with that was about 25 ms of a one-environment render's start.
+NOT_FOR_RENDER = {"compiler.policy.evaluate", "compiler.policy.engine", "compiler.policy.inputs",
+                  "compiler.pipeline.policies_after", "compiler.pipeline.lint_batch", "compiler.pipeline.linting",
+                  "compiler.autoscaler", "compiler.autoscaler.run", "compiler.argocd.generate",
+                  "compiler.argocd.parameters", "compiler.charts.vendor", "compiler.charts.repository",
+                  "compiler.lint.manifest_files"}
+
+
+def test_a_render_compiles_without_loading_what_lint_policies_downloads_and_the_plugin_need(project: Project) -> None:
+    def loads(*args: str) -> set[str]:
+        done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names={"compiler"}), "--project",
+                               str(project.root), *args], capture_output=True, text=True, check=True)
+        code, *modules = done.stdout.split()
+        assert code in ("0", "1"), done.stdout
+        return set(modules)
+
+    rendered = loads("render", "--no-cache", "dev")
+    assert "compiler.pipeline.context" in rendered and "compiler.argocd.validation" in rendered
+    assert rendered & NOT_FOR_RENDER == set()
+    linted = loads("lint", "--no-cache", "dev")  # the same compile for lint, which needs them
+    assert {"compiler.policy.evaluate", "compiler.pipeline.lint_batch", "compiler.autoscaler"} <= linted
+
+
 def test_the_diff_command_loads_what_it_formats_with() -> None:
     """markdown-it (30-40 ms to import) and the HTML page's module load only for a page: `--format html` or
     `--output html=...`."""
@@ -100,7 +126,7 @@ def test_an_invalid_environment_loads_jsonschema_for_its_errors(project: Project
 
 
 @pytest.mark.parametrize("package", ["compiler.review", "compiler.pipeline", "compiler.environment",
-                                     "compiler.validation"])
+                                     "compiler.validation", "compiler.argocd", "compiler.policy", "compiler.lint"])
 def test_a_lazily_exported_name_is_no_submodules_name(package: str) -> None:
     """Importing a submodule sets the package's attribute of that name to the module, which would then shadow an
     exported function of the same name (PEP 562's __getattr__ is never asked)."""

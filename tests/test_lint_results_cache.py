@@ -17,7 +17,8 @@ from compiler.argocd.validation import environment_problems
 from compiler.diagnostics.problems import Problem, sorted_problems
 from compiler.k8s.destinations import Destination
 from compiler.lint import lint_validated
-from compiler.pipeline.environments import autoscaler_of, compile_environment, project_destinations, validate_render
+from compiler.pipeline.autoscaling import autoscaler_of
+from compiler.pipeline.environments import compile_environment, project_destinations, validate_render
 from compiler.pipeline.lint_batch import LINT_RESULTS
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine

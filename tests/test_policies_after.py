@@ -16,7 +16,6 @@ from test_compile_cache import policy_project
 from compiler import pipeline
 from compiler.diagnostics.problems import KrcError
 from compiler.native import client
-from compiler.pipeline import jobs as jobs_module
 from compiler.pipeline import policies_after
 from compiler.pipeline.linting import policy_and_lint
 from compiler.policy import find_engine
@@ -100,13 +99,13 @@ def test_a_few_environments_over_several_jobs_share_engine_runs_at_the_end(proje
     copy_environment(project, "dev")
     names = project.environment_names()
     finished: list[list[str]] = []
-    real = jobs_module.finish_policies
+    real = pipeline.finish_policies  # the jobs call it through the package (loaded by lint alone)
 
     def finish(context: Any, jobs: Any, results: Any) -> Any:
         finished.append([result.name for result in results])
         return real(context, jobs, results)
 
-    monkeypatch.setattr(jobs_module, "finish_policies", finish)
+    monkeypatch.setattr(pipeline, "finish_policies", finish)
     engine = find_engine()
     spread = policy_and_lint(project, names, pipeline.RunOptions(cache=True, workers=1, policy_batch=1), None,
                              with_findings=True, engine=engine)

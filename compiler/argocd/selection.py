@@ -8,13 +8,15 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import jsontext
 from ..charts.package import Crd
 from ..k8s.argocd_sync import CRD_ANNOTATIONS, PluginChoice, plugin_selection
 from ..k8s.objects import RenderedObject, api_group
-from .parameters import Request
+
+if TYPE_CHECKING:  # a type here; every compile checks Argo CD objects with this module, the plugin alone reads requests
+    from .parameters import Request
 
 ROLE_LABEL = "krc.dev/argocd-role"
 ROOT_ROLE = "root"

@@ -14,15 +14,7 @@ from ..files.atomic_file import write_atomically
 from . import repository
 from .package import Chart, read_chart_bytes
 from .vendored import LOCK_NAME, archive_path, check_chart_pin, load_vendored_chart, read_lock, sha256_file
-
-
-@dataclass(frozen=True, order=True)
-class ChartPin:
-    """What an environment asks for."""
-
-    name: str
-    version: str
-    repository: str
+from .vendored import ChartPin as ChartPin  # krc vendor's pins, read by every render (vendored.py)
 
 
 @dataclass(frozen=True)

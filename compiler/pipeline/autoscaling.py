@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..autoscaler import valid_ray_version
+from ..autoscaler import AutoscalerView, Batch, autoscaler_views, valid_ray_version
 from ..diagnostics.problems import KrcError, Problem, sorted_problems
 from ..environment.model import load_environment
 from ..project.paths import Project
 from ..review.ray_view import ClusterRows, cluster_rows
-from .environments import autoscaler_of, compile_environments, ray_version, validate_render
+from .environments import Validated, compile_environments, ray_version, validate_render
 
 
 @dataclass(frozen=True)
@@ -44,3 +44,10 @@ def ray_versions(project: Project) -> list[str]:
     that is not a release version is left to `krc lint` to report, never handed to a shell or pip."""
     versions = {ray_version(load_environment(project, name)) for name in project.environment_names()}
     return sorted(v for v in versions if valid_ray_version(v))
+
+
+def autoscaler_of(project: Project, validated: Sequence[Validated]) -> list[AutoscalerView]:
+    """What Ray's autoscaling-config generator (of each environment's ray.version) makes of every cluster spec
+    the environments render, stored objects as the autoscaler reads them: one process for all of them."""
+    return autoscaler_views(project.root, [Batch(ray_version(v.render.environment),
+                                                 tuple(o.document for o in v.context.objects)) for v in validated])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .. import review
 from ..argocd.validation import crds_path
@@ -16,7 +17,6 @@ from ..environment.model import load_environment
 from ..k8s.destinations import Destination, peer_digests
 from ..native import client
 from ..output import folders, layout
-from ..policy import PolicyRun
 from ..project.paths import Project
 from ..render.templates import ObjectTemplate, Render, object_templates, prepare_templates, render_environment
 from ..results.compile_cache import CompileCache
@@ -36,6 +36,9 @@ from .environments import (
 from .pinned_crds import send_pinned_crds
 from .plans import GoldenMismatch
 from .run_options import CHARTS_AHEAD_FOR, RunOptions
+
+if TYPE_CHECKING:  # a compile names a policy run here; only the commands that run policies load its module
+    from ..policy import PolicyRun
 
 
 @dataclass(frozen=True)

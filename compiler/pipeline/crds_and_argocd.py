@@ -1,4 +1,4 @@
-"""`krc crd-diff` and the `krc argocd` commands (validate, the plugin's generate and init).
+"""`krc crd-diff`, `krc vendor` and the `krc argocd` commands (validate, the plugin's generate and init).
 """
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ from .. import argocd, crddiff
 from ..argocd.validation import crds_path, environment_problems
 from ..charts import vendor
 from ..diagnostics.problems import KrcError, Problem, errors_among
+from ..environment.model import load_environment
 from ..policy.inputs import policy_findings, with_policy_settings
+from ..project.lock import project_lock
 from ..project.paths import Project, policy_files
 from ..render.templates import Render
 from ..results.compile_cache import POLICIES, CompileCache
 from ..results.compiled_records import Compiled
 from .context import Context, compile_cached
-from .environments import compile_environment, compile_environments, vendor_charts
+from .environments import chart_pin, compile_environment, compile_environments
 from .plugin import plugin_output, policy_key
 from .run_options import DEFAULT_RUN, RunOptions, argocd_crds_option
 
@@ -75,3 +77,13 @@ def argocd_init(project: Project, environ: Mapping[str, str],
     request = argocd.read_request(environ, options)
     names = [argocd.chosen_environment(project, request)] if request.environment else project.environment_names()
     return vendor_charts(project, names)
+
+
+def vendor_charts(project: Project, names: Sequence[str]) -> list[vendor.VendorResult]:
+    """Download every chart the environments pin (and only what the cache lacks)."""
+    pins = [chart_pin(load_environment(project, name)) for name in names]
+    if vendor.up_to_date(project.vendor_dir, pins):
+        return vendor.vendor(project.vendor_dir, pins)  # writes nothing: a read-only checkout works
+    with project_lock(project):
+        project.checked_output_dir(project.vendor_dir / "charts")
+        return vendor.vendor(project.vendor_dir, pins)

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..argocd.validation import environment_problems
-from ..autoscaler import AutoscalerView, Batch, autoscaler_views
-from ..charts import vendor, vendored
+from ..charts import vendored
 from ..diagnostics.problems import KrcError, Location, Problem, sorted_problems
 from ..environment.model import Environment, load_environment, merged_settings
 from ..k8s.destinations import DESTINATION_SETTINGS, Destination, destination_of
@@ -22,20 +21,20 @@ from ..lint import (
     view_findings,
 )
 from ..lint.schema_step import SchemaValidation, start_documents
-from ..project.lock import project_lock
 from ..project.paths import Project
 from ..render.templates import Render, render_environment
 from ..results.destination_cache import DestinationIndex
+from ..rules.support.autoscaler_view import AutoscalerView
 
 
-def chart_pin(env: Environment) -> vendor.ChartPin:
+def chart_pin(env: Environment) -> vendored.ChartPin:
     chart = env.data["operator"]["chart"]
     name, version = str(chart["name"]), str(chart["version"])
     problem = vendored.chart_pin_problem(name, version)
     if problem:  # before the name or version touches a path
         field = "name" if "name" in problem.split(" is ")[0] else "version"
         raise KrcError(problem, env.location_of(("operator", "chart", field)))
-    return vendor.ChartPin(name, version, str(chart["repository"]))
+    return vendored.ChartPin(name, version, str(chart["repository"]))
 
 
 def compile_environment(project: Project, name: str) -> Render:
@@ -98,13 +97,6 @@ def ray_versions(project: Project, names: Sequence[str]) -> set[str]:
         if isinstance(ray, dict) and ray.get("version"):
             found.add(str(ray["version"]))
     return found
-
-
-def autoscaler_of(project: Project, validated: Sequence[Validated]) -> list[AutoscalerView]:
-    """What Ray's autoscaling-config generator (of each environment's ray.version) makes of every cluster spec
-    the environments render, stored objects as the autoscaler reads them: one process for all of them."""
-    return autoscaler_views(project.root, [Batch(ray_version(v.render.environment),
-                                                 tuple(o.document for o in v.context.objects)) for v in validated])
 
 
 def _generator_missing(render: Render, view: AutoscalerView) -> Problem:
@@ -204,13 +196,3 @@ def compile_environments(project: Project, names: Sequence[str], lint: bool = Tr
         # a shared template or layer fails the same way for every environment: say it once
         raise KrcError(sorted_problems(set(problems)))
     return renders
-
-
-def vendor_charts(project: Project, names: Sequence[str]) -> list[vendor.VendorResult]:
-    """Download every chart the environments pin (and only what the cache lacks)."""
-    pins = [chart_pin(load_environment(project, name)) for name in names]
-    if vendor.up_to_date(project.vendor_dir, pins):
-        return vendor.vendor(project.vendor_dir, pins)  # writes nothing: a read-only checkout works
-    with project_lock(project):
-        project.checked_output_dir(project.vendor_dir / "charts")
-        return vendor.vendor(project.vendor_dir, pins)

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import pipeline
 from ..diagnostics.problems import KrcError, Problem
 from ..native import client
 from ..output import folders, layout
@@ -17,7 +18,6 @@ from ..review.golden_source import GitGolden, WorkingTreeGolden, golden_source
 from .compile_ahead import compile_few_ahead
 from .context import Context, charts_ahead, golden_mismatch
 from .jobs import outcomes
-from .linting import policies_by_environment
 from .plans import AcceptPlan, Checked, CheckPlan, GoldenMismatch, Job, RenderPlan, Written
 from .run_options import DEFAULT_RUN, RENDER_BATCH, RunOptions
 from .work import Work
@@ -74,7 +74,7 @@ def accept_golden(project: Project, names: Sequence[str], run: RunOptions = DEFA
     findings: lint errors stop the compile, and policy violations are refused here too unless the environment
     lowers the policy in `lint.rules` with a reason. Nothing is written when any environment is refused; a
     golden/<env>/ that already holds exactly the render is left as it is (its result has no `staged` folder)."""
-    policies = policies_by_environment(project, names, run)
+    policies = pipeline.policies_by_environment(project, names, run)  # loaded by golden alone, not by render
     refused = [p for found in policies.values() for p in found if p.severity == "error"]
     if refused:
         raise KrcError([*dict.fromkeys(refused), Problem(

@@ -19,7 +19,6 @@ from ..results.tree_digests import tree_digests
 from ..validation.server_updates import update_rejections
 from . import workers_ahead
 from .context import Context, Rendered, charts_ahead, compile_cached, golden_mismatch, rendered_together
-from .lint_batch import has_lint_result, lint_basis, lint_batch
 from .plans import (
     AcceptPlan,
     Checked,
@@ -34,8 +33,7 @@ from .plans import (
     ReviewPlan,
     Written,
 )
-from .policies_after import SHARED_AT_MOST, finish_policies
-from .run_options import RunOptions
+from .run_options import SHARED_AT_MOST, RunOptions
 
 R = TypeVar("R", bound=EnvironmentResult)
 
@@ -50,7 +48,8 @@ def run_job(job: Job, context: Context | None = None) -> Outcome:
         context._peers = job.peers  # computed once by the main process, never again per job
     match job.plan:
         case LintPlan():
-            return lint_batch(context, job.names, job.plan)
+            # the lint job, loaded by the first lint (render and check never load it, nor Ray's or CUE's clients)
+            return pipeline.lints_of_batch(context, job.names, job.plan)
         case ReviewPlan():  # the review's job, loaded by the first review (render and check never load it)
             return pipeline.reviews_of_batch(context, job.names, job.plan)
         case RenderPlan() | AcceptPlan() | CheckPlan():
@@ -204,8 +203,8 @@ def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions, record: typ
 
     def to_compile(job: Job) -> int:
         if isinstance(job.plan, LintPlan):
-            basis = lint_basis(context, job.plan)
-            return sum(not has_lint_result(context, job.plan, basis, name) for name in job.names)
+            basis = pipeline.lint_basis(context, job.plan)
+            return sum(not pipeline.has_lint_result(context, job.plan, basis, name) for name in job.names)
         return sum(not cache.has_entry(name) for name in job.names)
 
     charts_ahead(context, [name for job in jobs for name in job.names])
@@ -221,7 +220,7 @@ def outcomes(context: Context, jobs: Sequence[Job], run: RunOptions, record: typ
     cache.save_summary_index([name for job in jobs for name in job.names])  # for the next command (summary_index)
     if deferred and not problems:
         try:
-            for finished in finish_policies(context, jobs, deferred):
+            for finished in pipeline.finish_policies(context, jobs, deferred):
                 assert isinstance(finished, record)
                 yield finished
         except KrcError as err:

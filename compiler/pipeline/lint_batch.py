@@ -17,8 +17,9 @@ from ..project.paths import Project
 from ..render.templates import Render
 from ..results.compile_cache import POLICIES
 from ..results.compiled_records import Compiled, Summary, findings_digest
+from .autoscaling import autoscaler_of
 from .context import Context, compile_validated, rendered_together, restore
-from .environments import Validated, autoscaler_of, findings_with_view, ray_versions, validate_render
+from .environments import Validated, findings_with_view, ray_versions, validate_render
 from .plans import Linted, LintPlan, Outcome
 
 # Each environment's finished findings (`krc lint` / `krc policy`), kept in the compile cache's folder.
@@ -97,7 +98,7 @@ def store_lint_results(context: Context, basis: LintBasis, results: Sequence[Lin
                                      result.findings)
 
 
-def lint_batch(context: Context, names: Sequence[str], plan: LintPlan) -> Outcome:
+def lints_of_batch(context: Context, names: Sequence[str], plan: LintPlan) -> Outcome:
     """One batch of `krc lint` / `krc policy`: each environment's result from the lint cache, else its findings
     and policies (from the policy cache, or one engine run for the environments it lacks)."""
     basis = lint_basis(context, plan)

@@ -7,11 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import lint
 from ..diagnostics.problems import KrcError, Problem, sorted_problems
-from ..lint import (
-    lint_objects,
-    paths_context,
-)
+from ..lint import lint_objects
 from ..native import client
 from ..policy import CueEngine, find_engine, policy_files
 from ..project.paths import Project, find_project
@@ -36,7 +34,7 @@ def lint_targets(targets: Sequence[str], project_root: Path | None = None, kuber
     paths = [cwd / t for t in targets]
     exists = [p.exists() for p in paths]
     if targets and all(exists):
-        context = paths_context(paths, kuberay_version, feature_gates, cwd)
+        context = lint.paths_context(paths, kuberay_version, feature_gates, cwd)  # loaded for files only
         return lint_objects(dataclasses.replace(context, extra_crds=argocd_crds) if argocd_crds else context)
     missing = [t for t, e in zip(targets, exists, strict=True) if not e and _looks_like_path(t)]
     if missing:

@@ -33,9 +33,6 @@ from .lint_batch import (
 from .plans import Job, Linted, LintPlan
 
 ENGINE_BATCH = 6  # environments per engine run here (see the module's docstring)
-# Without workers, a few environments to lint spread over several jobs (at most this many) leave their policies
-# here, shared by the two engines (8 of 500 changed: 5.0-5.2 -> 3.9 s); more would wait long for their findings
-SHARED_AT_MOST = 10
 ENGINES = 2  # engine runs at a time
 
 

@@ -16,7 +16,8 @@ from test_rule_cases import _all_cases, context_for, with_autoscaler
 
 from compiler.diagnostics.problems import Location, Problem
 from compiler.lint.runner import rule_applies, run_rules, validate_objects
-from compiler.pipeline.environments import autoscaler_of, compile_environment, project_destinations, validate_render
+from compiler.pipeline.autoscaling import autoscaler_of
+from compiler.pipeline.environments import compile_environment, project_destinations, validate_render
 from compiler.project.paths import Project
 from compiler.rules import RULES
 from compiler.rules.support.context import LintContext, LintObject
