@@ -58,8 +58,8 @@ NOT_FOR_RENDER = {"compiler.policy.evaluate", "compiler.policy.engine", "compile
 
 def test_a_render_compiles_without_loading_what_lint_policies_downloads_and_the_plugin_need(project: Project) -> None:
     def loads(*args: str) -> set[str]:
-        done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names={"compiler"}), "--project",
-                               str(project.root), *args], capture_output=True, text=True, check=True)
+        done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names={"compiler", "zipfile", "importlib"}),
+                               "--project", str(project.root), *args], capture_output=True, text=True, check=True)
         code, *modules = done.stdout.split()
         assert code in ("0", "1"), done.stdout
         return set(modules)
@@ -67,6 +67,8 @@ def test_a_render_compiles_without_loading_what_lint_policies_downloads_and_the_
     rendered = loads("render", "--no-cache", "dev")
     assert "compiler.pipeline.context" in rendered and "compiler.argocd.validation" in rendered
     assert rendered & NOT_FOR_RENDER == set()
+    # the environment schema is read beside the package, without importlib.resources' zip readers
+    assert "compiler.environment.schema" in rendered and not rendered & {"zipfile", "importlib.resources"}
     linted = loads("lint", "--no-cache", "dev")  # the same compile for lint, which needs them
     assert {"compiler.policy.evaluate", "compiler.pipeline.lint_batch", "compiler.autoscaler"} <= linted
 
