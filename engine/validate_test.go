@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -639,5 +640,46 @@ func BenchmarkCompileCRDs(b *testing.B) {
 				b.Fatalf("%s: version v1 defined %v: %v", compiled.name, defined, err)
 			}
 		}
+	}
+}
+
+func TestCRDsCompileOneAtATime(t *testing.T) {
+	var active, most, compiles atomic.Int32
+	compileStarted = func() {
+		compiles.Add(1)
+		now := active.Add(1)
+		for seen := most.Load(); now > seen && !most.CompareAndSwap(seen, now); seen = most.Load() {
+		}
+		time.Sleep(5 * time.Millisecond) // a window for another compile to start, were it allowed to
+		active.Add(-1)
+	}
+	defer func() { compileStarted = func() {} }()
+	var wait sync.WaitGroup
+	for _, version := range []string{"1.6.2", "1.7.0"} {
+		for file, crd := range chartCRDs(t, version) {
+			var decoded map[string]any
+			if err := json.Unmarshal(crd, &decoded); err != nil {
+				t.Fatal(err)
+			}
+			// a CRD of its own (another digest), so it compiles here whatever other tests compiled before
+			decoded["metadata"].(map[string]any)["annotations"] = map[string]any{"krc.test/compile": t.Name()}
+			fresh, _ := json.Marshal(decoded)
+			kind := decoded["spec"].(map[string]any)["names"].(map[string]any)["kind"].(string)
+			object := json.RawMessage(fmt.Sprintf(`{"apiVersion": "ray.io/v1", "kind": %q, `+
+				`"metadata": {"name": "demo", "namespace": "ray"}, "spec": {}}`, kind))
+			wait.Add(1)
+			go func() {
+				defer wait.Done()
+				args, _ := json.Marshal(validateArgs{CRD: fresh, Objects: []validateItem{{Object: object}}})
+				if _, err := validateOp(args); err != nil {
+					t.Errorf("%s %s: %v", version, file, err)
+				}
+			}()
+		}
+	}
+	wait.Wait()
+	if compiles.Load() < 8 || most.Load() != 1 {
+		t.Fatalf("%d compiles, at most %d at once: want every CRD compiled, one at a time", compiles.Load(),
+			most.Load())
 	}
 }
