@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,15 +21,6 @@ _SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
                      r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
                      r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$")
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
-
-
-@dataclass(frozen=True, order=True)
-class ChartPin:
-    """What an environment asks for."""
-
-    name: str
-    version: str
-    repository: str
 
 
 def chart_pin_problem(name: str, version: str) -> str | None:

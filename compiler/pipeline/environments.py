@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..argocd.validation import environment_problems
 from ..charts import vendored
+from ..charts.pins import ChartPin
 from ..diagnostics.problems import KrcError, Location, Problem, sorted_problems
 from ..environment.model import Environment, load_environment, merged_settings
 from ..k8s.destinations import DESTINATION_SETTINGS, Destination, destination_of
@@ -27,14 +28,14 @@ from ..results.destination_cache import DestinationIndex
 from ..rules.support.autoscaler_view import AutoscalerView
 
 
-def chart_pin(env: Environment) -> vendored.ChartPin:
+def chart_pin(env: Environment) -> ChartPin:
     chart = env.data["operator"]["chart"]
     name, version = str(chart["name"]), str(chart["version"])
     problem = vendored.chart_pin_problem(name, version)
     if problem:  # before the name or version touches a path
         field = "name" if "name" in problem.split(" is ")[0] else "version"
         raise KrcError(problem, env.location_of(("operator", "chart", field)))
-    return vendored.ChartPin(name, version, str(chart["repository"]))
+    return ChartPin(name, version, str(chart["repository"]))
 
 
 def compile_environment(project: Project, name: str) -> Render:
