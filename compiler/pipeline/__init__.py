@@ -73,8 +73,8 @@ _EXPORTS = {
     "list_environments": ".everyday", "rule_list": ".everyday", "show_environment": ".everyday",
     "versions": ".everyday", "accept_golden": ".golden", "check_golden": ".golden", "compare_with_golden": ".golden",
     "render_to_disk": ".golden", "PolicyCheck": ".linting", "check_policies": ".linting",
-    "lint_environments": ".linting", "lint_targets": ".linting",
-    "policies_by_environment": ".linting", "generate_from_cache": ".plugin",
+    "lint_environments": ".linting", "lint_targets": ".linting", "policies_by_environment": ".linting",
+    "generate_from_cache": ".plugin",
     "reviews_of_batch": ".review_batch", "lints_of_batch": ".lint_batch", "lint_basis": ".lint_batch",
     "has_lint_result": ".lint_batch", "finish_policies": ".policies_after", "send_pinned_crds": ".pinned_crds",
     "start_engine_ahead": ".engine_ahead",
@@ -87,10 +87,9 @@ __all__ = [  # the same names, spelled out for the type checker
     "compare_with_golden", "compile_environment", "compile_environments", "describe_rule", "environment_findings",
     "explain", "finish_policies", "generate_from_cache", "has_lint_result", "init_environment", "lint_basis",
     "lint_environments", "lint_targets", "lints_of_batch", "list_environments", "new_pool", "policies_by_environment",
-    "ray_versions",
-    "render_to_disk", "review_project", "reviews_of_batch", "rule_list",
-    "send_pinned_crds", "show_environment", "start_engine_ahead", "validate_argocd", "validate_render",
-    "validated_findings", "vendor_charts", "versions", "Written",
+    "ray_versions", "render_to_disk", "review_project", "reviews_of_batch", "rule_list", "send_pinned_crds",
+    "show_environment", "start_engine_ahead", "validate_argocd", "validate_render", "validated_findings",
+    "vendor_charts", "versions", "Written",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)
