@@ -24,6 +24,7 @@ from compiler import pipeline
 from compiler.autoscaler import run as autoscaler_run
 from compiler.charts import helm_template, vendor, vendored
 from compiler.charts.package import CRD_CACHE, read_chart_bytes
+from compiler.charts.pins import ChartPin
 from compiler.project.paths import Project
 
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
@@ -164,7 +165,7 @@ def vendor_cache() -> Path:
     def build(folder: Path) -> None:
         # the committed lock carries the Helm pin besides the charts' digests
         shutil.copy(REPO_ROOT / "vendor" / vendored.LOCK_NAME, folder / vendored.LOCK_NAME)
-        pins = [vendor.ChartPin("kuberay-operator", v, CHARTS_DIR.as_uri()) for v in CHART_VERSIONS]
+        pins = [ChartPin("kuberay-operator", v, CHARTS_DIR.as_uri()) for v in CHART_VERSIONS]
         vendor.vendor(folder, pins)
 
     return run_shared.once("vendor", build)

@@ -7,13 +7,33 @@ import importlib
 import importlib.util
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from compiler.project.paths import Project
 
+# loaded only to report an error: a command over valid input leaves them alone
+ERROR_PATH_PACKAGES = ("jsonschema", "referencing", "kubernetes_validate", "packaging")
 PACKAGE = Path(__file__).resolve().parents[1] / "compiler"
+RUN_COMMAND = """
+import sys
+from click.testing import CliRunner
+from compiler.cli import main
+result = CliRunner().invoke(main, sys.argv[1:])
+print(result.exit_code, *sorted(m for m in sys.modules if m.split(".")[0] in {names!r}))
+"""
+
+
+def command_loads(project: Project, *args: str, packages: Iterable[str] = ERROR_PATH_PACKAGES) \
+        -> tuple[int, set[str]]:
+    """The exit code of `krc --project PROJECT ARGS...` in a fresh interpreter, and the modules of `packages` it
+    loaded."""
+    done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names=set(packages)), "--project",
+                           str(project.root), *args], capture_output=True, text=True, check=True)
+    code, *modules = done.stdout.split()
+    return int(code), set(modules)
 
 
 def loaded_after(*modules: str) -> set[str]:
@@ -39,11 +59,8 @@ def test_the_compiling_modules_leave_the_process_pool_to_a_command_that_starts_o
     loaded = loaded_after("compiler.cli.render_commands", "compiler.pipeline.golden", "compiler.pipeline.jobs",
                           "compiler.pipeline.workers_ahead")
     assert "compiler.pipeline.worker_pool" not in loaded
-    done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names={"multiprocessing", "concurrent"}),
-                           "--project", str(project.root), "render", "dev"], capture_output=True, text=True,
-                          check=True)
-    code, *modules = done.stdout.split()
-    assert code == "0" and "multiprocessing" not in modules and "concurrent.futures.process" not in modules
+    code, modules = command_loads(project, "render", "dev", packages={"multiprocessing", "concurrent"})
+    assert code == 0 and "multiprocessing" not in modules and "concurrent.futures.process" not in modules
 
 
 # What only `krc lint`, `krc policy`, `krc golden`, `krc vendor` and the plugin need: how policies are evaluated
@@ -59,11 +76,9 @@ NOT_FOR_RENDER = {"compiler.policy.evaluate", "compiler.policy.engine", "compile
 
 def test_a_render_compiles_without_loading_what_lint_policies_downloads_and_the_plugin_need(project: Project) -> None:
     def loads(*args: str) -> set[str]:
-        done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names={"compiler", "zipfile", "importlib"}),
-                               "--project", str(project.root), *args], capture_output=True, text=True, check=True)
-        code, *modules = done.stdout.split()
-        assert code in ("0", "1"), done.stdout
-        return set(modules)
+        code, modules = command_loads(project, *args, packages={"compiler", "zipfile", "importlib"})
+        assert code in (0, 1)
+        return modules
 
     # each is a module krc has: a name renamed away would make the check below pass whatever a render loads
     assert [name for name in sorted(NOT_FOR_RENDER) if importlib.util.find_spec(name) is None] == []
@@ -86,32 +101,14 @@ def test_the_diff_command_loads_what_it_formats_with() -> None:
 @pytest.mark.usefixtures("project_without_policies")  # not about policies: no CUE engine run
 def test_markdown_it_loads_for_an_html_review_only(project: Project) -> None:
     def loads(*args: str) -> set[str]:
-        done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names={"markdown_it"}), "--project",
-                               str(project.root), "diff", *args], capture_output=True, text=True, check=True)
-        code, *modules = done.stdout.split()
-        assert code in ("0", "1"), done.stdout
-        return set(modules)
+        code, modules = command_loads(project, "diff", *args, packages={"markdown_it"})
+        assert code in (0, 1)
+        return modules
 
     assert loads() == set() and loads("--format", "markdown") == set()
     assert "markdown_it" in loads("--format", "html")
 
 
-# loaded only to report an error: a command over valid input leaves them alone
-ERROR_PATH_PACKAGES = ("jsonschema", "referencing", "kubernetes_validate", "packaging")
-RUN_COMMAND = """
-import sys
-from click.testing import CliRunner
-from compiler.cli import main
-result = CliRunner().invoke(main, sys.argv[1:])
-print(result.exit_code, *sorted(m for m in sys.modules if m.split(".")[0] in {names!r}))
-"""
-
-
-def command_loads(project: Project, *args: str) -> tuple[int, set[str]]:
-    done = subprocess.run([sys.executable, "-c", RUN_COMMAND.format(names=set(ERROR_PATH_PACKAGES)), "--project",
-                           str(project.root), *args], capture_output=True, text=True, check=True)
-    code, *modules = done.stdout.split()
-    return int(code), set(modules)
 
 
 def test_commands_over_valid_environments_do_not_load_jsonschema(project: Project) -> None:

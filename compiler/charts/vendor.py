@@ -13,7 +13,7 @@ from ..documents import yamlio
 from ..files.atomic_file import write_atomically
 from . import repository
 from .package import Chart, read_chart_bytes
-from .pins import ChartPin as ChartPin  # what every compile names (pins.py); krc vendor downloads them
+from .pins import ChartPin
 from .vendored import LOCK_NAME, archive_path, check_chart_pin, load_vendored_chart, read_lock, sha256_file
 
 

@@ -13,6 +13,7 @@ from http_support import base_url, serving
 
 from compiler.charts import repository, vendor, vendored
 from compiler.charts.package import read_chart
+from compiler.charts.pins import ChartPin
 from compiler.diagnostics.problems import KrcError
 
 
@@ -48,8 +49,8 @@ def mirror(tmp_path: Path, charts_dir: Path) -> Path:
     return root
 
 
-def pin(version: str, repo: str) -> vendor.ChartPin:
-    return vendor.ChartPin("kuberay-operator", version, repo)
+def pin(version: str, repo: str) -> ChartPin:
+    return ChartPin("kuberay-operator", version, repo)
 
 
 def test_download_over_http_checks_digest_and_writes_lock(tmp_path, serve, mirror, monkeypatch):

@@ -11,6 +11,7 @@ import yaml
 
 from compiler.charts import vendor, vendored
 from compiler.charts.package import read_chart
+from compiler.charts.pins import ChartPin
 from compiler.crddiff import compare_crds, has_breaking, load_crd_source
 from compiler.diagnostics.problems import KrcError
 from compiler.documents import yamlio
@@ -137,7 +138,7 @@ def test_repository_reference_reports_unknown_versions(chart_server, monkeypatch
 
 def test_locked_vendored_chart_is_used_offline_and_checked(tmp_path, monkeypatch):
     monkeypatch.setenv("KRC_CHART_REPOSITORY", CHARTS.resolve().as_uri())
-    vendor.vendor(tmp_path / "vendor", [vendor.ChartPin("kuberay-operator", "1.6.2", "unused")])
+    vendor.vendor(tmp_path / "vendor", [ChartPin("kuberay-operator", "1.6.2", "unused")])
     monkeypatch.setenv("KRC_CHART_REPOSITORY", "http://127.0.0.1:9/")  # nothing listens: must not be needed
     crds = load_crd_source("kuberay-operator@1.6.2", tmp_path)
     assert [c["metadata"]["name"] for c in crds] == ["rayclusters.ray.io", "raycronjobs.ray.io",

@@ -14,6 +14,7 @@ import yaml
 from http_support import base_url, serving
 
 from compiler.charts import repository, vendor
+from compiler.charts.pins import ChartPin
 from compiler.diagnostics.problems import KrcError
 
 
@@ -69,7 +70,7 @@ def test_a_trickling_server_is_abandoned_at_the_overall_deadline(server, monkeyp
     url = server(_Trickle)
     started = time.monotonic()
     with pytest.raises(KrcError, match="KRC_DOWNLOAD_DEADLINE"):
-        vendor.vendor(tmp_path / "vendor", [vendor.ChartPin("kuberay-operator", "1.7.0", url)])
+        vendor.vendor(tmp_path / "vendor", [ChartPin("kuberay-operator", "1.7.0", url)])
     assert time.monotonic() - started < 5
     assert not (tmp_path / "vendor").exists()
 
@@ -80,7 +81,7 @@ def test_a_response_beyond_the_size_bound_is_refused(server, monkeypatch, tmp_pa
     _Static.routes = {"/index.yaml": b"entries: {}\n" + b"#" * 5000 + b"\n"}
     url = server(_Static)
     with pytest.raises(KrcError, match="KRC_MAX_DOWNLOAD_BYTES"):
-        vendor.vendor(tmp_path / "vendor", [vendor.ChartPin("kuberay-operator", "1.7.0", url)])
+        vendor.vendor(tmp_path / "vendor", [ChartPin("kuberay-operator", "1.7.0", url)])
 
 
 def test_an_http_index_may_not_point_at_a_local_file(server, monkeypatch, tmp_path: Path, charts_dir: Path):
@@ -93,11 +94,11 @@ def test_an_http_index_may_not_point_at_a_local_file(server, monkeypatch, tmp_pa
     _Static.routes = {"/index.yaml": yaml.safe_dump(index).encode()}
     url = server(_Static)
     with pytest.raises(KrcError, match="may only point to http"):
-        vendor.vendor(tmp_path / "vendor", [vendor.ChartPin("kuberay-operator", "1.7.0", url)])
+        vendor.vendor(tmp_path / "vendor", [ChartPin("kuberay-operator", "1.7.0", url)])
     assert not (tmp_path / "vendor").exists()
 
 
 def test_an_unreachable_server_is_one_clear_error(monkeypatch, tmp_path: Path):
     monkeypatch.delenv(repository.REPOSITORY_OVERRIDE_VARIABLE, raising=False)
     with pytest.raises(KrcError, match="cannot reach http://127.0.0.1:9/index.yaml"):
-        vendor.vendor(tmp_path / "vendor", [vendor.ChartPin("kuberay-operator", "1.7.0", "http://127.0.0.1:9")])
+        vendor.vendor(tmp_path / "vendor", [ChartPin("kuberay-operator", "1.7.0", "http://127.0.0.1:9")])
