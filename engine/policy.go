@@ -82,9 +82,10 @@ func policyOp(raw json.RawMessage) (any, error) {
 }
 
 type builtPolicy struct {
-	source  policySource
-	value   cue.Value
-	objects bool
+	source   policySource
+	value    cue.Value
+	objects  bool
+	topLevel topLevel // what it declares besides env and objects (policy_together.go)
 }
 
 func evaluatePolicies(args policyArgs) (*policyResult, error) {
@@ -95,6 +96,7 @@ func evaluatePolicies(args policyArgs) (*policyResult, error) {
 		result.Findings = [][]policyError{}
 		return result, nil
 	}
+	joint := jointly(policies)
 	for i, input := range args.Inputs {
 		// a context per input: CUE keeps every instance a context built until the context goes, so one context
 		// for the whole request would hold every input's objects to its end; the policies, built once, are
@@ -104,6 +106,10 @@ func evaluatePolicies(args policyArgs) (*policyResult, error) {
 			return nil, err
 		}
 		found := []policyError{}
+		if joint.passes(withObjects, withoutObjects) {
+			result.Findings[i] = found
+			continue
+		}
 		for _, policy := range policies {
 			data := withoutObjects
 			if policy.objects {
@@ -123,12 +129,12 @@ func buildPolicies(ctx *cue.Context, sources []policySource) ([]builtPolicy, []p
 	policies := make([]builtPolicy, 0, len(sources))
 	var broken []policyError
 	for _, source := range sources {
-		value, err := buildPolicy(ctx, source)
+		value, declared, err := buildPolicy(ctx, source)
 		if err != nil {
 			broken = append(broken, policyErrors(source, err)...)
 			continue
 		}
-		policies = append(policies, builtPolicy{source, value, namesObjects.MatchString(source.Source)})
+		policies = append(policies, builtPolicy{source, value, namesObjects.MatchString(source.Source), declared})
 	}
 	return policies, broken
 }
@@ -136,17 +142,18 @@ func buildPolicies(ctx *cue.Context, sources []policySource) ([]builtPolicy, []p
 // buildPolicy compiles a policy with `env` and `objects` declared (as top, `_`) after its own declarations, so it
 // may read them without declaring them, as it reads the fields krc gives it. The error is about the policy
 // itself: a syntax error, a reference to nothing, an import CUE does not have.
-func buildPolicy(ctx *cue.Context, source policySource) (cue.Value, error) {
+func buildPolicy(ctx *cue.Context, source policySource) (cue.Value, topLevel, error) {
 	file, err := parser.ParseFile(source.File, source.Source)
 	if err != nil {
-		return cue.Value{}, err
+		return cue.Value{}, topLevel{}, err
 	}
 	for spec := range file.ImportSpecs() {
 		if path, _ := strconv.Unquote(spec.Path.Value); strings.Contains(path, ".") {
-			return cue.Value{}, errors.Newf(spec.Path.Pos(), "import %q: a policy can import only CUE's standard "+
-				"library (list, strings, regexp, ...); write what it needs in the policy", path)
+			return cue.Value{}, topLevel{}, errors.Newf(spec.Path.Pos(), "import %q: a policy can import only "+
+				"CUE's standard library (list, strings, regexp, ...); write what it needs in the policy", path)
 		}
 	}
+	declared := topLevelOf(file.Decls)
 	for _, name := range []string{"env", "objects"} {
 		file.Decls = append(file.Decls, &ast.Field{Label: ast.NewIdent(name), Value: ast.NewIdent("_")})
 	}
@@ -155,13 +162,13 @@ func buildPolicy(ctx *cue.Context, source policySource) (cue.Value, error) {
 	// policy on its own may have (an index into a list the environment has not filled yet)
 	instance := build.NewContext().NewInstance(source.File, nil)
 	if err := instance.AddSyntax(file); err != nil {
-		return cue.Value{}, err
+		return cue.Value{}, declared, err
 	}
 	value := ctx.BuildInstance(instance)
 	if instance.Err != nil {
-		return value, instance.Err
+		return value, declared, instance.Err
 	}
-	return value, nil
+	return value, declared, nil
 }
 
 // inputValues compiles one input as the policies read it: with its objects, and with an empty list in their place
