@@ -4,7 +4,7 @@ far), and the steps every plan takes per environment (rendered together, compile
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -13,7 +13,7 @@ from ..argocd.validation import crds_path
 from ..charts import vendored
 from ..charts.package import Chart
 from ..diagnostics.problems import KrcError, Problem
-from ..environment.model import load_environment
+from ..environment.model import Environment, load_environment
 from ..k8s.destinations import Destination, peer_digests
 from ..native import client
 from ..output import folders, layout
@@ -168,12 +168,14 @@ def rendered(project: Project, cache: CompileCache, key: str, render: Render, ar
     return Rendered(key, render, layout.render_files(render, False), recorded, inputs_digest(recorded))
 
 
-def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rendered | KrcError]:
+def rendered_together(context: Context, names: Sequence[str],
+                      loaded: Callable[[list[Environment]], None] | None = None) -> dict[str, Rendered | KrcError]:
     """The environments the cache lacks, rendered with their Jsonnet templates evaluated together
     (prepare_templates), each with its cache key as it was before rendering. An environment whose render failed
     gets its error, the one its own render reports (prepare_templates leaves the environments of a failed joint run
     to evaluate alone), for compile_cached to raise: rendering it again would cost a runaway template its time
-    limit twice. Environments that fail before rendering are left out: compile_cached reports them as always."""
+    limit twice. Environments that fail before rendering are left out: compile_cached reports them as always.
+    `loaded` is given the environments to render once they are loaded, before their templates are evaluated."""
     project, cache = context.project, context.cache
     keys, pairs = [], []
     found: dict[str, Rendered | KrcError] = {}
@@ -193,6 +195,8 @@ def rendered_together(context: Context, names: Sequence[str]) -> dict[str, Rende
             continue
     if not pairs:  # every one is in the cache: no need to even list the templates
         return found
+    if loaded is not None:
+        loaded([env for env, _ in pairs])
     try:
         templates: tuple[ObjectTemplate, ...] | None = object_templates(project)  # once for the batch
     except KrcError:

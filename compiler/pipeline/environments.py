@@ -83,23 +83,6 @@ def ray_version(env: Environment) -> str:
     return str(ray.get("version") or "") if isinstance(ray, dict) else ""
 
 
-_RAY = frozenset({"ray"})
-
-
-def ray_versions(project: Project, names: Sequence[str]) -> set[str]:
-    """The Ray versions these environments name, read from their `ray` settings alone (one that does not load is
-    left out: its compile says why)."""
-    found = set()
-    for name in names:
-        try:
-            ray = merged_settings(project, name, _RAY)[0].get("ray")
-        except KrcError:
-            continue
-        if isinstance(ray, dict) and ray.get("version"):
-            found.add(str(ray["version"]))
-    return found
-
-
 def _generator_missing(render: Render, view: AutoscalerView) -> Problem:
     where = render.environment.location_of(("ray", "version")) or Location(f"environment {render.environment.name}")
     return Problem(f"the autoscaler's view was not checked: {view.unavailable}", where, "error",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from ..autoscaler import start_generators_ahead
 from ..autoscaler.generators import installed_generators
 from ..cache import CacheKind, cache_key
 from ..diagnostics.problems import KrcError, Problem
+from ..environment.model import Environment
 from ..policy import CueEngine, PolicyInput, PolicyRun, policy_files, policy_input
 from ..policy.inputs import with_policy_settings
 from ..project.paths import Project
@@ -19,7 +21,7 @@ from ..results.compile_cache import POLICIES
 from ..results.compiled_records import Compiled, Summary, findings_digest
 from .autoscaling import autoscaler_of
 from .context import Context, compile_validated, rendered_together, restore
-from .environments import Validated, findings_with_view, ray_versions, validate_render
+from .environments import Validated, findings_with_view, ray_version, validate_render
 from .plans import Linted, LintPlan, Outcome
 
 # Each environment's finished findings (`krc lint` / `krc policy`), kept in the compile cache's folder.
@@ -112,6 +114,13 @@ def lints_of_batch(context: Context, names: Sequence[str], plan: LintPlan) -> Ou
     return Outcome(tuple({**known, **fresh}[name] for name in names), compiled=outcome.compiled)
 
 
+def _start_generators(project_root: Path, environments: list[Environment]) -> None:
+    """Ray's view of what a job compiles: the generators of the Ray versions its environments name, started once
+    the job has loaded them (not read from their files a second time), import Ray while their templates are
+    evaluated."""
+    start_generators_ahead(project_root, {ray_version(env) for env in environments})
+
+
 def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], names: Sequence[str]) \
         -> tuple[Outcome, dict[str, Compiled]]:
     """The results of `names` (or the problems that stopped them), with the compiled result of each."""
@@ -123,12 +132,12 @@ def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], name
     renders: list[Render | None] = []
     validations: list[Validated | None] = []  # of the renders compiled here, as their findings were worked out
     compiled_of: list[Compiled] = []
-    if plan.findings:  # Ray's view of what compiles here: its generator imports Ray meanwhile
-        start_generators_ahead(project.root, ray_versions(project, [n for n in names if not cache.has_entry(n)]))
     # the environments the compile cache lacks, their templates evaluated in one Jsonnet run as render and review
-    # evaluate them (the templates are parsed once per run); a render for --argocd-crds records that
-    # file among its inputs, so those are compiled one by one
-    ahead = rendered_together(context, names) if plan.argocd_crds is None else {}
+    # evaluate them (the templates are parsed once per run), Ray's generators starting meanwhile; a render for
+    # --argocd-crds records that file among its inputs, so those are compiled one by one (their generators start
+    # when first asked)
+    generators = functools.partial(_start_generators, project.root) if plan.findings else None
+    ahead = rendered_together(context, names, generators) if plan.argocd_crds is None else {}
     for name in names:
         try:
             compiled, render, validated = compile_validated(project, cache, name, plan.argocd_crds,
