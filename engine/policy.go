@@ -101,21 +101,17 @@ func evaluatePolicies(args policyArgs) (*policyResult, error) {
 		// a context per input: CUE keeps every instance a context built until the context goes, so one context
 		// for the whole request would hold every input's objects to its end; the policies, built once, are
 		// unified with values of other contexts (which CUE allows)
-		withObjects, withoutObjects, err := inputValues(cuecontext.New(), input, policies)
+		forms, err := inputValues(cuecontext.New(), input, policies)
 		if err != nil {
 			return nil, err
 		}
 		found := []policyError{}
-		if joint.passes(withObjects, withoutObjects) {
+		if joint.passes(forms) {
 			result.Findings[i] = found
 			continue
 		}
 		for _, policy := range policies {
-			data := withoutObjects
-			if policy.objects {
-				data = withObjects
-			}
-			if err := policy.value.Unify(data).Validate(cue.Concrete(true)); err != nil {
+			if err := policy.value.Unify(forms.read(policy.objects)).Validate(cue.Concrete(true)); err != nil {
 				found = append(found, policyErrors(policy.source, err)...)
 			}
 		}
@@ -171,10 +167,22 @@ func buildPolicy(ctx *cue.Context, source policySource) (cue.Value, topLevel, er
 	return value, declared, nil
 }
 
+// inputForms is one input as CUE values: with its objects, and with an empty list in their place.
+type inputForms struct {
+	withObjects, withoutObjects cue.Value
+}
+
+// read is the form a policy gets that reads the objects or not.
+func (forms inputForms) read(objects bool) cue.Value {
+	if objects {
+		return forms.withObjects
+	}
+	return forms.withoutObjects
+}
+
 // inputValues compiles one input as the policies read it: with its objects, and with an empty list in their place
 // (each only when some policy reads it that way).
-func inputValues(ctx *cue.Context, input policyInput, policies []builtPolicy) (withObjects, withoutObjects cue.Value,
-	err error) {
+func inputValues(ctx *cue.Context, input policyInput, policies []builtPolicy) (forms inputForms, err error) {
 	env, objects := []byte(input.Env), []byte(input.Objects)
 	if len(objects) == 0 {
 		objects = []byte("[]")
@@ -183,7 +191,7 @@ func inputValues(ctx *cue.Context, input policyInput, policies []builtPolicy) (w
 	// either: an environment's objects are tens of kilobytes, read once more below
 	if !json.Valid(env) || jsonStart(env) != '{' || !json.Valid(objects) ||
 		(jsonStart(objects) != '[' && string(bytes.TrimSpace(objects)) != "null") {
-		return cue.Value{}, cue.Value{}, fmt.Errorf("input %q: env must be a JSON object and objects a JSON array",
+		return forms, fmt.Errorf("input %q: env must be a JSON object and objects a JSON array",
 			input.Name)
 	}
 	compile := func(objects []byte) (cue.Value, error) {
@@ -201,12 +209,12 @@ func inputValues(ctx *cue.Context, input policyInput, policies []builtPolicy) (w
 		return value, nil
 	}
 	for _, policy := range policies {
-		if policy.objects && !withObjects.Exists() {
-			if withObjects, err = compile(objects); err != nil {
+		if policy.objects && !forms.withObjects.Exists() {
+			if forms.withObjects, err = compile(objects); err != nil {
 				return
 			}
-		} else if !policy.objects && !withoutObjects.Exists() {
-			if withoutObjects, err = compile([]byte("[]")); err != nil {
+		} else if !policy.objects && !forms.withoutObjects.Exists() {
+			if forms.withoutObjects, err = compile([]byte("[]")); err != nil {
 				return
 			}
 		}

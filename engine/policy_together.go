@@ -94,13 +94,6 @@ func jointly(policies []builtPolicy) jointPolicies {
 }
 
 // passes: the input passes every policy (false when it may not, or when no joint pass is made).
-func (joint jointPolicies) passes(withObjects, withoutObjects cue.Value) bool {
-	if !joint.usable {
-		return false
-	}
-	data := withoutObjects
-	if joint.objects {
-		data = withObjects
-	}
-	return joint.value.Unify(data).Validate(cue.Concrete(true)) == nil
+func (joint jointPolicies) passes(forms inputForms) bool {
+	return joint.usable && joint.value.Unify(forms.read(joint.objects)).Validate(cue.Concrete(true)) == nil
 }
