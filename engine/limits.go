@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -77,3 +79,44 @@ var (
 	collectingLate bool
 	usualPercent   int // the collector's target before collectNearLimit turned it off
 )
+
+// collectAtLimit keeps the soft memory limit at least twice the live heap, for an engine krc starts with its
+// collector's proportional target off (GOGC=off) and a low GOMEMLIMIT: the collector then runs only when the
+// process nears that limit, which for `krc lint` costs less CPU than Go's default target at about the same peak.
+// A bare limit near the live heap (a project whose compiled CRDs alone come near it) would have the collector
+// run without pause; after each collection the limit is raised to twice the live heap, plus room for the
+// runtime's own memory, when that is more than the limit krc set (and lowered back as the live heap shrinks).
+func collectAtLimit() (stop func()) {
+	floor := debug.SetMemoryLimit(-1) // -1 reads the limit without changing it
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var stopped atomic.Bool
+	var afterCollection func(*[32]byte)
+	afterCollection = func(*[32]byte) {
+		if stopped.Load() {
+			return
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			debug.SetMemoryLimit(roomAbove(floor, sample[0].Value.Uint64()))
+		}
+		runtime.SetFinalizer(new([32]byte), afterCollection) // found unreachable by the next collection
+	}
+	runtime.SetFinalizer(new([32]byte), afterCollection)
+	return func() {
+		stopped.Store(true)
+		debug.SetMemoryLimit(floor)
+	}
+}
+
+// runtimeRoom is what the memory limit allows beside twice the live heap: goroutine stacks, the collector's own
+// metadata, heap pages not yet returned.
+const runtimeRoom = 16 << 20
+
+// roomAbove is the soft memory limit for a live heap of `live` bytes: the limit krc set, or twice the live heap
+// and the runtime's room when that is more.
+func roomAbove(floor int64, live uint64) int64 {
+	if wanted := int64(2*live) + runtimeRoom; wanted > floor {
+		return wanted
+	}
+	return floor
+}

@@ -157,6 +157,8 @@ func main() {
 	socket := flags.String("socket", "", "also serve krc's worker processes on this Unix socket")
 	collectLate := flags.Bool("collect-late", false,
 		"collect garbage only near GOMEMLIMIT until a worker connects (krc asks when it compiles a few environments)")
+	atLimit := flags.Bool("collect-at-limit", false,
+		"with GOGC=off, keep GOMEMLIMIT at least twice the live heap (krc asks for it for `krc lint`)")
 	if err := flags.Parse(os.Args[1:]); err != nil || flags.NArg() != 0 {
 		os.Exit(2)
 	}
@@ -173,6 +175,9 @@ func main() {
 		usage(*requestsFD, *answersFD)
 	}
 	watchMemory()
+	if *atLimit {
+		defer collectAtLimit()()
+	}
 	if *collectLate {
 		collectNearLimit()
 	}

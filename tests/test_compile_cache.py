@@ -6,7 +6,6 @@ import dataclasses
 import json
 import os
 import shutil
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -266,12 +265,12 @@ def test_two_environments_to_compile_start_no_worker(project_without_policies: P
     """Two jobs to compile, two cores: a worker's start would cost more than the compile it takes over."""
     pools: list[int | None] = []
 
-    class Recording(ProcessPoolExecutor):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            pools.append(kwargs.get("max_workers"))
-            super().__init__(*args, **kwargs)
+    class Recording(worker_pool.WorkerPool):
+        def __init__(self, count: int, initializer: Any) -> None:
+            pools.append(count)
+            super().__init__(count, initializer)
 
-    monkeypatch.setattr(worker_pool, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(worker_pool, "WorkerPool", Recording)
     names = project_without_policies.environment_names()
     assert compiled(pipeline.render_to_disk(project_without_policies, names, pipeline.RunOptions(workers=2))) == names
     assert pools == []

@@ -18,10 +18,9 @@ from types import FrameType
 def _stop(signum: int, frame: FrameType | None) -> None:
     for other in (signal.SIGINT, signal.SIGTERM):  # a second signal must not interrupt the exit itself
         signal.signal(other, signal.SIG_IGN)
-    multiprocessing = sys.modules.get("multiprocessing")
-    if multiprocessing is not None:
-        for child in multiprocessing.active_children():
-            child.terminate()
+    pool = sys.modules.get("compiler.pipeline.worker_pool")  # loaded only by a command that started workers
+    if pool is not None:
+        pool.terminate_all()
     try:
         sys.stderr.write(f"krc: stopped by {signal.Signals(signum).name}; nothing was half-written\n")
         sys.stderr.flush()

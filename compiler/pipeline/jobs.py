@@ -131,7 +131,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
               context: Context) -> Iterator[Outcome]:
     """Every job's outcome, in order. Cheap jobs (cache hits) run here; the rest, when there are two or more of
     them and enough environments to compile to repay a worker's start (RunOptions.workers_for), are shared
-    between this process and workers-1 worker processes, each started fresh ('spawn': the Go runtime of
+    between this process and workers-1 worker processes, each started fresh (a new interpreter: the Go runtime of
     gojsonnet does not survive a fork). This process works too rather than wait: a process holding the compiling
     stack (imports, parsed CRDs, compiled schemas) costs 100-200 MB, so one fewer of them keeps the peak memory
     down at the same number of busy cores."""

@@ -54,7 +54,8 @@ def lint_environments(project: Project, names: Sequence[str], argocd_crds: str |
     """Every finding of each environment: schema and rules over what it renders, its Argo CD objects against
     the Argo CD CRDs it names, and the organisation's policies. Every environment's input errors are reported
     together."""
-    return policy_and_lint(project, project.select(names), run, argocd_crds, with_findings=True)
+    with client.collecting_at_limit():  # Ray's generator runs beside the engine: no room for a roomier target
+        return policy_and_lint(project, project.select(names), run, argocd_crds, with_findings=True)
 
 
 def policy_and_lint(project: Project, names: Sequence[str], run: RunOptions, argocd_crds: str | None,

@@ -7,7 +7,7 @@ their first second importing krc. When the destinations must be read and the com
 want workers, `start` spawns them first; jobs.parallel then `take`s them when it wants that many, and a pool it
 does not want is shut down (`discard`), as is one nobody took when the command ends.
 
-A worker started here gets the same pool a parallel run starts (spawn, the same initializer), and the engine's
+A worker started here gets the same pool a parallel run starts (the same initializer), and the engine's
 socket is exported while it is spawned, so it connects to this process's engine like the others. Its first task,
 before any job, reads the project's vendored charts (`load_charts`): on a cold cache their CRDs are megabytes of
 YAML to parse, which it does while this process reads the destinations; the facts it writes to the cache then
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,9 +29,9 @@ from ..native import client, helper_process
 from ..settings import collector, variables
 
 if TYPE_CHECKING:  # the pool's module is loaded when a pool starts (pipeline.worker_pool)
-    from concurrent.futures import ProcessPoolExecutor
+    from .worker_pool import WorkerPool
 
-_STARTED: list[tuple[ProcessPoolExecutor, int]] = []  # at most one pool: (pool, its worker count)
+_STARTED: list[tuple[WorkerPool, int]] = []  # at most one pool: (pool, its worker count)
 
 
 def worker_setup() -> None:
@@ -60,12 +59,10 @@ def start(count: int, initializer: Callable[[], None], vendor_dir: Path | None =
     `vendor_dir`, the pool reads its charts before any job (load_charts)."""
     if count < 1 or _STARTED:
         return
-    pool = pipeline.new_pool(count, initializer)
     with spawning():
-        for _ in range(count):
-            pool.submit(os.getpid)  # a process is spawned per task while none is idle
-        if vendor_dir is not None:
-            pool.submit(load_charts, vendor_dir)
+        pool = pipeline.new_pool(count, initializer)
+    if vendor_dir is not None:
+        pool.submit(load_charts, vendor_dir)
     _STARTED.append((pool, count))
 
 
@@ -77,7 +74,7 @@ def spawning() -> Iterator[None]:
         yield
 
 
-def take(count: int) -> ProcessPoolExecutor | None:
+def take(count: int) -> WorkerPool | None:
     """The pool started ahead when it has `count` workers (the caller shuts it down); None otherwise (a pool of
     another size is shut down)."""
     if not _STARTED:

@@ -142,17 +142,19 @@ def _engine_kind_in_a_worker() -> tuple[str, str]:
 
 
 def test_workers_share_the_engine_of_their_run():
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from compiler.pipeline.worker_pool import WorkerPool
 
-    spawn = multiprocessing.get_context("spawn")
     with client.shared_with_workers():
         owner = client._engine()
-        with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
+        with WorkerPool(1, _nothing) as pool:
             assert pool.submit(_engine_kind_in_a_worker).result() == ("EngineConnection", "v4.2.1")
         assert client._engine() is owner and owner.alive()  # the worker's leaving ended only its connection
-    with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:  # outside: a worker starts its own
+    with WorkerPool(1, _nothing) as pool:  # outside: a worker starts its own
         assert pool.submit(_engine_kind_in_a_worker).result() == ("EngineProcess", "v4.2.1")
+
+
+def _nothing() -> None:
+    pass
 
 
 def test_an_argument_already_encoded_goes_into_the_request_as_it_is():
@@ -218,29 +220,42 @@ def test_answers_are_read_when_taken_and_an_answer_that_is_not_json_ends_nothing
     os.close(requests_read)
 
 
-def _engine_collector_target() -> str:
-    """GOGC as the engine this process started reads it: from the running engine's own environment, once it has
-    answered a request (an engine that has ended has no environment to read)."""
+def _engine_collector() -> tuple[str, str, bool]:
+    """GOGC and GOMEMLIMIT as the engine this process started reads them, from the running engine's own
+    environment once it has answered a request (an engine that has ended has none to read), and whether it keeps
+    its soft limit at least twice its live heap (--collect-at-limit)."""
     client.call("collect", {}, what="a question to the engine", timeout=60)
     engine = client._ENGINE
     assert isinstance(engine, client.EngineProcess)
     fields = Path(f"/proc/{engine._process.pid}/environ").read_bytes().split(b"\0")
     environment = dict(f.decode().split("=", 1) for f in fields if b"=" in f)
     assert "GOGC" in environment, (engine.alive(), sorted(environment))
-    return environment["GOGC"]
+    arguments = Path(f"/proc/{engine._process.pid}/cmdline").read_bytes().split(b"\0")
+    return environment["GOGC"], environment["GOMEMLIMIT"], b"--collect-at-limit" in arguments
 
 
-@pytest.mark.parametrize(("command", "target"), [("render", "200"), ("check", "200"), ("policy", "200"),
-                                                  ("lint", "100"), ("diff", "100")])
-def test_the_engine_collects_less_often_where_no_ray_generator_runs_beside_it(project: Project, tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch,
-                                                                            command: str, target: str):
+@pytest.mark.parametrize(("command", "collector"), [("render", ("200", "192MiB", False)),
+                                                     ("check", ("200", "192MiB", False)),
+                                                     ("policy", ("200", "192MiB", False)),
+                                                     ("lint --no-cache", ("off", "72MiB", True)),
+                                                     ("lint", ("100", "192MiB", False)),
+                                                     ("diff", ("100", "192MiB", False))])
+def test_each_command_gives_the_engine_the_collector_its_other_processes_leave_room_for(
+        project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str,
+        collector: tuple[str, str, bool]):
     """render, golden, check and policy leave the engine room to grow to three times its live memory before it
-    collects (client.roomy_engine); lint and diff run Ray's generator beside it and keep Go's target."""
+    collects (client.roomy_engine); lint runs Ray's generator beside it and collects near a low soft limit, or
+    twice its live heap (client.collecting_at_limit), unless it started its engine ahead for a few edited
+    environments (nothing cached yet: every file is new to the memo), which collects late and then as usual; diff
+    keeps Go's target."""
     monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))  # nothing cached: the command needs the engine
     client.close_engine()
-    CliRunner().invoke(main, ["--project", str(project.root), command, "dev"])
-    assert _engine_collector_target() == target
+    CliRunner().invoke(main, ["--project", str(project.root), *command.split(), "dev"])
+    assert _engine_collector() == collector
     client.close_engine()
     client.start_engine()  # outside a command: Go's own target
-    assert _engine_collector_target() == "100"
+    assert _engine_collector() == ("100", "192MiB", False)
+    client.close_engine()
+    with client.collecting_at_limit():
+        client.start_engine(few=True)  # a few environments' CRD compiles: near the usual soft limit
+    assert _engine_collector() == ("100", "192MiB", False)
