@@ -14,8 +14,8 @@ import pytest
 
 from compiler.diagnostics.problems import KrcError
 from compiler.pipeline import worker_pool, worker_process
-from compiler.project.paths import Project
 from compiler.pipeline.worker_pool import WorkerEnded, WorkerPool, WorkerTraceback
+from compiler.project.paths import Project
 
 SETUP_MARK = "KRC_TEST_WORKER_SETUP"
 KRC = Path(sys.executable).with_name("krc")
@@ -194,3 +194,12 @@ def test_a_signal_stops_the_command_and_its_workers_at_once(project_without_poli
     assert "Traceback" not in stderr and "nothing was half-written" in stderr, stderr
     for pid in workers:  # ended (and reaped by krc: no zombie left either)
         assert not Path(f"/proc/{pid}").exists() or "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+
+
+def test_leaving_on_an_exception_stops_the_workers_rather_than_wait_for_their_calls():
+    with pytest.raises(KrcError, match="a job failed"), WorkerPool(1, _nothing) as pool:
+        running = pool.submit(_sleep_then, 600, None)
+        raise KrcError("a job failed")
+    with pytest.raises(WorkerEnded):
+        running.result(timeout=30)
+    assert pool._workers[0].process.returncode == -signal.SIGTERM

@@ -203,8 +203,16 @@ class WorkerPool:
     def __enter__(self) -> WorkerPool:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        self.shutdown(wait=True)
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        """Every call answered; or, leaving on an exception (the run is over), the workers stopped at once rather
+        than waited for (a template may run until its deadline)."""
+        if exc_type is None:
+            self.shutdown(wait=True)
+            return
+        self.shutdown(wait=False, cancel_futures=True)
+        self.terminate()
+        for worker in self._workers:
+            worker.process.wait()
 
 
 _POOLS: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
