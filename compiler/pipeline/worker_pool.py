@@ -13,6 +13,7 @@ answers. A worker that ends before answering fails its calls and the pool's late
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import pickle
 import queue
@@ -126,7 +127,7 @@ class WorkerPool:
 
     def _write(self, worker: _Worker, pipe: BinaryIO) -> None:
         """The worker's calls into its pipe, in order, until the pool closes it (or the worker is gone)."""
-        with pipe:
+        try:
             while (item := worker.outbox.get()) is not None:
                 if isinstance(item, _Call):
                     try:
@@ -136,10 +137,12 @@ class WorkerPool:
                         continue
                 else:
                     call_id, data = 0, pickle.dumps(item, pickle.HIGHEST_PROTOCOL)
-                try:
-                    worker_process.write_frame(pipe, call_id, data)
-                except OSError:  # the worker is gone: its reader reports it
-                    return
+                worker_process.write_frame(pipe, call_id, data)
+        except OSError:  # the worker is gone: its reader reports it
+            pass
+        finally:
+            with contextlib.suppress(OSError):  # what a gone worker left unread is dropped with the pipe
+                pipe.close()
 
     def _read(self, worker: _Worker, pipe: BinaryIO) -> None:
         """The worker's answers, each settling its call, until the worker ends."""
