@@ -6,9 +6,9 @@ first to ask starts it, the others connect to it, shared_helper), started when f
 It speaks the
 engine's protocol (channel.py) on two pipes of its own; it answers one request at a time, each with the feature
 gates and environment of the operator the request describes, so nothing of one request leaks into the next.
-An answer depends on nothing else, so each object's is kept in krc's cache (ANSWERS): the compile asks about
-every object (kuberay/validator), and `krc diff` and `krc show --pods` then find the answers of the objects
-golden/ and the render hold without starting a build.
+An answer depends on nothing else, so each object's is kept in krc's cache: the whole answer (ANSWERS) for
+`krc diff` and `krc show --pods`, and the verdict alone (VERDICTS, the `validate` op: no Pods or Services built)
+for the lint rule kuberay/validator, which asks about every object a lint compiles and reads no more.
 """
 from __future__ import annotations
 
@@ -111,6 +111,8 @@ class OperatorRefused(KrcError):
 # KubeRay's answer for one object, by the build, the operator configuration and the defaulted object; bump the
 # version when what the builds answer changes shape
 ANSWERS = CacheKind("kuberay", 1)
+# Its verdict alone (the `validate` op: refusals and skipped, no Pods or Services), under the same key
+VERDICTS = CacheKind("kuberay-verdict", 1)
 
 
 def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
@@ -118,23 +120,39 @@ def build(version: str, operator: dict[str, Any], documents: list[dict[str, Any]
     """KubeRay `version`'s answer for each defaulted custom resource, in order: {refusals, skipped?, clusters,
     error?}, from the cache or the build for the rest. KrcError when there is no build or no answer in time;
     OperatorRefused when the operator configuration is one the operator refuses (never kept)."""
+    return _answers("build", ANSWERS, version, operator, documents, where)
+
+
+def verdicts(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
+             where: Location | None = None) -> list[dict[str, Any]]:
+    """What KubeRay `version` says of each defaulted custom resource, as `build` answers it but without the Pods
+    and Services it would build: {refusals, skipped?} (`krc lint` reads no more; the built objects were most of
+    each answer's bytes to make, read and keep). A full answer in the cache (a review's) is used as well."""
+    return _answers("validate", VERDICTS, version, operator, documents, where, fuller=ANSWERS)
+
+
+def _answers(op: str, kind: CacheKind, version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
+             where: Location | None, fuller: CacheKind | None = None) -> list[dict[str, Any]]:
     if not documents:
         return []
     shared = (build_identity(version), canonical_text(operator))
     keys = [cache_key(*shared, canonical_text(document)) for document in documents]
-    found = [ANSWERS.read_json(key) for key in keys]  # verified, or a miss
+    found = [kind.read_json(key) for key in keys]  # verified, or a miss
+    if fuller is not None:
+        found = [answer if isinstance(answer, dict) else fuller.read_json(key) for answer, key in zip(found, keys,
+                                                                                                      strict=True)]
     missing = [i for i, answer in enumerate(found) if not isinstance(answer, dict)]
     if missing:
-        answers = _ask(version, operator, [documents[i] for i in missing], where)
+        answers = _ask(op, version, operator, [documents[i] for i in missing], where)
         for i, answer in zip(missing, answers, strict=True):
             found[i] = answer
-            ANSWERS.write_json(keys[i], answer)
+            kind.write_json(keys[i], answer)
     return found
 
 
-def _answer(version: str, args: dict[str, Any], where: Location | None) -> Answer:
-    """The build's answer to one `build` request: from the run's shared build when the run compiles in several
-    processes (shared_helper: one build, not one per process), else from this process's own."""
+def _answer(op: str, version: str, args: dict[str, Any], where: Location | None) -> Answer:
+    """The build's answer to one `build` or `validate` request: from the run's shared build when the run compiles
+    in several processes (shared_helper: one build, not one per process), else from this process's own."""
     slow = KrcError(f"KubeRay {version}'s builders did not answer within {TIMEOUT_SECONDS:g} s; run again with "
                     "fewer environments", where)
     folder = client.run_folder()
@@ -142,7 +160,7 @@ def _answer(version: str, args: dict[str, Any], where: Location | None) -> Answe
         binary = str(require_build(version, where))
         try:
             raw = shared_helper.ask(folder, f"kuberay-v{version}", [binary], _environment(),
-                                    {"id": 1, "op": "build", "args": args}, TIMEOUT_SECONDS)
+                                    {"id": 1, "op": op, "args": args}, TIMEOUT_SECONDS)
         except HelperTimeout:
             raise slow from None
         except HelperFailed as failed:
@@ -150,7 +168,7 @@ def _answer(version: str, args: dict[str, Any], where: Location | None) -> Answe
         error = raw.get("error")
         return Answer(raw.get("result"), None if error is None else str(error))
     process = _process(version, where)
-    future = process.submit("build", args)
+    future = process.submit(op, args)
     try:
         return future.result(timeout=TIMEOUT_SECONDS)
     except TimeoutError:
@@ -158,9 +176,9 @@ def _answer(version: str, args: dict[str, Any], where: Location | None) -> Answe
         raise slow from None
 
 
-def _ask(version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
+def _ask(op: str, version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
          where: Location | None) -> list[dict[str, Any]]:
-    answer = _answer(version, {"operator": operator, "objects": documents}, where)
+    answer = _answer(op, version, {"operator": operator, "objects": documents}, where)
     if answer.error is not None and answer.error.startswith("internal error in "):
         raise EngineEnded(f"KubeRay {version}'s build failed: {answer.error}")  # a panic in KubeRay's code: exit 3
     if answer.error is not None:

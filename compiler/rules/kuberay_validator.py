@@ -65,7 +65,8 @@ def check(context: LintContext) -> Iterator[Problem]:
     if not objects or not binary.binary_for(context.operator_version).is_file():
         return
     try:
-        answers = kuberay.build(context.operator_version, _operator(context), [as_stored(o.document) for o in objects])
+        answers = kuberay.verdicts(context.operator_version, _operator(context),
+                                   [as_stored(o.document) for o in objects])
     except kuberay.OperatorRefused:
         return  # an operator that does not start (an unknown gate): operator/unknown-feature-gate says so
     for obj, answer in zip(objects, answers, strict=True):

@@ -4,6 +4,7 @@ and the operator configured from the chart's Deployment."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -120,16 +121,18 @@ def test_a_run_of_several_processes_shares_one_build_answering_as_its_own(tmp_pa
                "spec": {"headGroupSpec": {"template": {"spec": {"containers": [{"name": "h", "image": "i"}]}}}}}
     nameless = {**cluster, "metadata": {"namespace": "n"}}
     operator = {"args": [], "env": [{"name": "CLUSTER_DOMAIN", "value": "corp.local"}]}
-    own = kuberay._ask("1.6.2", operator, [cluster, nameless], None)
+    own = kuberay._ask("build", "1.6.2", operator, [cluster, nameless], None)
     run_folder = tmp_path / "run"
     run_folder.mkdir(mode=0o700)
     monkeypatch.setenv("KRC_ENGINE_SOCKET", str(run_folder / "engine.sock"))
     try:
-        assert kuberay._ask("1.6.2", operator, [cluster, nameless], None) == own
+        assert kuberay._ask("build", "1.6.2", operator, [cluster, nameless], None) == own
         assert (run_folder / "kuberay-v1.6.2.sock").is_socket() and "kuberay-v1.6.2" in shared_helper._STARTED
         assert own[1]["refusals"] and not own[0]["refusals"]
+        verdicts = kuberay._ask("validate", "1.6.2", operator, [cluster, nameless], None)
+        assert [v["refusals"] for v in verdicts] == [o["refusals"] for o in own]
         with pytest.raises(kuberay.OperatorRefused, match="RayNope"):
-            kuberay._ask("1.6.2", {"args": ["--feature-gates=RayNope=true"], "env": []}, [cluster], None)
+            kuberay._ask("build", "1.6.2", {"args": ["--feature-gates=RayNope=true"], "env": []}, [cluster], None)
     finally:
         shared_helper.end(lambda _name: True)
 
@@ -177,9 +180,9 @@ def test_answers_are_kept_by_build_operator_and_object(project: Project, private
     asked: list[int] = []
     real_ask = kuberay._ask
 
-    def counting(version: str, operator: dict, documents: list, where=None):
+    def counting(op: str, version: str, operator: dict, documents: list, where=None):
         asked.append(len(documents))
-        return real_ask(version, operator, documents, where)
+        return real_ask(op, version, operator, documents, where)
 
     monkeypatch.setattr(kuberay, "_ask", counting)
     again = run(project, "show", "prod-eks-gpu", "--pods", "-o", "json")
@@ -193,3 +196,42 @@ def test_answers_are_kept_by_build_operator_and_object(project: Project, private
     assert asked == [1] and kuberay.build("1.6.2", operator, [document]) == answer and asked == [1]
     kuberay.build("1.6.2", {"args": ["--feature-gates=RayCronJob=true"], "env": []}, [document])
     assert asked == [1, 1] and source["clusters"]
+
+
+def test_the_lint_rule_asks_for_verdicts_alone_and_they_are_the_builds_refusals(monkeypatch: pytest.MonkeyPatch,
+                                                                               tmp_path: Path):
+    """kuberay/validator reads only the refusals: the `validate` op answers them without building Pods and
+    Services, the same refusals and skip reasons as `build`; kept under a kind of their own, and a full answer
+    already kept (a review's) serves as well."""
+    monkeypatch.setenv("KRC_CACHE_DIR", str(tmp_path / "cache"))
+    head = {"rayStartParams": {}, "template": {"spec": {"containers": [{"name": "ray-head", "image": "ray"}]}}}
+    group = {"groupName": "cpu", "minReplicas": 1, "maxReplicas": 3, "rayStartParams": {},
+             "template": {"spec": {"containers": [{"name": "ray-worker", "image": "ray"}]}}}
+    documents = [
+        {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "ok", "namespace": "n"},
+         "spec": {"headGroupSpec": head, "workerGroupSpecs": [group]}},
+        {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "refused", "namespace": "n"},
+         "spec": {"headGroupSpec": head, "workerGroupSpecs": [{**group, "minReplicas": 5}]}},
+        {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "elsewhere", "namespace": "n"},
+         "spec": {"headGroupSpec": head, "managedBy": "kueue.x-k8s.io/multikueue"}},
+    ]
+    operator = {"args": [], "env": []}
+    asked: list[str] = []
+    real_ask = kuberay._ask
+
+    def counting(op: str, version: str, operator: dict, documents: list, where=None):
+        asked.append(op)
+        return real_ask(op, version, operator, documents, where)
+
+    monkeypatch.setattr(kuberay, "_ask", counting)
+    verdicts = kuberay.verdicts("1.6.2", operator, documents)
+    assert asked == ["validate"] and all(not v["clusters"] for v in verdicts)
+    assert verdicts[1]["refusals"] and "minReplicas 5" in verdicts[1]["refusals"][0]["message"]
+    assert "kueue" in verdicts[2]["skipped"]
+    built = kuberay.build("1.6.2", operator, documents)
+    assert built[0]["clusters"] and asked == ["validate", "build"]
+    assert [(b["refusals"], b.get("skipped")) for b in built] == [(v["refusals"], v.get("skipped")) for v in verdicts]
+    assert kuberay.verdicts("1.6.2", operator, documents) == verdicts and len(asked) == 2  # kept
+    shutil.rmtree(tmp_path / "cache" / kuberay.VERDICTS.name)
+    assert [v["refusals"] for v in kuberay.verdicts("1.6.2", operator, documents)] == \
+        [v["refusals"] for v in verdicts] and len(asked) == 2  # the kept full answers serve

@@ -160,3 +160,57 @@ func TestCronJobNeedsItsGate(t *testing.T) {
 		t.Errorf("gate on: %+v", result)
 	}
 }
+
+// validateAll is what validateOp answers for `objects` under `op`.
+func validateAll(t *testing.T, op operator, objects ...string) []objectResult {
+	t.Helper()
+	raw := make([]json.RawMessage, len(objects))
+	for i, o := range objects {
+		raw[i] = json.RawMessage(o)
+	}
+	args, _ := json.Marshal(buildArgs{Operator: op, Objects: raw})
+	answer, err := validateOp(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer.(map[string]any)["results"].([]objectResult)
+}
+
+func TestValidateAnswersTheBuildsRefusalsWithoutBuilding(t *testing.T) {
+	job := `{"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j", "namespace": "ray"},
+	 "spec": {"entrypoint": "x", "rayClusterSpec": {"workerGroupSpecs": [{"groupName": "g", "minReplicas": 3,
+	 "maxReplicas": 2, "template": {"spec": {"containers": [{"name": "w", "image": "i"}]}}}],
+	 "headGroupSpec": {"template": {"spec": {"containers": [{"name": "h", "image": "i"}]}}}}}}`
+	service := `{"apiVersion": "ray.io/v1", "kind": "RayService", "metadata": {"name": "s", "namespace": "ray"},
+	 "spec": {"rayClusterConfig": {"headGroupSpec": {"template": {"spec": {"containers": [{"name": "h",
+	 "image": "i"}]}}}}}}`
+	cron := `{"apiVersion": "ray.io/v1", "kind": "RayCronJob", "metadata": {"name": "c", "namespace": "ray"},
+	 "spec": {"schedule": "not a schedule", "jobTemplate": {"entrypoint": "x"}}}`
+	objects := []string{
+		rayCluster,
+		strings.Replace(rayCluster, `"minReplicas": 1`, `"minReplicas": 5`, 1),
+		strings.Replace(rayCluster, `"name": "demo"`, `"name": "`+strings.Repeat("d", 60)+`"`, 1),
+		strings.Replace(rayCluster, `"workerGroupSpecs": [{`, `"workerGroupSpecs": [{"groupName": "gpu",
+	 "minReplicas": 0, "maxReplicas": 1, "template": {"spec": {"containers": [{"name": "w", "image": "i"}]}}}, {`, 1),
+		job, service, cron, `{"kind": "ConfigMap"}`,
+	}
+	for _, op := range []operator{{}, {Args: []string{"--feature-gates=RayCronJob=true"}}} {
+		built, validated := build(t, op, objects...), validateAll(t, op, objects...)
+		if len(built[0].Clusters) == 0 || len(built[4].Clusters) != 0 || len(built[5].Clusters) == 0 {
+			t.Fatalf("the build's answers are not what this test compares: %+v", built)
+		}
+		for i := range objects {
+			if len(validated[i].Clusters) != 0 {
+				t.Errorf("object %d: validate built %+v", i, validated[i].Clusters)
+			}
+			b, _ := json.Marshal([]any{built[i].Refusals, built[i].Skipped})
+			v, _ := json.Marshal([]any{validated[i].Refusals, validated[i].Skipped})
+			if string(b) != string(v) {
+				t.Errorf("object %d: build said %s, validate %s", i, b, v)
+			}
+		}
+	}
+	if refused := validateAll(t, operator{}, objects[1])[0]; len(refused.Refusals) != 1 {
+		t.Errorf("the refusal is missing: %+v", refused)
+	}
+}

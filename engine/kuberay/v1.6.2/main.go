@@ -40,14 +40,32 @@ type kindOnly struct {
 // suffixes (a RayJob's cluster, a multi-host replica group) come from a generator seeded afresh for each object,
 // so an object gets the same answer whatever else the request holds (krc keeps answers by object).
 func buildOp(raw json.RawMessage) (any, error) {
+	return answerAll("build", raw, context.Background())
+}
+
+// validateOp answers as buildOp does, up to the refusals: the controllers' validators and the webhooks', and
+// whether a controller skips the object, without building the Pods and Services (`krc lint` reads only the
+// refusals, and the built objects are most of an answer).
+func validateOp(raw json.RawMessage) (any, error) {
+	return answerAll("validate", raw, context.WithValue(context.Background(), refusalsOnly{}, true))
+}
+
+// refusalsOnly marks a context whose answers stop at the refusals (validateOp).
+type refusalsOnly struct{}
+
+func podsWanted(ctx context.Context) bool {
+	only, _ := ctx.Value(refusalsOnly{}).(bool)
+	return !only
+}
+
+func answerAll(op string, raw json.RawMessage, ctx context.Context) (any, error) {
 	var args buildArgs
 	if err := json.Unmarshal(raw, &args); err != nil {
-		return nil, fmt.Errorf("build: %v", err)
+		return nil, fmt.Errorf("%s: %v", op, err)
 	}
 	if err := args.Operator.apply(); err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
 	results := make([]objectResult, 0, len(args.Objects))
 	for _, document := range args.Objects {
 		rand.Seed(1)
@@ -112,7 +130,7 @@ func answerCluster(ctx context.Context, instance rayv1.RayCluster) (objectResult
 	}
 	setDefaults(&instance)
 	result := objectResult{Refusals: clusterRefusals(ctx, &instance)}
-	if controllerRefused(result.Refusals) {
+	if controllerRefused(result.Refusals) || !podsWanted(ctx) {
 		return result, nil
 	}
 	built, err := buildCluster(ctx, instance)
@@ -225,7 +243,8 @@ func version() any {
 
 func main() {
 	glue.Main("krc-kuberay-v1.6.2", version, map[string]glue.Handler{
-		"version": func(json.RawMessage) (any, error) { return version(), nil },
-		"build":   buildOp,
+		"version":  func(json.RawMessage) (any, error) { return version(), nil },
+		"build":    buildOp,
+		"validate": validateOp,
 	})
 }
