@@ -14,7 +14,7 @@ from compiler.results.summary_index import SUMMARY_INDEX
 
 
 def _index_entries(cache: Path) -> dict[str, dict]:
-    [entry] = list((cache / SUMMARY_INDEX.name).glob("*/*"))
+    [entry] = [p for p in (cache / SUMMARY_INDEX.name).iterdir() if not p.name.startswith(".")]
     payload = SUMMARY_INDEX.read_json(entry.name, cache)
     assert isinstance(payload, dict)
     return payload["entries"]

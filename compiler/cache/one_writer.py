@@ -2,7 +2,7 @@
 
 A cold run's processes all start by reading the same charts, and a chart's CRDs take a third of a second of CPU
 to parse: without this, the command's process and a worker each parsed the same chart side by side. The lock is
-a `flock` on a file beside the entry (<cache>/<kind>/<key[:2]>/.<key>.lock, mode 0600, in the entry's trusted
+a `flock` on a file beside the entry (<cache>/<kind>/.<key>.lock, mode 0600, in the entry's trusted
 folder), so it also holds between two krc commands sharing a cache, and it goes with its holder however that
 ends. Best effort, like every cache write: no trusted folder, no lock file, or a holder that keeps it past
 `WAIT_SECONDS` (a stuck command), and the caller works the entry out itself.
