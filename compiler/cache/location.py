@@ -10,7 +10,7 @@ from pathlib import Path
 from ..settings import variables
 
 # The layout's version: a new one starts an empty folder, so entries of an older layout are never even looked at.
-LAYOUT = "v4"
+LAYOUT = "v5"  # v5: one folder per kind (store.CacheKind._folders)
 
 
 def cache_dir() -> Path:
