@@ -203,3 +203,19 @@ def test_leaving_on_an_exception_stops_the_workers_rather_than_wait_for_their_ca
     with pytest.raises(WorkerEnded):
         running.result(timeout=30)
     assert pool._workers[0].process.returncode == -signal.SIGTERM
+
+
+def test_a_worker_that_cannot_start_leaves_none_of_the_others_behind(monkeypatch: pytest.MonkeyPatch):
+    started: list[subprocess.Popen[bytes]] = []
+    real_popen = subprocess.Popen
+
+    def popen(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        if started:
+            raise OSError(24, "Too many open files")
+        started.append(real_popen(*args, **kwargs))  # type: ignore[call-overload]
+        return started[-1]
+
+    monkeypatch.setattr(worker_pool.subprocess, "Popen", popen)
+    with pytest.raises(OSError, match="Too many open files"):
+        WorkerPool(2, _nothing)
+    assert started[0].wait(timeout=30) == 0  # its pipe closed: the first worker ended

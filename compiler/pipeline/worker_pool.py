@@ -68,8 +68,14 @@ class WorkerPool:
         self._next_id = 0
         self._closed = False
         self._ended: str | None = None  # why the pool can take no more calls: a worker ended
-        self._workers = [self._start(list(sys.path), initializer) for _ in range(count)]
+        self._workers: list[_Worker] = []
         _POOLS.add(self)
+        try:
+            for _ in range(count):
+                self._workers.append(self._start(list(sys.path), initializer))
+        except BaseException:  # a worker that cannot start (no process left, a full descriptor table)
+            self.shutdown(wait=False, cancel_futures=True)
+            raise
 
     def _start(self, module_path: list[str], initializer: Callable[[], None]) -> _Worker:
         requests_in, requests_out = os.pipe()
