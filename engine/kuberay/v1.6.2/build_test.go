@@ -22,12 +22,18 @@ const rayCluster = `{"apiVersion": "ray.io/v1", "kind": "RayCluster",
 
 func build(t *testing.T, op operator, objects ...string) []objectResult {
 	t.Helper()
+	return answered(t, buildOp, op, objects...)
+}
+
+// answered is what `handler` (buildOp, validateOp) answers for `objects` under `op`.
+func answered(t *testing.T, handler func(json.RawMessage) (any, error), op operator, objects ...string) []objectResult {
+	t.Helper()
 	raw := make([]json.RawMessage, len(objects))
 	for i, o := range objects {
 		raw[i] = json.RawMessage(o)
 	}
 	args, _ := json.Marshal(buildArgs{Operator: op, Objects: raw})
-	answer, err := buildOp(args)
+	answer, err := handler(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,16 +170,7 @@ func TestCronJobNeedsItsGate(t *testing.T) {
 // validateAll is what validateOp answers for `objects` under `op`.
 func validateAll(t *testing.T, op operator, objects ...string) []objectResult {
 	t.Helper()
-	raw := make([]json.RawMessage, len(objects))
-	for i, o := range objects {
-		raw[i] = json.RawMessage(o)
-	}
-	args, _ := json.Marshal(buildArgs{Operator: op, Objects: raw})
-	answer, err := validateOp(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return answer.(map[string]any)["results"].([]objectResult)
+	return answered(t, validateOp, op, objects...)
 }
 
 func TestValidateAnswersTheBuildsRefusalsWithoutBuilding(t *testing.T) {
