@@ -82,9 +82,8 @@ class EngineProcess(ChildProcess):
         self.socket_path = os.path.join(self.socket_folder, "engine.sock")
         hard = limits.ENGINE_MEMORY_MB.value
         env = variables.inherited(_INHERITED)
-        collector = _collector
-        if collect_late:  # near the usual soft limit until a worker connects, then at its proportional target
-            collector = Collector() if collector.at_limit else dataclasses.replace(collector, soft_mb=SOFT_MEMORY_MB)
+        # collecting late: near the usual soft limit until a worker connects, then at a proportional target
+        collector = Collector() if collect_late and _collector.at_limit else _collector
         env.update(GOMEMLIMIT=f"{min(collector.soft_mb, hard)}MiB", KRC_ENGINE_MAX_MEMORY_MB=str(hard),
                    GOGC=collector.percent, HOME="/nonexistent")
 

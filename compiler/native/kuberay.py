@@ -128,19 +128,17 @@ def verdicts(version: str, operator: dict[str, Any], documents: list[dict[str, A
     """What KubeRay `version` says of each defaulted custom resource, as `build` answers it but without the Pods
     and Services it would build: {refusals, skipped?} (`krc lint` reads no more; the built objects were most of
     each answer's bytes to make, read and keep). A full answer in the cache (a review's) is used as well."""
-    return _answers("validate", VERDICTS, version, operator, documents, where, fuller=ANSWERS)
+    return _answers("validate", VERDICTS, version, operator, documents, where, also=ANSWERS)
 
 
 def _answers(op: str, kind: CacheKind, version: str, operator: dict[str, Any], documents: list[dict[str, Any]],
-             where: Location | None, fuller: CacheKind | None = None) -> list[dict[str, Any]]:
+             where: Location | None, also: CacheKind | None = None) -> list[dict[str, Any]]:
+    """`op`'s answer for each document, kept under `kind` (or found under `also`, a fuller answer)."""
     if not documents:
         return []
     shared = (build_identity(version), canonical_text(operator))
     keys = [cache_key(*shared, canonical_text(document)) for document in documents]
-    found = [kind.read_json(key) for key in keys]  # verified, or a miss
-    if fuller is not None:
-        found = [answer if isinstance(answer, dict) else fuller.read_json(key) for answer, key in zip(found, keys,
-                                                                                                      strict=True)]
+    found = [_kept(key, kind, also) for key in keys]
     missing = [i for i, answer in enumerate(found) if not isinstance(answer, dict)]
     if missing:
         answers = _ask(op, version, operator, [documents[i] for i in missing], where)
@@ -148,6 +146,15 @@ def _answers(op: str, kind: CacheKind, version: str, operator: dict[str, Any], d
             found[i] = answer
             kind.write_json(keys[i], answer)
     return found
+
+
+def _kept(key: str, *kinds: CacheKind | None) -> Any:
+    """The first verified entry under `key` of these kinds, or None."""
+    for kind in kinds:
+        answer = kind.read_json(key) if kind is not None else None
+        if isinstance(answer, dict):
+            return answer
+    return None
 
 
 def _answer(op: str, version: str, args: dict[str, Any], where: Location | None) -> Answer:

@@ -200,8 +200,12 @@ class WorkerPool:
                 self._next(worker)
         if wait:
             wait_all(under_way)
-            for worker in self._workers:
-                worker.process.wait()
+            self._ended_all()
+
+    def _ended_all(self) -> None:
+        """Once every worker has ended (reaped: no process left behind)."""
+        for worker in self._workers:
+            worker.process.wait()
 
     def terminate(self) -> None:
         """Stop every worker at once (the command is stopping)."""
@@ -220,8 +224,7 @@ class WorkerPool:
             return
         self.shutdown(wait=False, cancel_futures=True)
         self.terminate()
-        for worker in self._workers:
-            worker.process.wait()
+        self._ended_all()
 
 
 _POOLS: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
@@ -237,8 +240,7 @@ def _reap_all() -> None:
     """At exit, every pool closed and its workers waited for (a worker still running a call ends with it)."""
     for pool in list(_POOLS):
         pool.shutdown(wait=False, cancel_futures=True)
-        for worker in pool._workers:
-            worker.process.wait()
+        pool._ended_all()
 
 
 atexit.register(_reap_all)

@@ -110,7 +110,6 @@ def test_no_folder_from_the_root_down_may_be_a_link_or_writable_by_others(tmp_pa
     kind.write(key, b"{}", root)
     os.chmod(root, 0o777)
     store._WARNED.clear()
-    store.forget_trusted_folders()  # a later command: folders are checked once a command
     assert kind.read(key, root) is None
     os.chmod(root, 0o700)
     linked = tmp_path / "linked"

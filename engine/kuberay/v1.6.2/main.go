@@ -40,14 +40,14 @@ type kindOnly struct {
 // suffixes (a RayJob's cluster, a multi-host replica group) come from a generator seeded afresh for each object,
 // so an object gets the same answer whatever else the request holds (krc keeps answers by object).
 func buildOp(raw json.RawMessage) (any, error) {
-	return answerAll("build", raw, context.Background())
+	return answerAll(context.Background(), "build", raw)
 }
 
 // validateOp answers as buildOp does, up to the refusals: the controllers' validators and the webhooks', and
 // whether a controller skips the object, without building the Pods and Services (`krc lint` reads only the
 // refusals, and the built objects are most of an answer).
 func validateOp(raw json.RawMessage) (any, error) {
-	return answerAll("validate", raw, context.WithValue(context.Background(), refusalsOnly{}, true))
+	return answerAll(context.WithValue(context.Background(), refusalsOnly{}, true), "validate", raw)
 }
 
 // refusalsOnly marks a context whose answers stop at the refusals (validateOp).
@@ -58,7 +58,7 @@ func podsWanted(ctx context.Context) bool {
 	return !only
 }
 
-func answerAll(op string, raw json.RawMessage, ctx context.Context) (any, error) {
+func answerAll(ctx context.Context, op string, raw json.RawMessage) (any, error) {
 	var args buildArgs
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, fmt.Errorf("%s: %v", op, err)
