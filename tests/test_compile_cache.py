@@ -25,6 +25,7 @@ from compiler.pipeline.work import Work
 from compiler.policy import find_engine
 from compiler.project.paths import Project
 from compiler.results import compile_cache
+from compiler.results.compiled_records import file_digests
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SEQUENTIAL = pipeline.RunOptions(cache=False, workers=1)
@@ -395,3 +396,45 @@ def test_krcs_fingerprint_is_remembered_under_its_files_signatures(tmp_path: Pat
         assert changed not in (planted, first) and changed == fingerprint(None)
     finally:
         content_digests.krc_fingerprint.cache_clear()
+
+
+@pytest.mark.usefixtures("project_without_policies")
+def test_lint_keeps_no_files_and_the_next_command_makes_them_from_its_entry(project: Project, cache_dir: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    """`krc lint` writes and compares no files, so its entries hold none (their summaries no digests); a render or
+    check after it compiles nothing, makes the files from the objects as its own render would, byte for byte, and
+    keeps them, so the command after that is answered from the summaries again."""
+    names = project.environment_names()
+    pipeline.render_to_disk(project, names, pipeline.RunOptions(cache=False))
+    expected = folders.read_tree(project.rendered_dir)
+    shutil.rmtree(project.rendered_dir)
+
+    pipeline.lint_environments(project, tuple(names), run=CACHED)
+    cache = Context.of(project, CACHED).cache
+    for name in names:
+        entry, summary = cache.lookup(name), cache.summary(name)
+        assert entry is not None and entry.files is None
+        assert summary is not None and summary.file_digests is None
+        assert cache.has_entry(name)
+
+    assert compiled(pipeline.render_to_disk(project, names, CACHED)) == []
+    assert folders.read_tree(project.rendered_dir) == expected
+    cache = Context.of(project, CACHED).cache
+    for name in names:
+        entry, summary = cache.lookup(name), cache.summary(name)
+        assert entry is not None and entry.files == folders.read_tree(project.golden_dir / name)
+        assert summary is not None and summary.file_digests == file_digests(entry.files)
+    with monkeypatch.context() as patch:
+        forbid_full_entries(patch)
+        assert all(m.clean for m in pipeline.check_golden(project, names, CACHED))
+
+
+@pytest.mark.usefixtures("project_without_policies")
+def test_a_check_after_lint_compares_the_files_made_from_its_entry(project: Project, cache_dir: Path):
+    names = project.environment_names()
+    pipeline.lint_environments(project, tuple(names), run=CACHED)
+    assert all(m.clean for m in pipeline.check_golden(project, names, CACHED))
+    manifest = next((project.golden_dir / "dev" / layout.MANIFESTS_DIR).glob("*.yaml"))
+    manifest.write_text(manifest.read_text() + "# edited\n")
+    [dev] = [m for m in pipeline.check_golden(project, names, CACHED) if m.environment == "dev"]
+    assert dev.changed == (f"{layout.MANIFESTS_DIR}/{manifest.name}",)

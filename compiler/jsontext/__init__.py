@@ -109,6 +109,16 @@ def line(value: Any) -> bytes:
         return json.dumps(value, separators=(",", ":")).encode("ascii")
 
 
+def holds_null(value: Any) -> bool:
+    """Whether `value` may hold a None anywhere: False only when it surely holds none, as orjson's text of it has no
+    `null` (a NaN or an infinity is written so too, a string may hold the word, and a value orjson refuses is
+    answered True: each only costs the caller a look of its own)."""
+    try:
+        return b"null" in orjson.dumps(value, option=_PASS)
+    except TypeError:  # orjson.JSONEncodeError is one
+        return True
+
+
 _DECODER = json.JSONDecoder()
 
 

@@ -152,30 +152,35 @@ class Rendered:
 
     key: str
     render: Render
-    files: folders.Files
+    files: folders.Files | None  # None when the command writes and compares no files (rendered's `texts`)
     recorded: list[list[str]]
     inputs_digest: str
     validating: StartedValidation | None = None  # its objects under the engine's validation (rendered_together)
 
 
-def rendered(project: Project, cache: CompileCache, key: str, render: Render, argocd_crds: str | None = None) \
-        -> Rendered:
+def rendered(project: Project, cache: CompileCache, key: str, render: Render, argocd_crds: str | None = None,
+             texts: bool = True) -> Rendered:
+    """`texts`: with its golden-layout files (every command but lint and policy, which write and compare none:
+    compiled_files makes them later if another command needs them)."""
     try:
         named = crds_path(project, render.environment) if not argocd_crds else None
     except KrcError:  # its findings say so (or, without lint, nothing reads that file)
         named = None
     recorded = cache.recorded_inputs([project.root / f for f in render.environment.files] + ([named] if named else []))
-    return Rendered(key, render, layout.render_files(render, False), recorded, inputs_digest(recorded))
+    return Rendered(key, render, layout.render_files(render, False) if texts else None, recorded,
+                    inputs_digest(recorded))
 
 
 def rendered_together(context: Context, names: Sequence[str],
-                      loaded: Callable[[list[Environment]], None] | None = None) -> dict[str, Rendered | KrcError]:
+                      loaded: Callable[[list[Environment]], None] | None = None,
+                      texts: bool = True) -> dict[str, Rendered | KrcError]:
     """The environments the cache lacks, rendered with their Jsonnet templates evaluated together
     (prepare_templates), each with its cache key as it was before rendering. An environment whose render failed
     gets its error, the one its own render reports (prepare_templates leaves the environments of a failed joint run
     to evaluate alone), for compile_cached to raise: rendering it again would cost a runaway template its time
     limit twice. Environments that fail before rendering are left out: compile_cached reports them as always.
-    `loaded` is given the environments to render once they are loaded, before their templates are evaluated."""
+    `loaded` is given the environments to render once they are loaded, before their templates are evaluated;
+    `texts` as for `rendered`."""
     project, cache = context.project, context.cache
     keys, pairs = [], []
     found: dict[str, Rendered | KrcError] = {}
@@ -205,7 +210,7 @@ def rendered_together(context: Context, names: Sequence[str],
         try:
             render = render_environment(project, env, chart, prepared, templates)
             # the engine judges this environment's objects while the next one renders (compile_validated waits)
-            found[env.name] = dataclasses.replace(rendered(project, cache, key, render),
+            found[env.name] = dataclasses.replace(rendered(project, cache, key, render, texts=texts),
                                                   validating=start_validating(render))
         except KrcError as err:
             found[env.name] = err
@@ -224,9 +229,11 @@ def compile_cached(project: Project, cache: CompileCache, name: str, argocd_crds
 
 def compile_validated(project: Project, cache: CompileCache, name: str, argocd_crds: str | None = None,
                       lint: bool = True, peers: tuple[Destination, ...] = (),
-                      ahead: Rendered | KrcError | None = None) -> tuple[Compiled, Render | None, Validated | None]:
+                      ahead: Rendered | KrcError | None = None, texts: bool = True) \
+        -> tuple[Compiled, Render | None, Validated | None]:
     """compile_cached, with the render's objects as the API server stores them when it compiled them (None from
-    the cache, or when its findings could not be computed): `krc lint` reads them again for Ray's view."""
+    the cache, or when its findings could not be computed): `krc lint` reads them again for Ray's view. `texts` as
+    for `rendered` (a result from the cache may lack them too: compiled_files)."""
     found = cache.lookup(name)
     if found is not None:
         return found, None, None
@@ -234,7 +241,7 @@ def compile_validated(project: Project, cache: CompileCache, name: str, argocd_c
         raise ahead
     if ahead is None:
         key = cache.key(name)
-        ahead = rendered(project, cache, key, compile_environment(project, name), argocd_crds)
+        ahead = rendered(project, cache, key, compile_environment(project, name), argocd_crds, texts)
     render = ahead.render
     validated: Validated | None = None
     try:
@@ -246,10 +253,25 @@ def compile_validated(project: Project, cache: CompileCache, name: str, argocd_c
         findings, validated = None, None
     compiled = Compiled(name, ahead.key, (render.chart.name, render.chart.version), ahead.files, render.objects,
                         render.helm_values, tuple(findings or ()), render.chart_objects,
-                        inputs_digest=ahead.inputs_digest, crds=len(render.chart.crds))
+                        inputs_digest=ahead.inputs_digest, crds=len(render.chart.crds),
+                        recorded=tuple((path, digest) for path, digest in ahead.recorded))
     if findings is not None and cache.key(name) == ahead.key:  # the file did not change while it compiled
         cache.store(compiled, ahead.recorded)
     return compiled, render, validated
+
+
+def compiled_files(context: Context, compiled: Compiled) -> folders.Files:
+    """Its golden-layout files: its own, or, when a command that writes none (lint, policy) compiled it, made from
+    its objects as its render would have made them, and kept with its cache entry (so its summary answers the next
+    command without the entry)."""
+    if compiled.files is not None:
+        return compiled.files
+    files = layout.environment_files([o.document for o in compiled.objects], compiled.helm_values,
+                                     context.chart(*compiled.chart), False,
+                                     [o.document for o in compiled.chart_objects])
+    if compiled.from_cache and context.cache.key(compiled.name) == compiled.key:  # its file held still
+        context.cache.store(dataclasses.replace(compiled, files=files), [list(pair) for pair in compiled.recorded])
+    return files
 
 
 def restore(context: Context, compiled: Compiled) -> Render:

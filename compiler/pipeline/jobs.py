@@ -18,7 +18,15 @@ from ..results.compile_cache import CompileCache
 from ..results.tree_digests import tree_digests
 from ..validation.server_updates import update_rejections
 from . import workers_ahead
-from .context import Context, Rendered, charts_ahead, compile_cached, golden_mismatch, rendered_together
+from .context import (
+    Context,
+    Rendered,
+    charts_ahead,
+    compile_cached,
+    compiled_files,
+    golden_mismatch,
+    rendered_together,
+)
 from .plans import (
     AcceptPlan,
     Checked,
@@ -91,11 +99,11 @@ def _write_or_compare(context: Context, plan: RenderPlan | AcceptPlan | CheckPla
               not compiled.from_cache or name in context.compiled_ahead)
     if isinstance(plan, CheckPlan):
         golden = folders.read_tree(project.golden_dir / name)
-        return Checked(*common, mismatch=golden_mismatch(name, compiled.files, golden))
+        return Checked(*common, mismatch=golden_mismatch(name, compiled_files(context, compiled), golden))
     result = Written(*common, crds=compiled.crds)
     if isinstance(plan, RenderPlan) and plan.up_to_date.get(name) == compiled.result_key:
         return result
-    files = compiled.files
+    files = compiled_files(context, compiled)
     if isinstance(plan, AcceptPlan) and folders.read_tree(project.golden_dir / name) == files:
         return result  # golden/<env>/ already holds exactly this render: left as it is
     if isinstance(plan, RenderPlan):

@@ -137,12 +137,12 @@ def _lint_names(context: Context, plan: LintPlan, policies: Sequence[Path], name
     # --argocd-crds records that file among its inputs, so those are compiled one by one (their generators start
     # when first asked)
     generators = functools.partial(_start_generators, project.root) if plan.findings else None
-    ahead = rendered_together(context, names, generators) if plan.argocd_crds is None else {}
+    ahead = rendered_together(context, names, generators, texts=False) if plan.argocd_crds is None else {}
     for name in names:
         try:
             compiled, render, validated = compile_validated(project, cache, name, plan.argocd_crds,
                                                             lint=plan.findings, peers=context.peers,
-                                                            ahead=ahead.pop(name, None))
+                                                            ahead=ahead.pop(name, None), texts=False)
         except KrcError as err:
             problems.extend(err.problems)
             continue

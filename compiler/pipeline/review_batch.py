@@ -26,7 +26,7 @@ from ..results.tree_digests import tree_digests
 from ..review.pod_changes import with_pod_changes
 from ..review.ray_view import two_views
 from ..validation.server_updates import update_rejections
-from .context import Context, Rendered, compile_cached, rendered, rendered_together, restore
+from .context import Context, Rendered, compile_cached, compiled_files, rendered, rendered_together, restore
 from .environments import compile_environment, ray_version, validate_render
 from .plans import Outcome, Reviewed, ReviewPlan
 from .policies_ahead import start_policies_ahead
@@ -57,8 +57,10 @@ def reviews_of_batch(context: Context, names: Sequence[str], plan: ReviewPlan) -
         if errors:
             problems.extend(errors)
             return
-        key = review_key(context, name, file_digests(compiled.files), compiled.inputs_digest, compiled.findings,
-                         generators) if golden == compiled.files else ""
+        files = compiled_files(context, compiled)
+        compiled = dataclasses.replace(compiled, files=files)
+        key = review_key(context, name, file_digests(files), compiled.inputs_digest, compiled.findings,
+                         generators) if golden == files else ""
         reviewed = cached_review(context, key)
         if reviewed is not None:
             cached[name] = _result(compiled, reviewed)
@@ -173,7 +175,7 @@ def _review_entries(context: Context, entries: list[tuple[Compiled, Render, fold
                                                                      views[len(entries):], strict=True):
         production = render.environment.data.get("production") is True
         reviewed = review.review_environment(project, render, golden, limits=[
-            limit for limit in limits if limit.applies(production)], current=compiled.files)
+            limit for limit in limits if limit.applies(production)], current=compiled_files(context, compiled))
         reviewed = dataclasses.replace(reviewed, ray_view=two_views(
             [o.document for o in render.objects], view, before=(old, old_view)))
         after = next(afters)

@@ -1,7 +1,9 @@
 """The compile cache: each environment's compiled result, content-addressed, in krc's cache dir.
 
-An entry holds what `krc render` would write for one environment (its golden-layout files), its rendered objects
-and Helm values, and its findings. It is found under a key made of everything the result depends on:
+An entry holds what `krc render` would write for one environment (its golden-layout files: not when `krc lint` or
+`krc policy` compiled it, which write no files; the first command that needs them makes them from the objects and
+keeps them), its rendered objects and Helm values, and its findings. It is found under a key made of everything the
+result depends on:
 
   krc's own code                 (its version and a digest of the compiler package: a changed rule is a new key)
   templates/                     (every file's path and bytes)
@@ -179,9 +181,11 @@ class CompileCache:
             if not all(isinstance(o.document, dict) for o in objects + chart_objects) \
                     or not isinstance(payload["helmValues"], dict):
                 return None
-            files = {str(path): text.encode("utf-8") for path, text in payload["files"].items()}
+            kept = payload.get("files")  # absent when a command that needed no files compiled it (lint)
+            files = None if kept is None else {str(path): text.encode("utf-8") for path, text in kept.items()}
             return Compiled(name, key, chart, files, objects, payload["helmValues"], findings, chart_objects,
-                            from_cache=True, inputs_digest=inputs, crds=crds)
+                            from_cache=True, inputs_digest=inputs, crds=crds,
+                            recorded=tuple((str(path), str(digest)) for path, digest in payload["inputs"]))
 
         return self._current(COMPILED, name, read)
 
@@ -194,7 +198,8 @@ class CompileCache:
         def read(key: str, payload: Any) -> Summary | None:
             chart, findings, inputs, crds = entry_facts(payload)
             digests, objects = payload["files"], payload["objects"]
-            if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()) \
+            if digests is not None and (not isinstance(digests, dict)
+                                        or not all(isinstance(v, str) for v in digests.values())) \
                     or not isinstance(objects, int):
                 return None
             return Summary(name, key, chart, objects, findings, digests, inputs,
@@ -227,19 +232,20 @@ class CompileCache:
         if not self.enabled or any(path.startswith("/") for path, _ in recorded):
             return
         try:
-            files = {path: content.decode("utf-8") for path, content in compiled.files.items()}
+            files = None if compiled.files is None else \
+                {path: content.decode("utf-8") for path, content in compiled.files.items()}
         except UnicodeDecodeError:
             return
         summary = {
             "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "objects": compiled.object_count,
-            "findings": [problem_to_json(p) for p in compiled.findings], "files": file_digests(compiled.files),
-            "crds": compiled.crds}
+            "findings": [problem_to_json(p) for p in compiled.findings],
+            "files": None if compiled.files is None else file_digests(compiled.files), "crds": compiled.crds}
         self.write_payload(SUMMARIES, compiled.key, summary)
         if self._index is not None:
             self._index.learned(compiled.key, summary)
         self.write_payload(COMPILED, compiled.key, {
-            "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded, "files": files,
-            "crds": compiled.crds,
+            "name": compiled.name, "chart": list(compiled.chart), "inputs": recorded,
+            **({} if files is None else {"files": files}), "crds": compiled.crds,
             "helmValues": compiled.helm_values,
             **{field: [{"document": o.document, "template": o.template, "location": location_to_json(o.location)}
                        for o in objects]

@@ -21,7 +21,9 @@ class Compiled:
     name: str
     key: str  # the cache key it is (or would be) stored under
     chart: tuple[str, str]  # chart name and version
-    files: dict[str, bytes]  # golden layout (no crds/): what `krc golden` writes and `krc check` compares
+    # golden layout (no crds/): what `krc golden` writes and `krc check` compares; None when a command that writes
+    # and compares no files (lint, policy) compiled it: pipeline.context.compiled_files makes them from the objects
+    files: dict[str, bytes] | None
     objects: tuple[RenderedObject, ...]
     helm_values: dict[str, Any]
     findings: tuple[Problem, ...]
@@ -31,6 +33,7 @@ class Compiled:
     # key names only its own file, so what derives from it (policies, lint, reviews) keys on this too
     inputs_digest: str = ""
     crds: int = 0  # the pinned chart's CRDs (what render and golden report, without reading the chart)
+    recorded: tuple[tuple[str, str], ...] = ()  # its inputs as its entry records them ([path, sha256] pairs)
 
     @property
     def result_key(self) -> str:
@@ -52,7 +55,7 @@ class Summary:
     chart: tuple[str, str]
     objects: int
     findings: tuple[Problem, ...]
-    file_digests: dict[str, str]  # golden-layout path -> sha256 of its bytes
+    file_digests: dict[str, str] | None  # golden-layout path -> sha256 of its bytes; None as Compiled.files
     inputs_digest: str  # as Compiled.inputs_digest
     input_files: tuple[str, ...] = ()  # the files it was compiled from, as recorded (relative to the project)
     crds: int = 0  # as Compiled.crds

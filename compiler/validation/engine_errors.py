@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import jsontext
+
 Segments = tuple[str | int, ...]
 
 _NAMED_IN_TEXT = (re.compile(r" in ([^\s\"']+)$"), re.compile(r'^"([^"]+)" must'))
@@ -193,7 +195,8 @@ def findings(result: dict[str, Any], document: Any, schema_of: Callable[[], Any]
         # the server's advice, shown as info
         out.append(Finding(("apiVersion",) if rule == "schema/deprecated-version" else (), rule, text,
                            "warning" if rule == "schema/deprecated-version" else "info", fix))
-    out.extend(_dropped_nulls(document, result.get("object"), (), {f.segments for f in out}))
+    if jsontext.holds_null(document):  # most objects hold none: not walked for them
+        out.extend(_dropped_nulls(document, result.get("object"), (), {f.segments for f in out}))
     return out
 
 
@@ -204,16 +207,19 @@ def _has_rules(node: Any) -> bool:
 def _dropped_nulls(given: Any, stored: Any, at: Segments, reported: set[Segments]) -> list[Finding]:
     """Nulls the server removed without a word: the field is not nullable and has no default."""
     out: list[Finding] = []
+    # only a null or a map or list inside can hold one: other values are passed over without a path made for them
     if isinstance(given, dict) and isinstance(stored, dict):
         for key, value in given.items():
-            here = (*at, key)
-            if value is None and key not in stored and here not in reported:
-                out.append(Finding(here, "schema/nullable", f"{key}: null is dropped: the field is not nullable "
-                                   "and has no default, so the API server removes the key", "warning",
-                                   f"remove {key}, or give it a value"))
-            elif key in stored:
-                out.extend(_dropped_nulls(value, stored[key], here, reported))
+            if value is None:
+                here = (*at, key)
+                if key not in stored and here not in reported:
+                    out.append(Finding(here, "schema/nullable", f"{key}: null is dropped: the field is not "
+                                       "nullable and has no default, so the API server removes the key", "warning",
+                                       f"remove {key}, or give it a value"))
+            elif isinstance(value, (dict, list)) and key in stored:
+                out.extend(_dropped_nulls(value, stored[key], (*at, key), reported))
     elif isinstance(given, list) and isinstance(stored, list) and len(given) == len(stored):
         for index, (value, kept) in enumerate(zip(given, stored, strict=True)):
-            out.extend(_dropped_nulls(value, kept, (*at, index), reported))
+            if isinstance(value, (dict, list)):
+                out.extend(_dropped_nulls(value, kept, (*at, index), reported))
     return out

@@ -182,3 +182,31 @@ def test_a_member_made_anew_in_canonical_text_is_the_canonical_text_of_the_chang
 def test_a_member_is_not_found_in_what_is_not_an_object():
     for text in ("[1]", "{}", '"metadata"', "", '{"metadata"', '{"metadata":'):
         assert jsontext.with_member(text, "metadata", _annotate) is None
+
+
+def _has_none(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, dict):
+        return any(_has_none(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_none(v) for v in value)
+    return False
+
+
+@SETTINGS
+@given(values)
+@example({"a": [1, {"b": None}]})
+@example({"a": "null"})
+@example({2**70: 1})
+def test_a_value_said_to_hold_no_null_holds_none(value: Any) -> None:
+    if _has_none(value):
+        assert jsontext.holds_null(value)
+
+
+def test_a_value_without_null_is_said_to_hold_none() -> None:
+    """What lets callers skip their walk: plain data without a None, a NaN or the word in a string."""
+    assert not jsontext.holds_null({"kind": "RayCluster", "spec": {"replicas": 2, "ratio": 0.5, "on": True,
+                                                                   "args": ["a", "b"], "empty": {}}})
+    assert jsontext.holds_null({"spec": {"args": [1, None]}})
+    assert jsontext.holds_null({"a": float("nan")})  # written as null: the caller looks
