@@ -1,6 +1,7 @@
 """The generator's one change to what Ray runs: jsonschema checks Ray's schema against its metaschema once, not
 for every cluster (generator_runner.check_each_schema_once). Every config is still validated, with the same
-errors, and a broken schema is refused every time; run in the Ray environment, with its own jsonschema."""
+errors, a broken schema is refused every time, and schemas Python holds equal but JSON Schema does not (1, True,
+1.0) are not taken for each other; run in the Ray environment, with its own jsonschema."""
 from __future__ import annotations
 
 import os
@@ -18,10 +19,12 @@ schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"enum
           "required": ["a"], "additionalProperties": False}
 instances = [{"a": 1}, {"a": "s"}, {"b": "z"}, {"a": 1, "b": "q"}, {"a": 1, "c": 2}, 5]
 broken = {"type": 7}
+# equal as Python compares them (1 == True == 1.0), not as JSON Schema does: each is a schema of its own
+typed = [(1, {"enum": [1]}), (1, {"enum": [True]}), (True, {"enum": [1]}), (1, {"enum": [1.0]}), (1, {"enum": [1]})]
 
 def outcomes(validate):
     found = []
-    for instance, used in [(i, schema) for i in instances] + [({}, broken), ({}, broken)]:
+    for instance, used in [(i, schema) for i in instances] + [({}, broken), ({}, broken)] + typed:
         try:
             validate(instance, json.loads(json.dumps(used)))  # a new dict each time, as Ray loads it
             found.append("valid")
@@ -44,5 +47,6 @@ def test_rays_schema_is_checked_once_and_every_config_validated_as_before() -> N
     python = REAL_ENVS / "2.58.0" / "bin" / "python"
     out = subprocess.run([str(python), "-I", "-c", CHECK, str(RUNNER_DIR)], capture_output=True, text=True,
                          timeout=120, check=True).stdout
-    # one check for the good schema, one for each try of the broken one (a failed check is not remembered)
-    assert out.strip() == '{"same": true, "valid": 1, "checks": 3}'
+    # one check for the good schema, one for each try of the broken one (a failed check is not remembered), one
+    # for each of the three enums told apart by type (the first used twice)
+    assert out.strip() == '{"same": true, "valid": 4, "checks": 6}'
