@@ -10,12 +10,14 @@ rendered/<env>/                          golden/<env>/  (committed; the same min
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from ..charts.package import Chart
 from ..diagnostics.problems import KrcError
 from ..documents import yamlio
 from ..k8s.names import file_name_problem
+from ..k8s.objects import RenderedObject
 from ..project.paths import shown_name
 from ..render.templates import Render
 from .folders import Files
@@ -62,8 +64,15 @@ def crd_lock(chart: Chart) -> dict[str, Any]:
 
 def render_files(render: Render, include_crds: bool) -> Files:
     """The files of one environment's render, as `krc render` (with CRDs) or `krc golden` (without) lays them out."""
-    return environment_files([o.document for o in render.objects], render.helm_values, render.chart, include_crds,
-                             [o.document for o in render.chart_objects])
+    return objects_files(render.objects, render.helm_values, render.chart, render.chart_objects, include_crds)
+
+
+def objects_files(objects: Sequence[RenderedObject], helm_values: dict[str, Any], chart: Chart,
+                  chart_objects: Sequence[RenderedObject], include_crds: bool) -> Files:
+    """render_files of what a render made (its objects, Helm values and the chart's objects), as a cached result
+    holds them."""
+    return environment_files([o.document for o in objects], helm_values, chart, include_crds,
+                             [o.document for o in chart_objects])
 
 
 def environment_files(documents: list[dict[str, Any]], helm_values: dict[str, Any], chart: Chart,

@@ -256,7 +256,7 @@ def compile_validated(project: Project, cache: CompileCache, name: str, argocd_c
                         inputs_digest=ahead.inputs_digest, crds=len(render.chart.crds),
                         recorded=tuple((path, digest) for path, digest in ahead.recorded))
     if findings is not None and cache.key(name) == ahead.key:  # the file did not change while it compiled
-        cache.store(compiled, ahead.recorded)
+        cache.store(compiled)
     return compiled, render, validated
 
 
@@ -266,11 +266,10 @@ def compiled_files(context: Context, compiled: Compiled) -> folders.Files:
     command without the entry)."""
     if compiled.files is not None:
         return compiled.files
-    files = layout.environment_files([o.document for o in compiled.objects], compiled.helm_values,
-                                     context.chart(*compiled.chart), False,
-                                     [o.document for o in compiled.chart_objects])
+    files = layout.objects_files(compiled.objects, compiled.helm_values, context.chart(*compiled.chart),
+                                 compiled.chart_objects, include_crds=False)
     if compiled.from_cache and context.cache.key(compiled.name) == compiled.key:  # its file held still
-        context.cache.store(dataclasses.replace(compiled, files=files), [list(pair) for pair in compiled.recorded])
+        context.cache.store(dataclasses.replace(compiled, files=files))
     return files
 
 

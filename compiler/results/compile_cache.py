@@ -225,10 +225,11 @@ class CompileCache:
             recorded.append([shown, self.digest(resolved)])
         return sorted(recorded)
 
-    def store(self, compiled: Compiled, recorded: list[list[str]]) -> None:
-        """Keep `compiled`, valid while the `recorded` inputs (its layers, files its findings read) keep their
+    def store(self, compiled: Compiled) -> None:
+        """Keep `compiled`, valid while its recorded inputs (its layers, files its findings read) keep their
         bytes. A result that read a file outside the project is not kept."""
         self._summaries.pop(compiled.name, None)
+        recorded = [list(pair) for pair in compiled.recorded]
         if not self.enabled or any(path.startswith("/") for path, _ in recorded):
             return
         try:
