@@ -5,23 +5,44 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// helmTemplate is what `helm template RELEASE CHART --namespace NS --kube-version 1.33 --skip-crds -f values`
+// prints for a chart archive.
+func helmTemplate(t *testing.T, helm string, archive []byte, release, namespace string, values map[string]any) string {
+	scratch := t.TempDir()
+	chart := filepath.Join(scratch, "chart.tgz")
+	valuesFile := filepath.Join(scratch, "values.json")
+	data, _ := json.Marshal(values)
+	if os.WriteFile(chart, archive, 0o600) != nil || os.WriteFile(valuesFile, data, 0o600) != nil {
+		t.Fatal("cannot write the chart")
+	}
+	cmd := exec.Command(helm, "template", release, chart, "--namespace", namespace, "--kube-version", "1.33",
+		"--skip-crds", "--values", valuesFile)
+	cmd.Env = []string{"HOME=" + scratch, "HELM_CACHE_HOME=" + scratch, "HELM_CONFIG_HOME=" + scratch,
+		"HELM_DATA_HOME=" + scratch, "KUBECONFIG=" + filepath.Join(scratch, "none")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr.String())
+	}
+	return stdout.String()
+}
 
 // chartArchive is a chart packaged as helm package does: every file under the chart's folder name.
 func chartArchive(t *testing.T, files map[string]string) []byte {
 	var buf bytes.Buffer
 	zipped := gzip.NewWriter(&buf)
 	tarred := tar.NewWriter(zipped)
-	for _, name := range []string{"Chart.yaml", "values.yaml", "crds/thing.yaml", "templates/map.yaml"} {
-		body, ok := files[name]
-		if !ok {
-			continue
-		}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		body := files[name]
 		if err := tarred.WriteHeader(&tar.Header{Name: "thing/" + name, Mode: 0o644, Size: int64(len(body)),
 			Typeflag: tar.TypeReg}); err != nil {
 			t.Fatal(err)
@@ -70,22 +91,8 @@ func TestCRDFilesAreHeldOnlyWhenATemplateCanReadThem(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scratch := t.TempDir()
-			chart := filepath.Join(scratch, "thing-0.1.0.tgz")
-			valuesFile := filepath.Join(scratch, "values.json")
-			data, _ := json.Marshal(c.values)
-			if os.WriteFile(chart, archive, 0o600) != nil || os.WriteFile(valuesFile, data, 0o600) != nil {
-				t.Fatal("cannot write the chart")
-			}
-			cmd := exec.Command(helm, "template", "one", chart, "--namespace", "ns", "--kube-version", "1.33",
-				"--skip-crds", "--values", valuesFile)
-			cmd.Env = []string{"HOME=" + scratch, "HELM_CACHE_HOME=" + scratch, "HELM_CONFIG_HOME=" + scratch,
-				"HELM_DATA_HOME=" + scratch, "KUBECONFIG=" + filepath.Join(scratch, "none")}
-			want, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("helm template: %v\n%s", err, want)
-			}
-			if got != string(want) {
+			want := helmTemplate(t, helm, archive, "one", "ns", c.values)
+			if got != want {
 				t.Fatalf("engine and helm template differ:\n--- engine\n%s\n--- helm\n%s", got, want)
 			}
 			if c.holdsCRD && !strings.Contains(got, "things.x.io") {
