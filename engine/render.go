@@ -73,7 +73,7 @@ func (h *heldArchive) chartFiles() ([]*archive.BufferedFile, error) {
 // dependencies nor holds subcharts: Helm's dependency processing, the one step that writes to a chart, returns
 // before touching it; values are coalesced from a deep copy of the chart's; templates, metadata and files reach the
 // templates as copies. Such a chart is built once and shared by every render of the archive, concurrent ones
-// included (building it took a twelfth of the engine's time in a cold `krc lint`). Any other chart is built anew.
+// included (building it per render was 6 % of the engine's CPU in a cold render). Any other chart is built anew.
 func (h *heldArchive) chartToRender() (*chartv2.Chart, error) {
 	files, err := h.chartFiles()
 	if err != nil {
