@@ -75,23 +75,9 @@ func TestRenderEqualsHelmTemplateCLI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scratch := t.TempDir()
-			valuesFile := filepath.Join(scratch, "values.json")
-			data, _ := json.Marshal(c.values)
-			if err := os.WriteFile(valuesFile, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(helm, "template", "kuberay-operator", filepath.Join(charts, c.chart),
-				"--namespace", "ray-system", "--kube-version", "1.33", "--skip-crds", "--values", valuesFile)
-			cmd.Env = []string{"HOME=" + scratch, "HELM_CACHE_HOME=" + scratch, "HELM_CONFIG_HOME=" + scratch,
-				"HELM_DATA_HOME=" + scratch, "KUBECONFIG=" + filepath.Join(scratch, "none")}
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("helm template: %v\n%s", err, stderr.String())
-			}
-			if got != stdout.String() {
-				t.Fatalf("engine and helm template differ:\n--- engine\n%s\n--- helm\n%s", got, stdout.String())
+			want := helmTemplate(t, helm, archive, "kuberay-operator", "ray-system", c.values)
+			if got != want {
+				t.Fatalf("engine and helm template differ:\n--- engine\n%s\n--- helm\n%s", got, want)
 			}
 			if !strings.Contains(got, "kind: Deployment") || !strings.Contains(got, "namespace: ray-system") {
 				t.Fatalf("the render lacks the operator Deployment in ray-system:\n%s", got)
@@ -99,7 +85,7 @@ func TestRenderEqualsHelmTemplateCLI(t *testing.T) {
 			// the second render of an archive builds its chart from the files the first unpacked: still Helm's
 			again, err := render(renderArgs{ArchiveSHA: digest(archive), Release: "kuberay-operator",
 				Namespace: "ray-system", KubeVersion: "1.33", Values: c.values})
-			if err != nil || again != stdout.String() {
+			if err != nil || again != want {
 				t.Fatalf("the second render of the archive differs from helm template (%v):\n%s", err, again)
 			}
 		})
