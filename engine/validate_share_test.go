@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	openapi "k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/yaml"
 )
 
@@ -200,25 +201,61 @@ func TestAPodTemplateSchemaIsHeldOnce(t *testing.T) {
 
 // Subtrees that differ only in a property's name, or only in a list's item schema, are not shared.
 func TestSubtreesDifferingInANameAreNotShared(t *testing.T) {
-	saved := schemaShare
-	schemaShare = newSharedSchemas()
-	defer func() { schemaShare = saved }()
-	crd := []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-	"metadata":{"name":"things.x.io"},"spec":{"group":"x.io","scope":"Namespaced",
-	"names":{"kind":"Thing","plural":"things"},"versions":[{"name":"v1","served":true,"storage":true,
-	"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{
+	found, _ := sharedVerdicts(t, `
 	"x":{"type":"object","properties":{"a":{"type":"string"}}},
 	"y":{"type":"object","properties":{"b":{"type":"string"}}},
 	"p":{"type":"array","items":{"type":"string"}},
-	"q":{"type":"array","items":{"type":"integer"}}}}}}}}]}}`)
-	compiled, err := compileCRD(crd)
+	"q":{"type":"array","items":{"type":"integer"}}`,
+		`{"x":{"a":"1"},"y":{"b":2,"a":"3"},"p":["s"],"q":["s"]}`)
+	if found["spec.y.a"] != "UnknownField" || found["spec.y.b"] != "TypeInvalid" || found["spec.q[0]"] != "TypeInvalid" ||
+		len(found) != 3 {
+		t.Fatalf("want spec.y.a unknown, spec.y.b and spec.q[0] of the wrong type, got %v", found)
+	}
+}
+
+// Subtrees that differ only in a pattern, a default or a vendor extension (the fields the content hash writes on
+// their own rather than as JSON) are not shared either: each keeps its own verdicts and defaults.
+func TestSubtreesDifferingInAPatternDefaultOrExtensionAreNotShared(t *testing.T) {
+	found, result := sharedVerdicts(t, `
+	"a":{"type":"string","pattern":"^a$"},
+	"b":{"type":"string","pattern":"^b$"},
+	"c":{"type":"string","default":"one"},
+	"d":{"type":"string","default":"two"},
+	"s":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
+	"t":{"type":"array","x-kubernetes-list-type":"atomic","items":{"type":"string"}},
+	"m":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],
+		"items":{"type":"object","required":["k"],"properties":{"k":{"type":"string"},"v":{"type":"string"}}}},
+	"n":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["v"],
+		"items":{"type":"object","required":["v"],"properties":{"k":{"type":"string"},"v":{"type":"string"}}}}`,
+		`{"a":"a","b":"a","s":["x","x"],"t":["x","x"],
+		"m":[{"k":"1","v":"same"},{"k":"2","v":"same"}],"n":[{"k":"1","v":"same"},{"k":"2","v":"same"}]}`)
+	if found["spec.b"] != "Invalid" || found["spec.s[1]"] != "Duplicate" || found["spec.n[1]"] != "Duplicate" ||
+		len(found) != 3 {
+		t.Fatalf("want spec.b against its pattern, spec.s[1] and spec.n[1] duplicates, got %v", found)
+	}
+	spec, _ := result.Object["spec"].(map[string]any)
+	if spec["c"] != "one" || spec["d"] != "two" {
+		t.Fatalf("want each field's own default, got c=%v d=%v", spec["c"], spec["d"])
+	}
+}
+
+// sharedVerdicts compiles a CRD whose spec has `properties` (JSON members), its subtrees shared in a table of its
+// own, and judges an object with that `spec`: each error's type by its field, and the result.
+func sharedVerdicts(t *testing.T, properties, spec string) (map[string]string, objectResult) {
+	saved := schemaShare
+	schemaShare = newSharedSchemas()
+	t.Cleanup(func() { schemaShare = saved })
+	compiled, err := compileCRD([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+	"metadata":{"name":"things.x.io"},"spec":{"group":"x.io","scope":"Namespaced",
+	"names":{"kind":"Thing","plural":"things"},"versions":[{"name":"v1","served":true,"storage":true,
+	"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{` +
+		properties + `}}}}}}]}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	compiled.share.Store(true)
-	object := []byte(`{"apiVersion":"x.io/v1","kind":"Thing","metadata":{"name":"t","namespace":"n"},
-	"spec":{"x":{"a":"1"},"y":{"b":2,"a":"3"},"p":["s"],"q":["s"]}}`)
-	result, err := compiled.validate(validateItem{Object: object})
+	result, err := compiled.validate(validateItem{Object: []byte(
+		`{"apiVersion":"x.io/v1","kind":"Thing","metadata":{"name":"t","namespace":"n"},"spec":` + spec + `}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,10 +263,7 @@ func TestSubtreesDifferingInANameAreNotShared(t *testing.T) {
 	for _, e := range result.Errors {
 		found[e.Field] = e.Type
 	}
-	if found["spec.y.a"] != "UnknownField" || found["spec.y.b"] != "TypeInvalid" || found["spec.q[0]"] != "TypeInvalid" ||
-		len(found) != 3 {
-		t.Fatalf("want spec.y.a unknown, spec.y.b and spec.q[0] of the wrong type, got %v", found)
-	}
+	return found, result
 }
 
 // Only a request that asks for sharing has its CRD's versions share their subtrees: a run of a few environments
@@ -264,5 +298,44 @@ func TestSchemasAreSharedOnlyWhenAsked(t *testing.T) {
 	head, worker = templates("ray.io_rayjobs.yaml", true)
 	if mapIdentity(head) != mapIdentity(worker) {
 		t.Fatal("not shared when asked")
+	}
+}
+
+// The content hash tells apart nodes that differ only in a vendor extension's value, including one the hash does
+// not write on its own (its JSON then goes with the rest of the node), and gives identical nodes one hash.
+func TestTheContentHashWritesEveryExtension(t *testing.T) {
+	node := func(extensions map[string]any) *openapi.Schema {
+		schema := &openapi.Schema{}
+		schema.Type = openapi.StringOrArray{"array"}
+		schema.Extensions = extensions
+		return schema
+	}
+	hashes := map[[32]byte]string{}
+	for name, extensions := range map[string]map[string]any{
+		"none":       nil,
+		"empty":      {},
+		"set":        {"x-kubernetes-list-type": "set"},
+		"atomic":     {"x-kubernetes-list-type": "atomic"},
+		"keys a":     {"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"a"}},
+		"keys b":     {"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"b"}},
+		"keys a b":   {"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"a", "b"}},
+		"int true":   {"x-kubernetes-int-or-string": true},
+		"int false":  {"x-kubernetes-int-or-string": false},
+		"int string": {"x-kubernetes-int-or-string": "true"},
+		"number":     {"x-krc-number": 1.5},
+		"number 2":   {"x-krc-number": 2.5},
+	} {
+		sum, err := newSharedSchemas().openAPINode(node(extensions))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other, seen := hashes[sum]; seen {
+			t.Fatalf("%q and %q have one content hash", name, other)
+		}
+		hashes[sum] = name
+		again, _ := newSharedSchemas().openAPINode(node(extensions))
+		if again != sum {
+			t.Fatalf("%q hashed twice gave two hashes", name)
+		}
 	}
 }
