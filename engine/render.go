@@ -54,10 +54,8 @@ type heldArchive struct {
 	files  []*archive.BufferedFile
 	err    error
 
-	load    sync.Once
-	chart   *chartv2.Chart // built once; every render's when shared
-	shared  bool
-	loadErr error
+	load   sync.Once
+	shared *chartv2.Chart // built once, when no render can change it (chartToRender); nil otherwise
 }
 
 func (h *heldArchive) chartFiles() ([]*archive.BufferedFile, error) {
@@ -80,14 +78,15 @@ func (h *heldArchive) chartToRender() (*chartv2.Chart, error) {
 		return nil, err
 	}
 	h.load.Do(func() {
-		h.chart, h.loadErr = loader.LoadFiles(files)
-		h.shared = h.loadErr == nil && h.chart.Metadata != nil && h.chart.Metadata.Dependencies == nil &&
-			len(h.chart.Dependencies()) == 0
+		chart, err := loader.LoadFiles(files)
+		if err == nil && chart.Metadata != nil && chart.Metadata.Dependencies == nil && len(chart.Dependencies()) == 0 {
+			h.shared = chart
+		}
 	})
-	if h.shared {
-		return h.chart, nil
+	if h.shared != nil {
+		return h.shared, nil
 	}
-	return loader.LoadFiles(files)
+	return loader.LoadFiles(files) // a chart that does not build reports its error here, each render
 }
 
 // withoutUnreadCRDs leaves out the chart's crds/ files when nothing can read them. A client-only install that

@@ -51,6 +51,28 @@ func helmCLI(t *testing.T) string {
 	return out
 }
 
+// helmTemplate is what `helm template RELEASE CHART --namespace NS --kube-version 1.33 --skip-crds -f values`
+// prints for a chart archive.
+func helmTemplate(t *testing.T, helm string, archive []byte, release, namespace string, values map[string]any) string {
+	scratch := t.TempDir()
+	chart := filepath.Join(scratch, "chart.tgz")
+	valuesFile := filepath.Join(scratch, "values.json")
+	data, _ := json.Marshal(values)
+	if os.WriteFile(chart, archive, 0o600) != nil || os.WriteFile(valuesFile, data, 0o600) != nil {
+		t.Fatal("cannot write the chart")
+	}
+	cmd := exec.Command(helm, "template", release, chart, "--namespace", namespace, "--kube-version", "1.33",
+		"--skip-crds", "--values", valuesFile)
+	cmd.Env = []string{"HOME=" + scratch, "HELM_CACHE_HOME=" + scratch, "HELM_CONFIG_HOME=" + scratch,
+		"HELM_DATA_HOME=" + scratch, "KUBECONFIG=" + filepath.Join(scratch, "none")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr.String())
+	}
+	return stdout.String()
+}
+
 func TestRenderEqualsHelmTemplateCLI(t *testing.T) {
 	charts := chartRepository(t)
 	helm := helmCLI(t)

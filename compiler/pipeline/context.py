@@ -153,7 +153,7 @@ class Rendered:
     key: str
     render: Render
     files: folders.Files | None  # None when the command writes and compares no files (rendered's `texts`)
-    recorded: list[list[str]]
+    recorded: tuple[tuple[str, str], ...]  # its inputs, as CompileCache.recorded_inputs lists them
     inputs_digest: str
     validating: StartedValidation | None = None  # its objects under the engine's validation (rendered_together)
 
@@ -254,7 +254,7 @@ def compile_validated(project: Project, cache: CompileCache, name: str, argocd_c
     compiled = Compiled(name, ahead.key, (render.chart.name, render.chart.version), ahead.files, render.objects,
                         render.helm_values, tuple(findings or ()), render.chart_objects,
                         inputs_digest=ahead.inputs_digest, crds=len(render.chart.crds),
-                        recorded=tuple((path, digest) for path, digest in ahead.recorded))
+                        recorded=ahead.recorded)
     if findings is not None and cache.key(name) == ahead.key:  # the file did not change while it compiled
         cache.store(compiled)
     return compiled, render, validated

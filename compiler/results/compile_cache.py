@@ -215,23 +215,23 @@ class CompileCache:
             current = {name: self._keys[name] for name in names if name in self._keys}
             self._index.save(current, frozenset(self.project.environment_names()))
 
-    def recorded_inputs(self, inputs: Iterable[Path]) -> list[list[str]]:
-        """[path, sha256] of each file, sorted: the path relative to the project, absolute when outside it."""
+    def recorded_inputs(self, inputs: Iterable[Path]) -> tuple[tuple[str, str], ...]:
+        """(path, sha256) of each file, sorted: the path relative to the project, absolute when outside it."""
         root = self.project.resolved_root
         recorded = []
         for path in set(inputs):
             resolved = path.resolve()
             shown = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved)
-            recorded.append([shown, self.digest(resolved)])
-        return sorted(recorded)
+            recorded.append((shown, self.digest(resolved)))
+        return tuple(sorted(recorded))
 
     def store(self, compiled: Compiled) -> None:
         """Keep `compiled`, valid while its recorded inputs (its layers, files its findings read) keep their
         bytes. A result that read a file outside the project is not kept."""
         self._summaries.pop(compiled.name, None)
-        recorded = [list(pair) for pair in compiled.recorded]
-        if not self.enabled or any(path.startswith("/") for path, _ in recorded):
+        if not self.enabled or any(path.startswith("/") for path, _ in compiled.recorded):
             return
+        recorded = [list(pair) for pair in compiled.recorded]  # lists: JSON reads them back as it wrote them
         try:
             files = None if compiled.files is None else \
                 {path: content.decode("utf-8") for path, content in compiled.files.items()}
