@@ -166,6 +166,8 @@ def measure(command: list[str], cwd: Path, env: dict[str, str], check: bool = Tr
     return Run(wall, usage.ru_utime + usage.ru_stime, peak[0] / 1e6, process.returncode, sum(tree.engine_cpu.values()))
 
 
+# From this many environments on, a run creates (and Kapitan removes) enough files for timing.settle_removals
+MANY_FILES_AT = 50
 FEW = 8  # environments a "few changed" figure changes: fewer than repay a worker process (RunOptions.workers_for)
 
 
@@ -275,17 +277,26 @@ def main() -> None:
     print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.1f}, "
           f"host loop {timing.host_loop_seconds():.2f} s (a fixed Python loop's CPU: read each N's figures against it)")
     # Every run writes into folders of its own and nothing is removed until the end: a run creating thousands of
-    # files right after thousands were removed is slowed by the file system (krc_figures), whichever tool it is
+    # files right after thousands were removed is slowed by the file system (krc_figures), whichever tool it is.
+    # Two runs still remove thousands: the last of krc_figures (a template edit replaces every rendered folder) and
+    # Kapitan (its compile folder); the runs of many environments after them first wait that out
+    # (timing.settle_removals), as does the first, after whatever ran before the benchmark.
+    removed_at = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="krc-bench-scale-") as tmp:
         for n in sizes:
             project = synthetic.build_project(Path(tmp) / f"n{n}", n)
+            many = n >= MANY_FILES_AT
+            timing.settle_removals(Path(tmp), removed_at if many else None)
             runs = krc_figures(project, Path(tmp) / f"cache{n}", n, lint=not args.no_lint)
+            removed_at = time.monotonic() if many else removed_at
             floor_out = Path(tmp) / f"floor{n}"
+            timing.settle_removals(Path(tmp), removed_at if many else None)
             runs["floor"] = measure([sys.executable, str(ROOT / "bench" / "floor.py"), str(project), str(floor_out)],
                                     ROOT, dict(os.environ))
             if kapitan_bin is not None and (n <= 100 or args.large):
                 built = kapitan_project(project, Path(tmp) / f"kapitan{n}")
                 for label, go in (("kapitan default", False), ("kapitan go-jsonnet", True)):
+                    timing.settle_removals(Path(tmp), removed_at if many else None)
                     inventory = Path(shutil.copytree(built, Path(tmp) / f"kapitan{n}-{label.split()[-1]}",
                                                      symlinks=True))  # its own compiled/ folder to write
                     # Kapitan's Helm runs with the Go runtime settings krc's and the floor's run with; its
@@ -294,6 +305,7 @@ def main() -> None:
                     scratch.mkdir()
                     runs[label] = measure(kapitan.compile_command(kapitan_bin, go), inventory,
                                           {**os.environ, **HELM_GO_RUNTIME, "TMPDIR": str(scratch)})
+                    removed_at = time.monotonic() if many else removed_at
                     if runs[label].code != 0:  # Kapitan's 1 is a failed compile, not findings
                         raise SystemExit(f"{label} failed to compile (exit {runs[label].code}): run it in "
                                          f"{inventory} to see why (is {HELM_CLI} built? make helm-cli)")

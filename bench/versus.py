@@ -24,11 +24,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import bench_scale  # bench/bench_scale.py, beside this script: the same measure (tree CPU, summed resident sets)
 import synthetic
+import timing
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,6 +84,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--commands", default="render,lint,policy")
     args = parser.parse_args()
+    started = time.monotonic()  # anything removed before this run (an earlier benchmark's folders) is older
     with tempfile.TemporaryDirectory(prefix="krc-versus-") as folder:
         scratch = Path(folder)
         trees = {"old": checkout(args.revision, scratch), "new": ROOT}
@@ -106,6 +109,7 @@ def main() -> None:
             line, extra = krc_of(trees[who])
             return bench_scale.measure(line + command.split(), project, {**base, **extra, "KRC_CACHE_DIR": str(cache)})
 
+        timing.settle_removals(scratch, started)  # what ran before may have removed thousands of files
         print(f"krc at {args.revision} (old) against this checkout (new), N={args.n}, {os.cpu_count()} cores")
         for command in filter(None, args.commands.split(",")):
             runs: dict[str, list[bench_scale.Run]] = {"old": [], "new": []}

@@ -69,8 +69,8 @@ func serve(in io.Reader, out io.Writer) error {
 		}
 	}
 	for scanner.Scan() {
-		var req request
-		if err := json.Unmarshal(scanner.Bytes(), &req); err != nil {
+		req, err := readRequest(scanner.Bytes())
+		if err != nil {
 			write(answer{Error: fmt.Sprintf("malformed request: %v", err)})
 			continue
 		}
