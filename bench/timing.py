@@ -38,11 +38,12 @@ def host_loop_seconds() -> float:
 _REUSE_WAIT = 61.0
 
 
-def _unjournaled_ext4(folder: Path) -> bool:
-    """Whether `folder` is on an ext4 file system without a journal (one with a journal has /proc/fs/jbd2/<dev>-8)."""
+def unjournaled_ext4(folder: Path, mountinfo: str = "/proc/self/mountinfo", journals: str = "/proc/fs/jbd2") -> bool:
+    """Whether `folder` is on an ext4 file system without a journal: the mount holding it (the longest mount point
+    that is a prefix of it) is ext4 on a device with no journal in `journals` (jbd2 lists each as <device>-8)."""
     best: tuple[int, str, str] = (-1, "", "")
     target = os.path.realpath(folder)
-    with open("/proc/self/mountinfo", encoding="utf-8") as mounts:
+    with open(mountinfo, encoding="utf-8") as mounts:
         for line in mounts:
             fields = line.split()
             point, rest = fields[4], fields[fields.index("-") + 1:]
@@ -51,7 +52,7 @@ def _unjournaled_ext4(folder: Path) -> bool:
                 best = (len(point), rest[0], rest[1])
     _, kind, source = best
     return kind == "ext4" and source.startswith("/dev/") and \
-        not os.path.isdir(f"/proc/fs/jbd2/{os.path.basename(source)}-8")
+        not os.path.isdir(os.path.join(journals, f"{os.path.basename(source)}-8"))
 
 
 def settle_removals(folder: Path, removed_at: float | None) -> None:
@@ -59,7 +60,7 @@ def settle_removals(folder: Path, removed_at: float | None) -> None:
     `removed_at` (time.monotonic()) on a file system that keeps removed inodes from reuse for a while, write them
     back and wait out the minute, so a figure does not carry the removals of the run before it (Kapitan removes its
     compile folder; a template edit replaces every rendered folder)."""
-    if removed_at is None or not _unjournaled_ext4(folder):
+    if removed_at is None or not unjournaled_ext4(folder):
         return
     os.sync()
     time.sleep(max(0.0, removed_at + _REUSE_WAIT - time.monotonic()))

@@ -62,3 +62,52 @@ def test_the_host_loop_is_a_cpu_time(monkeypatch: pytest.MonkeyPatch):
 
     seconds = timing.host_loop_seconds()
     assert 0.01 < seconds < 60
+
+
+def _mounts(tmp_path: Path, *lines: str) -> str:
+    path = tmp_path / "mountinfo"
+    path.write_text("".join(f"{line}\n" for line in lines))
+    return str(path)
+
+
+def test_the_file_system_without_a_journal_is_told_by_the_mount_holding_the_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """timing.unjournaled_ext4: the longest mount point above the folder decides (not one that merely starts
+    with the same letters), and an ext4 device jbd2 lists has a journal."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import timing
+
+    mounts = _mounts(tmp_path, "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard",
+                     "30 27 0:25 / /dev/shm rw,relatime - tmpfs tmpfs rw",
+                     "31 27 254:16 / /da rw,relatime - ext4 /dev/vdb rw")
+    journals = tmp_path / "jbd2"
+    journals.mkdir()
+    assert timing.unjournaled_ext4(Path("/data/project"), mounts, str(journals))
+    assert not timing.unjournaled_ext4(Path("/dev/shm/project"), mounts, str(journals))
+    (journals / "vda-8").mkdir()
+    assert not timing.unjournaled_ext4(Path("/data/project"), mounts, str(journals))
+    assert timing.unjournaled_ext4(Path("/da/project"), mounts, str(journals))
+
+
+def test_removals_are_waited_out_only_where_the_file_system_holds_them(monkeypatch: pytest.MonkeyPatch):
+    """timing.settle_removals writes everything back and sleeps until a minute after the removals; nothing of the
+    kind with nothing removed or on a file system that does not hold removed inodes."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    import timing
+
+    calls: list[tuple[str, float]] = []
+    monkeypatch.setattr(timing.os, "sync", lambda: calls.append(("sync", 0.0)))
+    monkeypatch.setattr(timing.time, "sleep", lambda seconds: calls.append(("sleep", seconds)))
+    holds = {"answer": True}
+    monkeypatch.setattr(timing, "unjournaled_ext4", lambda folder: holds["answer"])
+    now = timing.time.monotonic()
+    timing.settle_removals(BENCH, now - 20)
+    assert [c[0] for c in calls] == ["sync", "sleep"] and 40 < calls[1][1] <= timing._REUSE_WAIT - 20
+    calls.clear()
+    timing.settle_removals(BENCH, now - 2 * timing._REUSE_WAIT)
+    assert calls == [("sync", 0.0), ("sleep", 0.0)]
+    calls.clear()
+    timing.settle_removals(BENCH, None)
+    holds["answer"] = False
+    timing.settle_removals(BENCH, now)
+    assert calls == []
