@@ -43,13 +43,17 @@ def unjournaled_ext4(folder: Path, mountinfo: str = "/proc/self/mountinfo", jour
     that is a prefix of it) is ext4 on a device with no journal in `journals` (jbd2 lists each as <device>-8)."""
     best: tuple[int, str, str] = (-1, "", "")
     target = os.path.realpath(folder)
-    with open(mountinfo, encoding="utf-8") as mounts:
-        for line in mounts:
-            fields = line.split()
-            point, rest = fields[4], fields[fields.index("-") + 1:]
-            inside = target == point or target.startswith(point.rstrip("/") + "/")
-            if inside and len(point) > best[0]:
-                best = (len(point), rest[0], rest[1])
+    try:
+        with open(mountinfo, encoding="utf-8") as mounts:
+            lines = mounts.read().splitlines()
+    except OSError:  # not Linux: no ext4 to wait for
+        return False
+    for line in lines:
+        fields = line.split()
+        point, rest = fields[4], fields[fields.index("-") + 1:]
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) > best[0]:
+            best = (len(point), rest[0], rest[1])
     _, kind, source = best
     return kind == "ext4" and source.startswith("/dev/") and \
         not os.path.isdir(os.path.join(journals, f"{os.path.basename(source)}-8"))

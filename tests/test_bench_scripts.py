@@ -87,6 +87,7 @@ def test_the_file_system_without_a_journal_is_told_by_the_mount_holding_the_fold
     (journals / "vda-8").mkdir()
     assert not timing.unjournaled_ext4(Path("/data/project"), mounts, str(journals))
     assert timing.unjournaled_ext4(Path("/da/project"), mounts, str(journals))
+    assert not timing.unjournaled_ext4(Path("/da/project"), str(tmp_path / "absent"), str(journals))  # not Linux
 
 
 def test_removals_are_waited_out_only_where_the_file_system_holds_them(monkeypatch: pytest.MonkeyPatch):
