@@ -1,6 +1,7 @@
 """Worker processes spawned before the environments' destinations are read, and jobs taken as processes come free."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -167,3 +168,25 @@ def test_workers_start_with_the_go_runtime_settings_krc_chose_for_gojsonnet(monk
         assert pool.submit(os.getenv, "GOGC").result() == "150"
         assert pool.submit(os.getenv, "GOMEMLIMIT").result() == "300MiB"
     assert os.environ["GOGC"] == "150" and "GOMEMLIMIT" not in os.environ
+
+
+def test_workers_of_a_command_that_leaves_them_room_collect_less_often(monkeypatch: pytest.MonkeyPatch):
+    """Inside client.roomy_engine (render, golden, check and policy: no Ray generator beside their processes) a
+    worker's gojsonnet collects at GOGC=400; inside client.collecting_at_limit (lint) and outside either, at 200."""
+    from compiler.settings import collector
+
+    monkeypatch.delenv("GOGC", raising=False)
+    try:
+        for inside, want in ((client.roomy_engine, collector.ROOMY_WORKER_GOGC),
+                             (client.collecting_at_limit, collector.WORKER_GOGC),
+                             (contextlib.nullcontext, collector.WORKER_GOGC)):
+            with inside():
+                workers_ahead.start(1, workers_ahead.worker_setup)
+            pool = workers_ahead.take(1)
+            assert pool is not None
+            with pool:
+                assert pool.submit(os.getenv, "GOGC").result() == want
+            assert "GOGC" not in os.environ
+    finally:
+        client.close_engine()
+    assert (collector.ROOMY_WORKER_GOGC, collector.WORKER_GOGC) == ("400", "200")

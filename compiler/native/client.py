@@ -181,6 +181,12 @@ def roomy_engine() -> Iterator[None]:
         yield
 
 
+def has_room() -> bool:
+    """Whether this process runs inside roomy_engine: its command's processes have room to grow (the worker
+    processes it starts collect less often too: settings.collector)."""
+    return _collector.percent == str(ROOMY_COLLECTOR_PERCENT) and not _collector.at_limit
+
+
 @contextlib.contextmanager
 def collecting_at_limit() -> Iterator[None]:
     """Inside, an engine this process starts collects only when it nears a soft limit of AT_LIMIT_MEMORY_MB, or

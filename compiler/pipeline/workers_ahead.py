@@ -69,8 +69,9 @@ def start(count: int, initializer: Callable[[], None], vendor_dir: Path | None =
 @contextlib.contextmanager
 def spawning() -> Iterator[None]:
     """While inside, the worker processes this process starts connect to its engine and get their Go runtime's
-    settings (collector.go_runtime_for_workers): a spawned process keeps the environment it was started with."""
-    with client.shared_with_workers(), variables.exported(collector.go_runtime_for_workers()):
+    settings (collector.go_runtime_for_workers, roomier in a command that leaves them room): a spawned process
+    keeps the environment it was started with."""
+    with client.shared_with_workers(), variables.exported(collector.go_runtime_for_workers(client.has_room())):
         yield
 
 
