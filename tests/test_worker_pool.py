@@ -160,9 +160,18 @@ SLOW_JINJA = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: slow\ndata:\n
 
 
 def _children(pid: int) -> set[int]:
+    """The processes `pid`'s threads started; a thread that ended while they were listed (krc's threads come and
+    go: a Jsonnet evaluation runs in one of its own) has none, and so has a process that ended meanwhile."""
     found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found.update(int(child) for child in (task / "children").read_text().split())
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except (FileNotFoundError, ProcessLookupError):
+        return found
+    for task in tasks:
+        try:
+            found.update(int(child) for child in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
     return found
 
 
