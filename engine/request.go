@@ -3,13 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 )
 
 // readRequest decodes one request line. A line in the form krc's channel writes, {"id":N,"op":"name","args":{...}}
 // exactly, is taken apart by hand: json.Unmarshal would check the whole line, then scan the arguments again to
 // copy them, and the op decodes (and checks) them a third time; for validation and policy requests of hundreds
-// of kilobytes that was a fortieth of the engine's time in a cold lint. The arguments are then checked by the op
+// of kilobytes that was 2 % of the engine's time in a cold lint. The arguments are then checked by the op
 // that decodes them, whose error is the request's. Any other line goes to json.Unmarshal, as before.
 func readRequest(line []byte) (request, error) {
 	if req, ok := krcRequest(line); ok {
@@ -34,15 +33,13 @@ func krcRequest(line []byte) (request, bool) {
 	if !ok {
 		return request{}, false
 	}
-	digits := 0
+	// at most 18 digits: every such number fits an int
+	id, digits := 0, 0
 	for digits < len(rest) && digits < 18 && rest[digits] >= '0' && rest[digits] <= '9' {
+		id = id*10 + int(rest[digits]-'0')
 		digits++
 	}
 	if digits == 0 || (rest[0] == '0' && digits > 1) {
-		return request{}, false
-	}
-	id, err := strconv.Atoi(string(rest[:digits]))
-	if err != nil {
 		return request{}, false
 	}
 	if rest, ok = bytes.CutPrefix(rest[digits:], opPrefix); !ok {

@@ -184,7 +184,7 @@ def roomy_engine() -> Iterator[None]:
 def has_room() -> bool:
     """Whether this process runs inside roomy_engine: its command's processes have room to grow (the worker
     processes it starts collect less often too: settings.collector)."""
-    return _collector.percent == str(ROOMY_COLLECTOR_PERCENT) and not _collector.at_limit
+    return _collector.percent == str(ROOMY_COLLECTOR_PERCENT)
 
 
 @contextlib.contextmanager
