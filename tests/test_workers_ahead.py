@@ -190,3 +190,26 @@ def test_workers_of_a_command_that_leaves_them_room_collect_less_often(monkeypat
     finally:
         client.close_engine()
     assert (collector.ROOMY_WORKER_GOGC, collector.WORKER_GOGC) == ("400", "200")
+
+
+def test_the_command_process_holds_its_ballast_when_it_compiles_beside_workers(project: Project,
+                                                                               private_cache: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch):
+    """Beside workers, or alone with more than a few environments to compile, the command's own process holds
+    collector.command_ballast_mb() for its gojsonnet (engines/jsonnet_ballast.py); alone with a few, none."""
+    copy_environment(project, "dev")
+    names = project.environment_names()
+    held: list[int] = []
+    monkeypatch.setattr(jobs_module.jsonnet_ballast, "hold", held.append)
+    monkeypatch.delenv("GOGC", raising=False)
+    alone = pipeline.RunOptions(cache=True, workers=1)
+    pipeline.render_to_disk(project, names, alone)
+    assert held == [] and 1 < len(names) <= jobs_module.CHARTS_AHEAD_FOR
+    shutil.rmtree(private_cache / "compiled")
+    pipeline.render_to_disk(project, names, POOLED)
+    assert held == [4]
+    held.clear()
+    monkeypatch.setattr(jobs_module, "CHARTS_AHEAD_FOR", 1)  # a render compiles a few ahead of its jobs: lint
+    shutil.rmtree(private_cache / "compiled")
+    pipeline.lint_environments(project, names, run=alone)
+    assert held == [4]

@@ -10,12 +10,14 @@ from typing import TypeVar
 
 from .. import pipeline
 from ..diagnostics.problems import KrcError, Problem, errors_among, has_errors, sorted_problems
+from ..engines import jsonnet_ballast
 from ..k8s.destinations import peer_digests
 from ..native import helper_process
 from ..output import folders, layout
 from ..project.paths import Project
 from ..results.compile_cache import CompileCache
 from ..results.tree_digests import tree_digests
+from ..settings import collector
 from ..validation.server_updates import update_rejections
 from . import workers_ahead
 from .context import (
@@ -41,7 +43,7 @@ from .plans import (
     ReviewPlan,
     Written,
 )
-from .run_options import SHARED_AT_MOST, RunOptions
+from .run_options import CHARTS_AHEAD_FOR, SHARED_AT_MOST, RunOptions
 
 R = TypeVar("R", bound=EnvironmentResult)
 
@@ -148,6 +150,8 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     workers = min(run.workers_for(jobs[0].work, sum(counts)), len(heavy)) if heavy else 1
     if workers < 2:
         workers_ahead.discard()
+        if sum(counts) > CHARTS_AHEAD_FOR:  # more than a few to compile here: its Jsonnet collects less often
+            jsonnet_ballast.hold(collector.command_ballast_mb())
         if len(heavy) > 1 and sum(counts) <= SHARED_AT_MOST:
             # a few environments to lint, spread over several jobs (a pull request's): their policies in one
             # engine run at the end (policies_after) instead of one run per job, each paying CUE's start
@@ -157,6 +161,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     # each lint job's policies go to the shared engine from the process that compiled it, while the job's renders
     # are still in hand (CUE runs in the engine beside the other requests)
     context.alone = False  # this process runs its own jobs meanwhile
+    jsonnet_ballast.hold(collector.command_ballast_mb())  # its Jsonnet runs at Go's default target otherwise
     workers_ahead.worker_setup()
     started = workers_ahead.take(workers - 1)  # spawned while this process read the destinations
     try:

@@ -17,6 +17,14 @@ Alternating cold runs of 500 environments, 400 against 200: `krc render` 1-2 % l
 policy` 2 % (four), at 8-26 MB more at peak, under 375 MB. GOMEMLIMIT at KRC_JSONNET_MEMORY_MB makes the collector
 work harder near the bound krc holds every evaluation to anyway, so a template within the bound at Go's defaults
 is within it here too. A value set in krc's own environment is kept.
+
+The command's own process keeps Go's default target (its environment is the user's), but where it compiles many
+environments (beside workers, or alone with more than a few) it holds a ballast of COMMAND_BALLAST_MB
+(engines/jsonnet_ballast.py), which spaces its collections as a higher target would. 500 environments from empty
+caches against none (bench/versus.py, three rounds): `krc render`, `lint` and `policy` 0.98 of the CPU at the same
+peak. 8 MB saved more in alternating pairs (render 0.97, policy 0.95) but took a cold render's peak 27 MB higher,
+to 391 MB, too near 400 for the template-edit render, which peaks higher still. None when krc's environment sets
+GOGC: the runtime then runs at the user's target.
 """
 from __future__ import annotations
 
@@ -27,6 +35,7 @@ from . import limits, variables
 THRESHOLDS = (10_000, 10, 10)
 WORKER_GOGC = "200"
 ROOMY_WORKER_GOGC = "400"
+COMMAND_BALLAST_MB = 4
 
 
 def collect_less() -> None:
@@ -39,3 +48,9 @@ def go_runtime_for_workers(roomy: bool = False) -> dict[str, str]:
     wanted = {"GOGC": ROOMY_WORKER_GOGC if roomy else WORKER_GOGC,
               "GOMEMLIMIT": f"{limits.JSONNET_MEMORY_MB.value}MiB"}
     return {name: value for name, value in wanted.items() if not variables.is_set(name)}
+
+
+def command_ballast_mb() -> int:
+    """The ballast the command's own gojsonnet holds when it compiles beside workers (see above); 0 when krc's
+    environment sets GOGC."""
+    return 0 if variables.is_set("GOGC") else COMMAND_BALLAST_MB
