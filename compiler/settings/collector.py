@@ -51,6 +51,6 @@ def go_runtime_for_workers(roomy: bool = False) -> dict[str, str]:
 
 
 def command_ballast_mb() -> int:
-    """The ballast the command's own gojsonnet holds when it compiles beside workers (see above); 0 when krc's
+    """The ballast the command's own gojsonnet holds where it compiles many environments (see above); 0 when krc's
     environment sets GOGC."""
     return 0 if variables.is_set("GOGC") else COMMAND_BALLAST_MB

@@ -24,8 +24,9 @@ VARIABLES: Mapping[str, str] = {
     "KRC_RAY_ENVS": "the folder of Ray virtual environments, one per Ray version (default .venv-ray)",
     "KRC_TEST_KILL_AT_STEP": "tests only: kill krc at that write step, to prove writes are all-or-nothing",
     # Go's own, read by the Go runtime inside gojsonnet when a process starts (krc cannot change them afterwards)
-    "GOGC": "the Go collector's target in krc's worker processes (krc sets 200 there unless it is set; krc "
-            "chooses the engine's itself)",
+    "GOGC": "the Go collector's target in krc's processes (unless it is set, krc sets 200 in its workers, 400 where "
+            "the command leaves room, and its own process holds a 4 MB ballast instead; krc chooses the engine's "
+            "itself)",
     "GOMEMLIMIT": "the Go runtime's soft memory limit in krc's worker processes (krc sets KRC_JSONNET_MEMORY_MB)",
 }
 _BOUNDS: set[str] = set()
