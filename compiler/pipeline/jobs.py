@@ -148,10 +148,10 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     counts = [to_compile(job) for job in jobs]
     heavy = [i for i, count in enumerate(counts) if count]
     workers = min(run.workers_for(jobs[0].work, sum(counts)), len(heavy)) if heavy else 1
+    if workers > 1 or sum(counts) > CHARTS_AHEAD_FOR:  # many to compile: this process's Jsonnet collects less often
+        jsonnet_ballast.hold(collector.command_ballast_mb())
     if workers < 2:
         workers_ahead.discard()
-        if sum(counts) > CHARTS_AHEAD_FOR:  # more than a few to compile here: its Jsonnet collects less often
-            jsonnet_ballast.hold(collector.command_ballast_mb())
         if len(heavy) > 1 and sum(counts) <= SHARED_AT_MOST:
             # a few environments to lint, spread over several jobs (a pull request's): their policies in one
             # engine run at the end (policies_after) instead of one run per job, each paying CUE's start
@@ -161,7 +161,6 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     # each lint job's policies go to the shared engine from the process that compiled it, while the job's renders
     # are still in hand (CUE runs in the engine beside the other requests)
     context.alone = False  # this process runs its own jobs meanwhile
-    jsonnet_ballast.hold(collector.command_ballast_mb())  # its Jsonnet runs at Go's default target otherwise
     workers_ahead.worker_setup()
     started = workers_ahead.take(workers - 1)  # spawned while this process read the destinations
     try:
