@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import signal
 import subprocess
@@ -53,6 +54,12 @@ def _fail_unpicklably() -> None:
 def _sleep_then(seconds: float, value: object) -> object:
     time.sleep(seconds)
     return value
+
+
+def _started_at(seconds: float) -> float:
+    started = time.monotonic()  # CLOCK_MONOTONIC: one clock for every process of the machine
+    time.sleep(seconds)
+    return started
 
 
 def _exit_hard() -> None:
@@ -129,6 +136,45 @@ def test_the_busiest_worker_gets_no_more_calls_while_another_is_free():
         wait(quick, return_when=FIRST_COMPLETED)
         assert not slow.done()  # answered by the other worker while the first sleeps
         assert [f.result(timeout=60) for f in quick] == list(range(6))
+
+
+def test_calls_start_in_the_order_submitted_whatever_room_a_worker_has_meanwhile():
+    with WorkerPool(1, _nothing) as pool:
+        futures = [pool.submit(_started_at, 0.02) for _ in range(8)]
+        started = [f.result(timeout=60) for f in futures]
+    assert started == sorted(started)
+
+
+def test_near_the_end_a_call_waits_in_the_pool_where_the_caller_can_take_it_back():
+    """A busy worker is sent a second call only while more calls wait than there are workers: the last ones stay in
+    the pool, and a caller that comes free (jobs._shared) cancels one and runs it itself instead of waiting."""
+    with WorkerPool(1, _nothing) as pool:
+        many = [pool.submit(_sleep_then, 0.2, i) for i in range(4)]
+        assert many[0].result(timeout=60) == 0
+        assert many[2].running()  # sent ahead of the worker's answer to many[1]: two still waited then
+        assert many[3].cancel()  # the last one waited in the pool
+        assert [f.result(timeout=60) for f in many[1:3]] == [1, 2]
+        busy = pool.submit(_sleep_then, 0.5, "slept")
+        last = pool.submit(_echo, "last")
+        assert last.cancel() and not busy.done()
+
+
+def test_a_worker_leaves_its_heap_to_the_system_when_its_pipe_closes():
+    """A worker whose calls are done ends without collecting what it built (gc.freeze), as the command does; its
+    exit handlers still run."""
+    requests_in, requests_out = os.pipe()
+    answers_in, answers_out = os.pipe()
+    wrapped = ("import atexit, gc, sys\n"
+               "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n" + worker_process.BOOT)
+    with open(requests_out, "wb") as requests:
+        worker_process.write_frame(requests, 0, pickle.dumps(sys.path))
+        worker_process.write_frame(requests, 0, pickle.dumps(_nothing))
+    done = subprocess.run([sys.executable, "-c", wrapped, str(Path(__file__).resolve().parents[1]), str(requests_in),
+                           str(answers_out)], pass_fds=(requests_in, answers_out), capture_output=True, text=True,
+                          timeout=120, check=True)
+    for end in (requests_in, answers_in, answers_out):
+        os.close(end)
+    assert done.stdout.strip() == "frozen at exit: True"
 
 
 def test_stopping_the_command_stops_its_workers():

@@ -117,12 +117,35 @@ def test_jobs_go_to_whichever_process_is_free_and_come_back_in_order():
         def submit(job: str) -> Future[str]:
             return pool.submit(in_worker, job)
 
-        out = list(jobs_module._shared(jobs, light, heavy, 1, submit, here))  # type: ignore[arg-type]
+        out = list(jobs_module._shared(jobs, light, heavy, submit, here))  # type: ignore[arg-type]
     assert [o.split()[0] for o in out] == jobs
     assert ran_here[:3] == ["job0", "job5", "job9"]  # the cache hits, then the last heavy job
     assert {o for o in out if o.endswith("here")} == {f"{j} here" for j in ran_here}
     assert 3 <= len(ran_here) < len(jobs)  # both did some
     assert "job1 by the worker" in out  # the worker took from the front
+
+
+def test_this_process_takes_back_the_jobs_no_worker_has_started_rather_than_wait():
+    """Every heavy job goes to the workers at once; this process, free while a worker is still on its first job,
+    takes the others back from the end (their calls cancelled) instead of waiting for the worker to do them."""
+    jobs: list[Any] = [f"job{i}" for i in range(4)]
+    ran_here: list[str] = []
+    worker_may_end = threading.Event()
+
+    def in_worker(job: str) -> str:
+        worker_may_end.wait(5)
+        return f"{job} by the worker"
+
+    def here(job: str) -> Any:
+        ran_here.append(job)
+        if len(ran_here) == 3:
+            worker_may_end.set()
+        return f"{job} here"
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        out = list(jobs_module._shared(jobs, [], [0, 1, 2, 3], lambda job: pool.submit(in_worker, job), here))
+    assert ran_here == ["job3", "job2", "job1"]
+    assert out == ["job0 by the worker", "job1 here", "job2 here", "job3 here"]
 
 
 def test_the_command_and_its_workers_collect_cycles_less_often() -> None:

@@ -166,7 +166,7 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
     try:
         # the workers talk to this process's engine: one engine (one copy of the compiled CRDs) for the run
         with workers_ahead.spawning(), started or pipeline.new_pool(workers - 1, workers_ahead.worker_setup) as pool:
-            yield from _shared(jobs, [i for i, count in enumerate(counts) if not count], heavy, workers - 1,
+            yield from _shared(jobs, [i for i, count in enumerate(counts) if not count], heavy,
                                lambda job: pool.submit(run_job, dataclasses.replace(job, peers=context.peers)),
                                lambda job: run_job(job, context))
     finally:
@@ -174,28 +174,40 @@ def parallel(jobs: Sequence[Job], run: RunOptions, to_compile: Callable[[Job], i
         helper_process.POOL.keep_idle(True)
 
 
-def _shared(jobs: Sequence[Job], light: Sequence[int], heavy: Sequence[int], workers: int,
+def _shared(jobs: Sequence[Job], light: Sequence[int], heavy: Sequence[int],
             submit: Callable[[Job], Future[Outcome]], here: Callable[[Job], Outcome]) -> Iterator[Outcome]:
-    """Every job's outcome, in order, the jobs taken as processes come free: each worker has one job and the next
-    one waiting (taken from the front), this process the cache hits and then the heavy jobs from the back. No
-    process waits for another while a job is left, whichever started late or drew the slower jobs."""
-    queue, futures, done = deque(heavy), dict[int, Future[Outcome]](), dict[int, Outcome]()
-    mine = deque(light)
+    """Every job's outcome, in order, each job done by whichever process comes free first. Every heavy job goes to
+    the workers at once, front first: the pool hands each worker its next as it answers, whatever this process is
+    doing meanwhile (worker_pool). This process does the cache hits, then takes heavy jobs from the back, each
+    one no worker has started yet (its call cancelled). No process waits for another while a job is left, and the
+    last jobs are not held in a busy worker's pipe while this process has nothing to do."""
+    sent = {i: submit(jobs[i]) for i in heavy}
+    back, mine, done = deque(heavy), deque(light), dict[int, Outcome]()
     for first in range(len(jobs)):
         while first not in done:
-            for i in [i for i, future in futures.items() if future.done()]:
-                done[i] = futures.pop(i).result()
-            while queue and len(futures) < 2 * workers:
-                i = queue.popleft()
-                futures[i] = submit(jobs[i])
+            for i in [i for i, future in sent.items() if future.done()]:
+                done[i] = sent.pop(i).result()
             if first in done:
                 break
-            if mine or queue:
-                i = mine.popleft() if mine else queue.pop()
-                done[i] = here(jobs[i])
+            take = mine.popleft() if mine else _last_not_started(back, sent)
+            if take is not None:
+                done[take] = here(jobs[take])
             else:
-                wait(futures.values(), return_when=FIRST_COMPLETED)
+                wait(sent.values(), return_when=FIRST_COMPLETED)
         yield done.pop(first)
+
+
+def _last_not_started(back: deque[int], sent: dict[int, Future[Outcome]]) -> int | None:
+    """The last heavy job no worker has started, taken back from the workers; None when they have started every
+    one left (they take them front first, so the last is the one to try)."""
+    while back:
+        i = back[-1]
+        if i in sent and not sent[i].cancel():
+            return None
+        back.pop()
+        if sent.pop(i, None) is not None:
+            return i
+    return None
 
 
 def _policies_deferred(jobs: Sequence[Job]) -> list[Job]:

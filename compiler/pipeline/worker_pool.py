@@ -5,8 +5,9 @@ used): a command compiling a few environments (most pull requests) starts none.
 Each worker is a fresh Python process (the Go runtime of gojsonnet does not survive a fork) running
 worker_process.main, fed calls over a pipe of its own. multiprocessing's pool with 'spawn' also starts its resource
 tracker, a third process of about 13 MB alive for the whole command, and `krc lint`'s peak memory is every process at
-its highest at once. Here a call goes to the worker with the fewest calls under way, at most two each (the one it
-runs and the next, already in its pipe), and the rest wait in the pool; a thread per worker writes its calls (a
+its highest at once. Here calls go, in the order submitted, to the worker with the fewest under way, at most two
+each (the one it runs and the next, already in its pipe; one each once few are left: WorkerPool._room), and the
+rest wait in the pool, where a caller may still cancel one; a thread per worker writes its calls (a
 job's pickle can be larger than a pipe holds: the caller never waits for a busy worker to read) and one reads its
 answers. A worker that ends before answering fails its calls and the pool's later ones with WorkerEnded.
 """
@@ -31,7 +32,7 @@ from typing import Any, BinaryIO
 
 from . import worker_process
 
-_UNDER_WAY_AT_MOST = 2  # calls sent to one worker and not yet answered
+_UNDER_WAY_AT_MOST = 2  # calls sent to one worker and not yet answered (see WorkerPool._room)
 _ROOT = str(Path(worker_process.__file__).resolve().parents[2])  # the folder holding this `compiler` package
 
 
@@ -109,12 +110,17 @@ class WorkerPool:
                 raise WorkerEnded(self._ended)
             self._next_id += 1
             call = _Call(self._next_id, future, fn, args)
-            worker = min(self._workers, key=lambda w: len(w.under_way))
-            if len(worker.under_way) < _UNDER_WAY_AT_MOST:
-                self._send(worker, call)
-            else:
-                self._waiting.append(call)
+            self._waiting.append(call)  # sent in the order submitted, whatever room a worker has meanwhile
+            self._next(min(self._workers, key=lambda w: len(w.under_way)))
         return future
+
+    def _room(self) -> int:
+        """Under the lock: how many calls a worker may have under way. Two while more calls wait than there are
+        workers, so a worker starts its next call as soon as it answers one; one near the end, so the last calls
+        wait here, where the caller may take one back (cancel it) and run it itself, not in a busy worker's pipe
+        while the caller has nothing to do (jobs._shared)."""
+        waiting = sum(not call.future.cancelled() for call in self._waiting)
+        return _UNDER_WAY_AT_MOST if waiting > len(self._workers) else 1
 
     def _send(self, worker: _Worker, call: _Call) -> None:
         """Under the lock: the call to `worker`, unless it was cancelled while waiting."""
@@ -123,9 +129,9 @@ class WorkerPool:
             worker.outbox.put(call)
 
     def _next(self, worker: _Worker) -> None:
-        """Under the lock, `worker` having answered: its next call, or the end of its pipe when the pool is closed
-        and nothing is left for it."""
-        while self._waiting and len(worker.under_way) < _UNDER_WAY_AT_MOST:
+        """Under the lock, a call submitted or `worker` having answered: the calls waiting first, while `worker` has
+        room for them, or the end of its pipe when the pool is closed and nothing is left for it."""
+        while self._waiting and len(worker.under_way) < self._room():
             self._send(worker, self._waiting.popleft())
         if self._closed and not self._waiting and not worker.under_way and not worker.closing:
             worker.closing = True

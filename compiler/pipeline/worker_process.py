@@ -12,6 +12,7 @@ This module imports only the standard library: it loads before the command's pat
 """
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import signal
@@ -81,3 +82,6 @@ def main() -> None:
                 write_frame(answers, call_id, data)
             except BrokenPipeError:  # the command is gone: nobody to answer
                 os._exit(0)
+    # the command waits for its workers to end: what this one built (parsed charts, caches) is left to the system,
+    # not collected on the way out (as cli.run does for the command's own process); exit handlers still run
+    gc.freeze()
