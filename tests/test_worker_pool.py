@@ -169,9 +169,8 @@ def test_a_worker_leaves_its_heap_to_the_system_when_its_pipe_closes():
     with open(requests_out, "wb") as requests:
         worker_process.write_frame(requests, 0, pickle.dumps(sys.path))
         worker_process.write_frame(requests, 0, pickle.dumps(_nothing))
-    done = subprocess.run([sys.executable, "-c", wrapped, str(Path(__file__).resolve().parents[1]), str(requests_in),
-                           str(answers_out)], pass_fds=(requests_in, answers_out), capture_output=True, text=True,
-                          timeout=120, check=True)
+    done = subprocess.run([sys.executable, "-c", wrapped, worker_pool._ROOT, str(requests_in), str(answers_out)],
+                          pass_fds=(requests_in, answers_out), capture_output=True, text=True, timeout=120, check=True)
     for end in (requests_in, answers_in, answers_out):
         os.close(end)
     assert done.stdout.strip() == "frozen at exit: True"
