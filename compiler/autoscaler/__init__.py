@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..k8s.ray_cluster_specs import cluster_specs
+from ..k8s.ray_cluster_specs import autoscaled, cluster_specs
 from ..rules.support.autoscaler_view import AutoscalerView, GeneratedConfig, SpecKey, spec_key
 from .generators import Generator, find_generator, install_hint, valid_ray_version
 from .run import end_idle_generators, generate, generator_input, start_ahead
@@ -25,24 +25,28 @@ class Batch:
     documents: tuple[dict[str, Any], ...]
 
 
-def _specs(documents: Iterable[dict[str, Any]]) -> list[tuple[SpecKey, dict[str, Any]]]:
+def _specs(documents: Iterable[dict[str, Any]], autoscaled_only: bool) -> list[tuple[SpecKey, dict[str, Any]]]:
     found = []
     for document in documents:
         for path, spec in cluster_specs(document):
-            found.append((spec_key(document, path), generator_input(document, spec)))
+            if autoscaled(spec) or not autoscaled_only:
+                found.append((spec_key(document, path), generator_input(document, spec)))
     return found
 
 
-def autoscaler_views(project_root: Path, batches: Sequence[Batch]) -> list[AutoscalerView]:
+def autoscaler_views(project_root: Path, batches: Sequence[Batch], autoscaled_only: bool = False) \
+        -> list[AutoscalerView]:
     """One view per batch, in order. A batch whose Ray version has no installed generator gets a view that says
-    so (and how to install it) instead of answers: another version's generator is never used."""
+    so (and how to install it) instead of answers: another version's generator is never used. `autoscaled_only`:
+    answers for the clusters an autoscaler reads only (what the lint rules ask the view about), not also for
+    every other cluster's capacity as Ray would count it (what `krc autoscaler` and the review show)."""
     generators: dict[str, Generator | str] = {}
     wanted: dict[str, dict[str, dict[str, Any]]] = {}  # version -> cluster id -> RayCluster
     per_batch: list[list[tuple[SpecKey, str]]] = []
     for number, batch in enumerate(batches):
         found = generators.setdefault(batch.ray_version, find_generator(project_root, batch.ray_version))
         ids = []
-        for key, cluster in _specs(batch.documents):
+        for key, cluster in _specs(batch.documents, autoscaled_only):
             cid = f"{number}:{key[0]}:{'.'.join(key[1])}"
             ids.append((key, cid))
             if isinstance(found, Generator):

@@ -15,6 +15,7 @@ from typing import Any
 from ..cache import CacheKind, cache_key
 from ..diagnostics.problems import KrcError
 from ..k8s.crds import canonical_json
+from ..k8s.ray_cluster_specs import autoscaled
 from ..native import client, helper_process, shared_helper
 from ..rules.support.autoscaler_view import GeneratedConfig, config_from_answer
 from .generators import Generator
@@ -32,7 +33,7 @@ def generator_input(document: dict[str, Any], spec: dict[str, Any]) -> dict[str,
     """
     found = document.get("metadata")
     meta: dict[str, Any] = found if isinstance(found, dict) else {}
-    if "workerGroupSpecs" not in spec and spec.get("enableInTreeAutoscaling") is not True:
+    if "workerGroupSpecs" not in spec and not autoscaled(spec):
         spec = {**spec, "workerGroupSpecs": []}
     return {"apiVersion": "ray.io/v1", "kind": "RayCluster",
             "metadata": {"name": str(meta.get("name") or meta.get("generateName") or "cluster"),

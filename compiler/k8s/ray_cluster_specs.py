@@ -25,3 +25,9 @@ def cluster_specs(document: Any) -> Iterator[tuple[tuple[str, ...], dict[str, An
         node = node.get(step) if isinstance(node, dict) else None
     if isinstance(node, dict):
         yield path, node
+
+
+def autoscaled(spec: dict[str, Any]) -> bool:
+    """Whether Ray's autoscaler reads this cluster: KubeRay runs it beside the head only with
+    `enableInTreeAutoscaling: true`."""
+    return spec.get("enableInTreeAutoscaling") is True

@@ -46,8 +46,11 @@ def ray_versions(project: Project) -> list[str]:
     return sorted(v for v in versions if valid_ray_version(v))
 
 
-def autoscaler_of(project: Project, validated: Sequence[Validated]) -> list[AutoscalerView]:
+def autoscaler_of(project: Project, validated: Sequence[Validated], autoscaled_only: bool = False) \
+        -> list[AutoscalerView]:
     """What Ray's autoscaling-config generator (of each environment's ray.version) makes of every cluster spec
-    the environments render, stored objects as the autoscaler reads them: one process for all of them."""
+    the environments render (`autoscaled_only`: of those an autoscaler reads, all the lint rules ask about),
+    stored objects as the autoscaler reads them: one process for all of them."""
     return autoscaler_views(project.root, [Batch(ray_version(v.render.environment),
-                                                 tuple(o.document for o in v.context.objects)) for v in validated])
+                                                 tuple(o.document for o in v.context.objects)) for v in validated],
+                            autoscaled_only)

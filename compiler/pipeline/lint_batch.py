@@ -201,11 +201,12 @@ def policy_cache_key(context: Context, compiled: Compiled, policies: Sequence[Pa
 def _add_findings(context: Context, renders: Sequence[Render | None], validations: Sequence[Validated | None],
                   compiled_of: Sequence[Compiled], results: list[Linted]) -> None:
     """lint: each environment's findings with Ray's autoscaler view (one generator process for the batch, answers
-    cached per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks.
+    cached per cluster by the autoscaler stage), which `krc render` does not need and the compile cache lacks. The
+    rules ask the view only about clusters an autoscaler reads, so the generator judges no other.
     The objects as stored are validated once: those of the renders compiled here come with them."""
     validated = [known or validate_render(render, context.peers)
                  for render, known in zip(renders, validations, strict=True) if render is not None]
-    views = autoscaler_of(context.project, validated)
+    views = autoscaler_of(context.project, validated, autoscaled_only=True)
     for i, (entry, view, compiled) in enumerate(zip(validated, views, compiled_of, strict=True)):
         found = tuple(findings_with_view(entry, compiled.findings, view))
         results[i] = dataclasses.replace(results[i], findings=found + results[i].findings)

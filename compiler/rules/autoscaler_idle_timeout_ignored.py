@@ -29,24 +29,46 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics.problems import Problem
+from ..documents.yamlio import Path
 from .rule import About
 from .support.autoscaler_clusters import ScaledCluster, environment_cluster, scaled_clusters
 from .support.context import LintContext
+from .support.ray_objects import ClusterView, cluster_views
 
 ABOUT = About("autoscaler/idle-timeout-ignored", "warning",
               "an idle timeout that is set is the one Ray's autoscaler config applies",
               reads_autoscaler_view=True)
+
+_NOBODY = "autoscaling is not enabled, so no autoscaler applies it"
 
 
 def _seconds(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _spec_findings(context: LintContext, scaled: ScaledCluster) -> Iterator[Problem]:
+def _autoscaling(item: dict[str, Any]) -> dict[str, Any]:
+    found = item.get("autoscaling")
+    return found if isinstance(found, dict) else {}
+
+
+def _groups(item: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], float]]:
+    """(name, group, timeout) of each worker group the environment item gives an idle timeout."""
+    for group in item.get("workerGroups") or []:
+        if isinstance(group, dict) and (wanted := _seconds(group.get("idleTimeoutSeconds"))) is not None:
+            yield str(group.get("name")), group, wanted
+
+
+def _unscaled(context: LintContext) -> Iterator[ClusterView]:
+    """The clusters no autoscaler reads, once Ray's view was taken (this rule, as every rule that reads the view,
+    finds nothing without it: the compile's pass has none). What is said of them needs nothing of Ray's generator,
+    which `krc lint` does not ask about them."""
+    view = context.autoscaler
+    if view is not None and not view.unavailable:
+        yield from (cluster for cluster in cluster_views(context) if not cluster.autoscaling)
+
+
+def _spec_findings(cluster: ClusterView) -> Iterator[Problem]:
     """Timeouts in the rendered spec of a cluster nobody autoscales."""
-    cluster = scaled.view
-    if cluster.autoscaling:
-        return
     places = [(cluster.at("autoscalerOptions", "idleTimeoutSeconds"), cluster.autoscaler_options)]
     places += [(g.path + ("idleTimeoutSeconds",), g.spec) for g in cluster.workers]
     for path, holder in places:
@@ -56,45 +78,58 @@ def _spec_findings(context: LintContext, scaled: ScaledCluster) -> Iterator[Prob
                                       "true, so no autoscaler applies it; turn autoscaling on or remove it", path)
 
 
+def _unscaled_environment_findings(context: LintContext, cluster: ClusterView) -> Iterator[Problem]:
+    """Timeouts the environment file asks for on a cluster it renders without autoscaling."""
+    found = environment_cluster(context, cluster)
+    if found is None:
+        return
+    path, item = found
+    wanted = _seconds(_autoscaling(item).get("idleTimeoutSeconds"))
+    if wanted is not None:
+        yield _cluster_timeout(context, path, wanted, _NOBODY)
+    rendered = {group.name for group in cluster.workers}
+    for name, _, wanted in _groups(item):
+        if name in rendered:
+            yield _group_timeout(context, path, name, wanted, _NOBODY, "enable autoscaling or remove it")
+
+
 def _environment_findings(context: LintContext, scaled: ScaledCluster) -> Iterator[Problem]:
-    """Timeouts the environment file asks for, against the generator's config of what was rendered."""
+    """Timeouts the environment file asks for, against the generator's config of the autoscaled cluster."""
     found = environment_cluster(context, scaled.view)
     if found is None:
         return
     path, item = found
-    found_autoscaling = item.get("autoscaling")
-    autoscaling: dict[str, Any] = found_autoscaling if isinstance(found_autoscaling, dict) else {}
-    enabled = scaled.view.autoscaling
     applied = scaled.config.idle_timeout_minutes * 60
-    wanted = _seconds(autoscaling.get("idleTimeoutSeconds"))
-    if wanted is not None and (not enabled or abs(applied - wanted) > 1e-6):
-        why = ("autoscaling is not enabled, so no autoscaler applies it" if not enabled else
-               f"Ray {scaled.config.ray_version}'s autoscaler config idles workers out after {applied:g} s")
-        yield context.environment_problem(
-            f"autoscaling.idleTimeoutSeconds is {wanted:g} but {why}; make the rendered cluster carry it "
-            "(autoscalerOptions.idleTimeoutSeconds) or remove it", (*path, "autoscaling", "idleTimeoutSeconds"))
-    for group in item.get("workerGroups") or []:
-        if not isinstance(group, dict):
+    wanted = _seconds(_autoscaling(item).get("idleTimeoutSeconds"))
+    if wanted is not None and abs(applied - wanted) > 1e-6:
+        yield _cluster_timeout(context, path, wanted, f"Ray {scaled.config.ray_version}'s autoscaler config idles "
+                                                      f"workers out after {applied:g} s")
+    for name, _, wanted in _groups(item):
+        node = scaled.config.node_type(name)
+        if node is None or (scaled.view.autoscaler_v2 and node.idle_timeout_s == wanted):
             continue
-        wanted = _seconds(group.get("idleTimeoutSeconds"))
-        node = scaled.config.node_type(str(group.get("name")))
-        if wanted is None or node is None:
-            continue
-        if enabled and scaled.view.autoscaler_v2 and node.idle_timeout_s == wanted:
-            continue
-        if not enabled:
-            why, fix = "autoscaling is not enabled, so no autoscaler applies it", "enable autoscaling or remove it"
-        else:
-            own = "no idle timeout of its own" if node.idle_timeout_s is None else f"{node.idle_timeout_s:g} s"
-            why = (f"Ray {scaled.config.ray_version}'s autoscaler config gives group '{node.name}' {own}, so its "
-                   f"workers idle out after {applied:g} s")
-            fix = "set autoscaling.version: v2 (only v2 applies per-group timeouts)"
-        yield context.environment_problem(f"worker group '{group.get('name')}' sets idleTimeoutSeconds "
-                                          f"{wanted:g} but {why}; {fix}",
-                                          (*path, "workerGroups", str(group.get("name")), "idleTimeoutSeconds"))
+        own = "no idle timeout of its own" if node.idle_timeout_s is None else f"{node.idle_timeout_s:g} s"
+        why = (f"Ray {scaled.config.ray_version}'s autoscaler config gives group '{node.name}' {own}, so its "
+               f"workers idle out after {applied:g} s")
+        yield _group_timeout(context, path, name, wanted, why,
+                             "set autoscaling.version: v2 (only v2 applies per-group timeouts)")
+
+
+def _cluster_timeout(context: LintContext, path: Path, wanted: float, why: str) -> Problem:
+    return context.environment_problem(
+        f"autoscaling.idleTimeoutSeconds is {wanted:g} but {why}; make the rendered cluster carry it "
+        "(autoscalerOptions.idleTimeoutSeconds) or remove it", (*path, "autoscaling", "idleTimeoutSeconds"))
+
+
+def _group_timeout(context: LintContext, path: Path, name: str, wanted: float, why: str,
+                   fix: str) -> Problem:
+    return context.environment_problem(f"worker group '{name}' sets idleTimeoutSeconds {wanted:g} but {why}; {fix}",
+                                       (*path, "workerGroups", name, "idleTimeoutSeconds"))
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for scaled in scaled_clusters(context, autoscaled_only=False):
-        yield from _spec_findings(context, scaled)
+    for cluster in _unscaled(context):
+        yield from _spec_findings(cluster)
+        yield from _unscaled_environment_findings(context, cluster)
+    for scaled in scaled_clusters(context):
         yield from _environment_findings(context, scaled)

@@ -28,12 +28,12 @@ class ScaledCluster:
         return next((g for g in self.view.workers if g.name == node.name), None)
 
 
-def scaled_clusters(context: LintContext, autoscaled_only: bool = True) -> Iterator[ScaledCluster]:
-    """Every cluster spec the generator answered for (autoscaled ones only, unless asked otherwise)."""
+def scaled_clusters(context: LintContext) -> Iterator[ScaledCluster]:
+    """Every autoscaled cluster spec with the generator's answer for it (`krc lint` asks it about no other)."""
     if context.autoscaler is None:
         return
     for cluster in cluster_views(context):
-        if autoscaled_only and not cluster.autoscaling:
+        if not cluster.autoscaling:
             continue
         config = context.autoscaler.config_for(cluster.obj.document, tuple(str(s) for s in cluster.path))
         if config is not None:

@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from ...documents.yamlio import Path
-from ...k8s.ray_cluster_specs import cluster_specs
+from ...k8s.ray_cluster_specs import autoscaled, cluster_specs
 from .context import LintContext, LintObject, get_in, mapping
 
 
@@ -95,7 +95,7 @@ class ClusterView:
 
     @property
     def autoscaling(self) -> bool:
-        return self.spec.get("enableInTreeAutoscaling") is True
+        return autoscaled(self.spec)
 
     @property
     def autoscaler_options(self) -> dict[str, Any]:
