@@ -51,11 +51,11 @@ def _autoscaling(item: dict[str, Any]) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _groups(item: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], float]]:
-    """(name, group, timeout) of each worker group the environment item gives an idle timeout."""
+def _groups(item: dict[str, Any]) -> Iterator[tuple[str, float]]:
+    """(name, timeout) of each worker group the environment item gives an idle timeout."""
     for group in item.get("workerGroups") or []:
         if isinstance(group, dict) and (wanted := _seconds(group.get("idleTimeoutSeconds"))) is not None:
-            yield str(group.get("name")), group, wanted
+            yield str(group.get("name")), wanted
 
 
 def _unscaled(context: LintContext) -> Iterator[ClusterView]:
@@ -88,7 +88,7 @@ def _unscaled_environment_findings(context: LintContext, cluster: ClusterView) -
     if wanted is not None:
         yield _cluster_timeout(context, path, wanted, _NOBODY)
     rendered = {group.name for group in cluster.workers}
-    for name, _, wanted in _groups(item):
+    for name, wanted in _groups(item):
         if name in rendered:
             yield _group_timeout(context, path, name, wanted, _NOBODY, "enable autoscaling or remove it")
 
@@ -104,7 +104,7 @@ def _environment_findings(context: LintContext, scaled: ScaledCluster) -> Iterat
     if wanted is not None and abs(applied - wanted) > 1e-6:
         yield _cluster_timeout(context, path, wanted, f"Ray {scaled.config.ray_version}'s autoscaler config idles "
                                                       f"workers out after {applied:g} s")
-    for name, _, wanted in _groups(item):
+    for name, wanted in _groups(item):
         node = scaled.config.node_type(name)
         if node is None or (scaled.view.autoscaler_v2 and node.idle_timeout_s == wanted):
             continue
