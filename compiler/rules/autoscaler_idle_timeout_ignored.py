@@ -4,7 +4,8 @@ The autoscaler's config generator reads `autoscalerOptions.idleTimeoutSeconds` (
 each worker group's `idleTimeoutSeconds` (as the node type's `idle_timeout_s`, honoured by autoscaler v2 only).
 A timeout on a cluster without `enableInTreeAutoscaling` is read by nobody. In an environment file,
 `autoscaling.idleTimeoutSeconds` and a group's `idleTimeoutSeconds` are compared with the generator's config of
-the rendered cluster: krc renders a group's timeout only for autoscaler v2, and neither without autoscaling.
+the rendered cluster when it is autoscaled (krc renders a group's timeout only for autoscaler v2), and reported
+from the rendered spec alone when it is not (krc renders neither without autoscaling: nobody applies them).
 
 Fails:
 
@@ -31,9 +32,9 @@ from typing import Any
 from ..diagnostics.problems import Problem
 from ..documents.yamlio import Path
 from .rule import About
-from .support.autoscaler_clusters import ScaledCluster, environment_cluster, scaled_clusters
+from .support.autoscaler_clusters import ScaledCluster, environment_cluster, scaled_clusters, unscaled_clusters
 from .support.context import LintContext
-from .support.ray_objects import ClusterView, cluster_views
+from .support.ray_objects import ClusterView
 
 ABOUT = About("autoscaler/idle-timeout-ignored", "warning",
               "an idle timeout that is set is the one Ray's autoscaler config applies",
@@ -56,15 +57,6 @@ def _groups(item: dict[str, Any]) -> Iterator[tuple[str, float]]:
     for group in item.get("workerGroups") or []:
         if isinstance(group, dict) and (wanted := _seconds(group.get("idleTimeoutSeconds"))) is not None:
             yield str(group.get("name")), wanted
-
-
-def _unscaled(context: LintContext) -> Iterator[ClusterView]:
-    """The clusters no autoscaler reads, once Ray's view was taken (this rule, as every rule that reads the view,
-    finds nothing without it: the compile's pass has none). What is said of them needs nothing of Ray's generator,
-    which `krc lint` does not ask about them."""
-    view = context.autoscaler
-    if view is not None and not view.unavailable:
-        yield from (cluster for cluster in cluster_views(context) if not cluster.autoscaling)
 
 
 def _spec_findings(cluster: ClusterView) -> Iterator[Problem]:
@@ -128,7 +120,7 @@ def _group_timeout(context: LintContext, path: Path, name: str, wanted: float, w
 
 
 def check(context: LintContext) -> Iterator[Problem]:
-    for cluster in _unscaled(context):
+    for cluster in unscaled_clusters(context):
         yield from _spec_findings(cluster)
         yield from _unscaled_environment_findings(context, cluster)
     for scaled in scaled_clusters(context):

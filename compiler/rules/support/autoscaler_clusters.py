@@ -40,6 +40,15 @@ def scaled_clusters(context: LintContext) -> Iterator[ScaledCluster]:
             yield ScaledCluster(cluster, config)
 
 
+def unscaled_clusters(context: LintContext) -> Iterator[ClusterView]:
+    """Every cluster spec no autoscaler reads, once Ray's view was taken (as with scaled_clusters, nothing without
+    it: the compile's pass has none, and a view whose generator is missing says nothing). What is said of these
+    needs nothing of the generator, which `krc lint` does not ask about them."""
+    view = context.autoscaler
+    if view is not None and not view.unavailable:
+        yield from (cluster for cluster in cluster_views(context) if not cluster.autoscaling)
+
+
 def scaled_groups(context: LintContext, with_head: bool = False) -> Iterator[tuple[ScaledCluster, NodeType, GroupView]]:
     """Every node type of an autoscaled cluster's generated config (the workers', and the head's too when asked)
     with the group of the spec it stands for; a node type no group of the spec names is passed over."""
